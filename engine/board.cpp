@@ -1,0 +1,91 @@
+#include "board.h"
+
+namespace carc {
+
+void Board::clear() {
+  num_tiles_ = 0;
+  frontier_size_ = 0;
+  index_.fill(kEmpty);
+  std::memset(need_, 0, sizeof need_);
+  std::memset(care_, 0xFF, sizeof care_);
+}
+
+uint32_t Board::lookup(Cell c) const {
+  uint32_t k = key(c);
+  for (uint32_t h = hash(k);; h = (h + 1) & (kHashSize - 1)) {
+    uint32_t e = index_[h];
+    if (e == kEmpty) return kEmpty;
+    if ((e >> 12) == k) return e & 0xFFF;
+  }
+}
+
+int Board::find_or_insert(Cell c, uint32_t v) {
+  uint32_t k = key(c);
+  for (uint32_t h = hash(k);; h = (h + 1) & (kHashSize - 1)) {
+    uint32_t e = index_[h];
+    if (e == kEmpty) {
+      index_[h] = k << 12 | v;
+      return int(h);
+    }
+    if ((e >> 12) == k) return int(h);
+  }
+}
+
+bool Board::fits_anywhere(uint16_t signature) const {
+  uint64_t s4 = uint64_t(signature) * 0x0001000100010001ull;
+  int words = (frontier_size_ + 3) / 4;
+  for (int w = 0; w < words; ++w)
+    if (fits_in_word(w, s4)) return true;
+  return false;
+}
+
+void Board::remove_frontier(int i) {
+  int last = --frontier_size_;
+  if (i != last) {
+    need_[i] = need_[last];
+    care_[i] = care_[last];
+    frontier_cells_[i] = frontier_cells_[last];
+    frontier_present_[i] = frontier_present_[last];
+    int h = find_or_insert(frontier_cells_[i], 0);
+    index_[h] = (index_[h] & ~0xFFFu) | kFrontierFlag | uint32_t(i);
+  }
+  need_[last] = 0;
+  care_[last] = 0xFFFF;
+}
+
+int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated) {
+  assert(num_tiles_ < kMaxTiles);
+  assert(c.x > -kCoordLimit + 1 && c.x < kCoordLimit - 1 && c.y > -kCoordLimit + 1 && c.y < kCoordLimit - 1);
+  int slot = num_tiles_++;
+  tiles_[slot] = PlacedTile{c, kind, uint8_t(rotation), first_segment};
+  int h = find_or_insert(c, uint32_t(slot));
+  uint32_t old = index_[h] & 0xFFF;
+  if (old & kFrontierFlag) remove_frontier(int(old & kValueMask));
+  index_[h] = (index_[h] & ~0xFFFu) | uint32_t(slot);
+
+  for (int s = 0; s < kNumSides; ++s) {
+    Cell n = neighbour(c, Side(s));
+    int e = find_or_insert(n, kFrontierFlag | uint32_t(frontier_size_));
+    uint32_t v = index_[e] & 0xFFF;
+    if (!(v & kFrontierFlag)) continue;  // a tile
+    int f = int(v & kValueMask);
+    if (f == frontier_size_) {  // a new frontier cell
+      assert(frontier_size_ < kMaxFrontier);
+      ++frontier_size_;
+      frontier_cells_[f] = n;
+      frontier_present_[f] = 0;
+      need_[f] = 0;
+      care_[f] = 0;
+    }
+    int facing = opposite(Side(s));
+    frontier_present_[f] |= uint8_t(1u << facing);
+    Edge edge = rotated.edges[s];
+    if (edge != Edge::Abbey) {  // an abbey side fits any side
+      need_[f] |= uint16_t(uint16_t(edge) << (4 * facing));
+      care_[f] |= uint16_t(0xFu << (4 * facing));
+    }
+  }
+  return slot;
+}
+
+}  // namespace carc

@@ -1,0 +1,88 @@
+// The tile catalogue: every tile kind of every supported set, with its 4 rotations precomputed.
+//
+// The catalogue is data (engine/data/tiles.txt, generated from shared/rules/tiles.json by
+// tools/make_catalogue.py) compiled into the library as text and parsed once. One line per kind:
+//
+//   <id> <count> <edges NESW> <feature>... [| <extra>...]
+//   feature := city:<sides>[+<pennants>] | road:<sides>[@<end>] | river:<sides>
+//            | field:<halves or ->[><city index>,...] | monastery | shrine | abbey | quarter
+//   extra   := start | mark:<name> | arrow:<kind>:<side> | provisional | uncertain
+//
+// `set <id>` lines start a tile set. Feature indexes are the tiles.json feature indexes; actions
+// and records name segments by them ("meeple city#0").
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "types.h"
+
+namespace carc {
+
+inline constexpr int kMaxSegmentsPerTile = 10;
+using KindId = uint8_t;
+
+enum class ArrowKind : uint8_t { None, MeepleBeside, PlaceAnywhere, ExtraTurn };
+
+// One feature as printed on one tile, in the catalogue orientation or a rotation of it.
+struct SegmentSpec {
+  FeatureType type = FeatureType::Field;
+  uint16_t points = 0;      // bit p set: the segment reaches point p (types.h)
+  uint8_t pennants = 0;
+  uint8_t num_sides = 0;    // road/city/river: the sides it reaches (its open ends when placed)
+  uint16_t cities = 0;      // field: bit i set: touches city segment i of this tile
+  uint16_t same_type = 0;   // bit i set: segment i is another segment of the same type
+  RoadEnd road_end = RoadEnd::Through;
+  uint8_t road_end_city = 0;  // RoadEnd::City: the city segment the road enters
+};
+
+// A tile kind turned `rotation` quarter turns clockwise.
+struct RotatedTile {
+  std::array<Edge, kNumSides> edges{};
+  std::array<int8_t, kNumPoints> segment_at{};  // segment reaching each point, or -1
+  std::array<SegmentSpec, kMaxSegmentsPerTile> segments{};
+  uint16_t signature = 0;  // nibble s = edge type of side s (board.h matches on it)
+  Side arrow_points = North;
+};
+
+struct TileKind {
+  KindId id = 0;
+  std::string name;        // "base.D"
+  std::string set;         // "base"
+  int count = 0;
+  bool is_start = false;
+  bool provisional = false;
+  int num_segments = 0;
+  int cloister_segment = -1;  // the monastery/shrine/abbey segment, or -1
+  ArrowKind arrow = ArrowKind::None;
+  std::vector<std::string> marks;
+  std::array<RotatedTile, 4> rotations{};
+  // The rotations that give distinct tiles (a symmetric tile has fewer than 4).
+  uint8_t num_distinct_rotations = 0;
+  std::array<uint8_t, 4> distinct_rotations{};
+};
+
+class Catalogue {
+ public:
+  // Parses catalogue text; throws std::invalid_argument naming the line on malformed input.
+  static Catalogue parse(std::string_view text);
+  // The catalogue compiled into the library.
+  static const Catalogue& builtin();
+
+  int size() const { return int(kinds_.size()); }
+  const TileKind& kind(KindId id) const { return kinds_[id]; }
+  const std::vector<TileKind>& kinds() const { return kinds_; }
+  // Returns the kind with this name; throws std::invalid_argument if there is none.
+  KindId find(std::string_view name) const;
+  bool contains(std::string_view name) const;
+  // Returns the kinds of one tile set, in catalogue order.
+  std::vector<KindId> set_kinds(std::string_view set) const;
+
+ private:
+  std::vector<TileKind> kinds_;
+};
+
+}  // namespace carc

@@ -1,0 +1,90 @@
+#include "config.h"
+
+#include <algorithm>
+
+#include "catalogue.h"
+#include "errors.h"
+#include "types.h"
+
+namespace carc {
+
+const std::vector<ExpansionInfo>& known_expansions() {
+  static const std::vector<ExpansionInfo> kList = {
+      {"abbey-mayor", "RULES 2 (Abbey & Mayor)", false},
+      {"river2", "RULES 3 RV (River II)", false},
+      {"city", "RULES 3 CK (City of Carcassonne and the Count)", false},
+      {"king-robber", "RULES 3 KR + CK-T-1 (King & Robber, 5 land tiles)", false},
+      {"shrines", "RULES 3 SH (cult places)", false},
+      {"anniv20", "RULES 4 (20th Anniversary)", false},
+  };
+  return kList;
+}
+
+const std::vector<VariantInfo>& known_variants() {
+  static const std::vector<VariantInfo> kList = {
+      {"abbey_endgame", {"mandatory", "final_round", "none"}, false},
+      {"wagon_move", {"c2", "c1"}, false},
+      {"start", {"tile", "river2", "city", "city_plain"}, true},
+      {"count_move", {"free", "clockwise", "follow"}, false},
+  };
+  return kList;
+}
+
+namespace {
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+}  // namespace
+
+Config validate(Config config) {
+  if (config.players < 2 || config.players > kMaxPlayers)
+    throw ConfigError("players must be 2 to 6 (RULES B-1), got " + std::to_string(config.players));
+  std::vector<std::string> seen;
+  for (const std::string& name : config.expansions) {
+    auto it = std::find_if(known_expansions().begin(), known_expansions().end(),
+                           [&](const ExpansionInfo& e) { return name == e.name; });
+    if (it == known_expansions().end()) {
+      std::vector<std::string> names;
+      for (const ExpansionInfo& e : known_expansions()) names.push_back(e.name);
+      throw ConfigError("unknown expansion '" + name + "' (known: " + join(names) + ")");
+    }
+    if (!it->supported) throw ConfigError("expansion '" + name + "' (" + it->rules + ") is not supported yet");
+    if (std::find(seen.begin(), seen.end(), name) != seen.end())
+      throw ConfigError("expansion '" + name + "' is listed twice");
+    seen.push_back(name);
+  }
+  for (const auto& [key, value] : config.variants) {
+    auto it = std::find_if(known_variants().begin(), known_variants().end(),
+                           [&](const VariantInfo& v) { return key == v.name; });
+    if (it == known_variants().end()) {
+      std::vector<std::string> names;
+      for (const VariantInfo& v : known_variants()) names.push_back(v.name);
+      throw ConfigError("unknown variant '" + key + "' (known: " + join(names) + ")");
+    }
+    if (std::find(it->values.begin(), it->values.end(), value) == it->values.end())
+      throw ConfigError("variant " + key + " has no value '" + value + "' (values: " + join(it->values) + ")");
+    if (!it->supported) throw ConfigError("variant '" + key + "' is not supported yet");
+    if (key == "start" && value != "tile") throw ConfigError("start = " + value + " is not supported yet");
+  }
+  for (const VariantInfo& v : known_variants())
+    if (v.supported && !config.variants.count(v.name)) config.variants[v.name] = v.values.front();
+  const Catalogue& cat = Catalogue::builtin();
+  for (const std::string& tile : config.draw_order) {
+    if (!cat.contains(tile)) throw ConfigError("draw_order: unknown tile '" + tile + "'");
+    const TileKind& kind = cat.kind(cat.find(tile));
+    bool enabled = kind.set == "base" || std::find(seen.begin(), seen.end(), kind.set) != seen.end();
+    if (!enabled) throw ConfigError("draw_order: tile '" + tile + "' belongs to set '" + kind.set + "', which is not enabled");
+  }
+  std::vector<int> used(cat.size(), 0);
+  for (const std::string& tile : config.draw_order) {
+    const TileKind& kind = cat.kind(cat.find(tile));
+    int available = kind.count - (kind.is_start ? 1 : 0);
+    if (++used[kind.id] > available)
+      throw ConfigError("draw_order: more copies of '" + tile + "' than the set has (" + std::to_string(available) + ")");
+  }
+  return config;
+}
+
+}  // namespace carc

@@ -1,0 +1,39 @@
+// The rules options of one game: players, expansions, variants, seed, and an optional fixed draw
+// order. validate() rejects anything unknown or not yet supported, naming the offending key.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace carc {
+
+struct Config {
+  int players = 2;
+  std::vector<std::string> expansions;          // RULES sections 2-4; see kExpansions
+  std::map<std::string, std::string> variants;  // RULES "Variant" lines; see kVariants
+  uint64_t seed = 0;
+  // Tile ids in the order they are drawn (tests, replays, puzzles). When set, these tiles are the
+  // whole bag; otherwise the bag holds every land tile of the enabled sets, shuffled.
+  std::vector<std::string> draw_order;
+};
+
+struct ExpansionInfo {
+  const char* name;
+  const char* rules;  // RULES.md section
+  bool supported;
+};
+struct VariantInfo {
+  const char* name;
+  std::vector<std::string> values;  // the first is the default
+  bool supported;
+};
+
+const std::vector<ExpansionInfo>& known_expansions();
+const std::vector<VariantInfo>& known_variants();
+
+// Throws ConfigError if the config is invalid; returns it with defaults filled in.
+Config validate(Config config);
+
+}  // namespace carc

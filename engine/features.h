@@ -1,0 +1,75 @@
+// Features: a union-find over segments (one feature printed on one placed tile).
+//
+// Every segment knows its root directly (`root`), and each feature keeps a circular list of its
+// members (`next`): merging relabels the smaller feature's members and splices the two lists,
+// so find() is one load and a merge costs the smaller side (KataGo's chain layout). Roots hold
+// the feature's aggregates, updated on every merge, so completion is known in O(1):
+//   open      road/city: sides not yet matched; cloister-like: empty cells among its 8 neighbours
+//   tiles     distinct tiles of the feature (a tile reached twice counts once, B-7)
+//   pennants, strength per player (meeples; a mayor's strength is read at scoring time), barns.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "catalogue.h"
+#include "types.h"
+
+namespace carc {
+
+inline constexpr int kMaxSegments = 1024;
+inline constexpr uint16_t kNoSegment = 0xFFFF;
+
+struct Segment {
+  uint16_t root = 0;
+  uint16_t next = 0;
+  uint8_t tile = 0;   // slot of the tile it is printed on
+  uint8_t local = 0;  // its index among the tile's features (catalogue order)
+  FeatureType type = FeatureType::Field;
+  uint8_t has_twin = 0;  // its tile has another segment of the same type
+  // Aggregates; meaningful at roots only.
+  uint16_t open = 0;
+  uint16_t tiles = 0;
+  uint16_t size = 0;
+  uint8_t pennants = 0;
+  uint8_t occupants = 0;  // meeples of any kind (normal, mayor, wagon)
+  uint8_t barns = 0;
+  uint8_t mayors = 0;  // bit p: player p has a mayor here
+  uint8_t twins = 0;   // some member's tile has another segment of the same type
+  uint8_t done = 0;    // completed and scored (road, city, cloister-like)
+  std::array<uint8_t, kMaxPlayers> meeples{};  // normal meeples and wagons per player
+};
+
+class Features {
+ public:
+  void clear() { size_ = 0; }
+  int size() const { return size_; }
+  const Segment& operator[](int s) const { return segs_[s]; }
+  Segment& operator[](int s) { return segs_[s]; }
+  uint16_t root(int s) const { return segs_[s].root; }
+  const Segment& feature(int s) const { return segs_[segs_[s].root]; }
+  Segment& feature(int s) { return segs_[segs_[s].root]; }
+
+  // Adds the segments of a tile placed in `slot`. Returns the id of the first one.
+  uint16_t add_tile(int slot, const TileKind& kind, const RotatedTile& rotated);
+  // Merges the features of a and b (no-op if they are one already). Returns the new root.
+  uint16_t merge(uint16_t a, uint16_t b);
+  // Calls visit(segment id) for every member of s's feature.
+  template <class Visit>
+  void for_each_member(int s, Visit&& visit) const {
+    int r = segs_[s].root, m = r;
+    do {
+      visit(m);
+      m = segs_[m].next;
+    } while (m != r);
+  }
+
+ private:
+  // Counts the tiles that have segments in both features (roots ra and rb).
+  int shared_tiles(uint16_t ra, uint16_t rb) const;
+
+  int size_ = 0;
+  std::array<Segment, kMaxSegments> segs_;
+};
+
+}  // namespace carc

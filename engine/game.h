@@ -1,0 +1,189 @@
+// The game as a tree of nodes: the decision API that players, search and bindings use.
+//
+// A State is one node. At a chance node (a draw) chance_outcomes() lists every tile kind left
+// with its probability; at a decision node current_player() chooses one of legal_actions(). A
+// turn of the base game is: draw (chance), place the tile, place a figure or pass, then scoring
+// runs inside apply(). A figure decision with nothing to choose but "pass" is skipped.
+//
+// A State is a value: fixed-capacity arrays, no pointers, its PRNG inside. Copying it (clone())
+// is a memcpy of sizeof(State) bytes, and the same seed and actions give the same game.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "action.h"
+#include "board.h"
+#include "catalogue.h"
+#include "config.h"
+#include "errors.h"
+#include "features.h"
+#include "rng.h"
+#include "types.h"
+
+namespace carc {
+
+inline constexpr int kChancePlayer = -1;
+inline constexpr int kTerminalPlayer = -4;
+inline constexpr int kMaxActions = 4 * kMaxFrontier + 16;
+inline constexpr int kMeeplesPerPlayer = 7;
+inline constexpr int kMaxPlacedFigures = kMaxPlayers * 10;
+inline constexpr int kMaxKinds = 160;
+
+enum class Phase : uint8_t { Draw, PlaceTile, PlaceFigure, GameOver };
+
+// A figure on the board.
+struct PlacedFigure {
+  uint16_t segment = kNoSegment;
+  uint8_t owner = 0;
+  FigureKind kind = FigureKind::Meeple;
+};
+
+// A position to set a game up from (tests, puzzles, analysis). Validated by State::from_position.
+struct Position {
+  struct Tile {
+    std::string kind;
+    Cell cell;
+    int rotation = 0;
+  };
+  struct Figure {
+    int player = 0;
+    std::string kind = "meeple";
+    Cell cell;
+    int feature = 0;  // feature index on that tile
+  };
+  Config config;            // with draw_order set, those tiles are the bag, in order
+  std::vector<Tile> tiles;  // in placement order; each after the first touches an earlier one
+  std::vector<Figure> figures;
+  std::vector<int> scores;       // per player; empty: all 0
+  std::vector<std::string> bag;  // the tiles left (shuffled); empty and no draw_order: the rest of the sets
+  int current_player = 0;
+};
+
+class State {
+ public:
+  // A new game: the start tile at (0, 0), the bag shuffled by config.seed. Throws ConfigError.
+  explicit State(const Config& config);
+  // A game set up from a described position, its next node a draw for position.current_player.
+  // Throws ConfigError or PositionError (naming the offending tile or figure).
+  static State from_position(const Position& position);
+
+  // ---- Node queries -------------------------------------------------------------------------
+  int num_players() const { return num_players_; }
+  // The player to decide, kChancePlayer at a draw, kTerminalPlayer once the game is over.
+  int current_player() const;
+  // The player whose turn it is (also at the draw that starts it).
+  int turn_player() const { return turn_player_; }
+  bool is_chance() const { return phase_ == Phase::Draw; }
+  bool is_terminal() const { return phase_ == Phase::GameOver; }
+  Phase phase() const { return phase_; }
+
+  // Writes the legal actions into out (capacity kMaxActions) in no particular order; returns
+  // how many. At a chance node these are the possible draws. Never 0 before the end.
+  int legal_actions(Action* out) const;
+  // The legal actions, sorted by code, without duplicates.
+  std::vector<Action> legal_actions() const;
+  // At a chance node: (draw action, probability) for every tile kind left, sorted.
+  std::vector<std::pair<Action, double>> chance_outcomes() const;
+  bool is_legal(Action a) const;
+
+  // Applies a legal action; throws IllegalActionError and changes nothing otherwise.
+  void apply(Action a);
+  // Applies an action known to be legal (search and playouts); no checks in release builds.
+  void apply_unchecked(Action a);
+  // Draws a tile with the state's own PRNG (the bag's proportions) and returns the draw action.
+  Action sample_chance();
+
+  // ---- Results ------------------------------------------------------------------------------
+  int score(int player) const { return scores_[player]; }
+  int score(int player, Cause cause) const { return breakdown_[player][int(cause)]; }
+  // Win shares at the end: 1/k for each of the k players with the top score, else 0 (B-10).
+  std::vector<double> returns() const;
+
+  // ---- Inspection ---------------------------------------------------------------------------
+  const Board& board() const { return board_; }
+  const Features& features() const { return features_; }
+  int num_placed_figures() const { return num_figures_; }
+  const PlacedFigure& placed_figure(int i) const { return figures_[i]; }
+  int supply(int player) const { return supply_[player]; }
+  int bag_size() const { return bag_size_; }
+  int bag_count(KindId kind) const { return bag_count_[kind]; }
+  // The tile to place at a PlaceTile node, the one just placed at a PlaceFigure node.
+  KindId drawn_tile() const { return drawn_; }
+  int last_slot() const { return last_slot_; }
+  int turn_number() const { return turn_number_; }
+  int discarded() const { return discarded_; }  // unplaceable tiles removed (B-4)
+  uint64_t seed() const { return seed_; }
+
+  std::string action_to_string(Action a) const;
+  // Parses an action's string form; throws IllegalActionError if malformed (not if illegal).
+  Action parse_action(std::string_view text) const;
+  // A short text picture of the game (scores, phase, tiles).
+  std::string to_string() const;
+  // Recomputes every aggregate from scratch and compares; throws std::logic_error on a mismatch.
+  void check_consistency() const;
+
+ private:
+  State() = default;
+  void init(const Config& config);
+  void put_tile(Cell c, KindId kind, int rotation);  // board + features; completions to pending_
+  void add_pending(uint16_t root);
+  bool has_figure_option() const;
+  std::string why_illegal(Action a) const;
+  bool placeable(KindId kind) const;
+  void add_figure(int player, FigureKind kind, uint16_t segment);
+  void start_turn();
+  void finish_turn();
+  void score_completed();
+  void score_feature(uint16_t root, bool final);
+  void award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause);
+  void return_figures(uint16_t root);
+  void final_scoring();
+  int completed_cities_touching(uint16_t field_root) const;
+  void remove_from_bag(KindId kind);
+  Action checked(Action a) const;
+
+  // Rules (constant after construction).
+  uint8_t num_players_ = 2;
+  bool fixed_order_ = false;  // the bag is drawn from its end, in order
+  uint64_t seed_ = 0;
+
+  // Whose turn and where in it.
+  Phase phase_ = Phase::Draw;
+  uint8_t turn_player_ = 0;
+  KindId drawn_ = 0;
+  int16_t last_slot_ = -1;
+  int16_t turn_number_ = 0;
+  int16_t discarded_ = 0;
+
+  Board board_;
+  Features features_;
+
+  // Figures on the board and in supply.
+  std::array<PlacedFigure, kMaxPlacedFigures> figures_;
+  uint8_t num_figures_ = 0;
+  std::array<uint8_t, kMaxPlayers> supply_{};
+
+  std::array<int16_t, kMaxPlayers> scores_{};
+  std::array<std::array<int16_t, kNumCauses>, kMaxPlayers> breakdown_{};
+
+  // The bag: a list of kind ids (order matters only with fixed_order_) and counts per kind.
+  std::array<KindId, kMaxTiles> bag_;
+  int16_t bag_size_ = 0;
+  std::array<uint8_t, kMaxKinds> bag_count_{};
+
+  // Cloister-like segments not yet completed (their `open` counts empty neighbours).
+  std::array<uint16_t, 64> open_cloisters_;
+  uint8_t num_open_cloisters_ = 0;
+  // Features the last placement completed, to score in phase 3.
+  std::array<uint16_t, 16> pending_;
+  uint8_t num_pending_ = 0;
+
+  Rng rng_;
+};
+
+}  // namespace carc

@@ -1,0 +1,84 @@
+#include "playout.h"
+
+#include <thread>
+
+#include "agents.h"
+
+#ifdef CARC_HAVE_TBB
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#endif
+
+namespace carc {
+
+int random_playout(State& state, Rng& rng) {
+  Action buffer[kMaxActions];
+  int decisions = 0;
+  while (!state.is_terminal()) {
+    if (state.is_chance()) {
+      state.apply_unchecked(state.sample_chance());
+      continue;
+    }
+    int n = state.legal_actions(buffer);
+    state.apply_unchecked(buffer[rng.below(uint32_t(n))]);
+    ++decisions;
+  }
+  return decisions;
+}
+
+namespace {
+GameResult summarise(const State& state, int decisions) {
+  GameResult r;
+  r.decisions = decisions;
+  r.tiles_placed = state.board().num_tiles();
+  for (int p = 0; p < state.num_players(); ++p) {
+    r.scores.push_back(state.score(p));
+    std::vector<int> causes;
+    for (int c = 0; c < kNumCauses; ++c) causes.push_back(state.score(p, Cause(c)));
+    r.breakdown.push_back(causes);
+  }
+  return r;
+}
+}  // namespace
+
+std::vector<GameResult> play_random_games(const Config& config, int games, int threads) {
+  validate(config);  // throws before any thread starts
+  std::vector<GameResult> results(size_t(std::max(games, 0)));
+  auto play = [&](int i) {
+    Config c = config;
+    c.seed = config.seed + uint64_t(i);
+    State state(c);
+    Rng rng(c.seed ^ 0xA5A5A5A5DEADBEEFull);
+    int decisions = random_playout(state, rng);
+    results[size_t(i)] = summarise(state, decisions);
+  };
+#ifdef CARC_HAVE_TBB
+  int workers = threads > 0 ? threads : int(std::thread::hardware_concurrency());
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, size_t(std::max(workers, 1)));
+  tbb::parallel_for(0, games, play);
+#else
+  (void)threads;
+  for (int i = 0; i < games; ++i) play(i);
+#endif
+  return results;
+}
+
+GameResult play_game(const Config& config, const std::vector<std::string>& agent_names, uint64_t agent_seed) {
+  std::vector<std::unique_ptr<Agent>> agents;
+  for (const std::string& name : agent_names) agents.push_back(make_agent(name));
+  State state(config);
+  Rng rng(agent_seed);
+  int decisions = 0;
+  while (!state.is_terminal()) {
+    if (state.is_chance()) {
+      state.apply_unchecked(state.sample_chance());
+      continue;
+    }
+    Agent& agent = *agents[size_t(state.current_player()) % agents.size()];
+    state.apply(agent.choose(state, rng));
+    ++decisions;
+  }
+  return summarise(state, decisions);
+}
+
+}  // namespace carc

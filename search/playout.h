@@ -1,0 +1,32 @@
+// Whole games without search: random playouts and games between agents, one or many at once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/game.h"
+#include "engine/rng.h"
+
+namespace carc {
+
+// Plays to the end: draws with the state's PRNG, then at each decision a uniformly random legal
+// action (a random placement, then a random figure option including none). Returns the number
+// of decisions made.
+int random_playout(State& state, Rng& rng);
+
+struct GameResult {
+  std::vector<int> scores;
+  std::vector<std::vector<int>> breakdown;  // [player][cause]
+  int decisions = 0;
+  int tiles_placed = 0;
+};
+
+// Plays `games` random games of this config, game i with seed config.seed + i, over `threads`
+// threads (0: all cores). Deterministic whatever the thread count.
+std::vector<GameResult> play_random_games(const Config& config, int games, int threads);
+
+// Plays one game between named agents (seat i plays agents[i % agents.size()]).
+GameResult play_game(const Config& config, const std::vector<std::string>& agents, uint64_t agent_seed);
+
+}  // namespace carc
