@@ -138,8 +138,8 @@ State State::from_position(const Position& position) {
   }
   if (!st.fixed_order_) {
     std::vector<int> left(cat.size(), 0);
-    if (!position.bag.empty()) {
-      for (const std::string& name : position.bag) {
+    if (position.bag) {
+      for (const std::string& name : *position.bag) {
         if (!cat.contains(name)) throw PositionError("bag: unknown tile '" + name + "'");
         const TileKind& kind = cat.kind(cat.find(name));
         if (!enabled_set(config, kind.set)) throw PositionError("bag: set '" + kind.set + "' is not enabled");
@@ -563,9 +563,15 @@ Action State::parse_action(std::string_view text) const {
     return IllegalActionError("cannot parse action '" + std::string(text) + "': " + why);
   };
   std::istringstream in{std::string(text)};
-  std::string verb, arg, extra;
-  in >> verb >> arg;
-  if (in >> extra && verb != "place") throw bad("unexpected '" + extra + "'");
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  words.resize(std::max<size_t>(words.size(), 3));
+  const std::string& verb = words[0];
+  const std::string& arg = words[1];
+  const std::string& extra = words[2];
+  size_t expected = verb == "pass" ? 1 : verb == "place" ? 3 : 2;
+  for (size_t i = expected; i < words.size(); ++i)
+    if (!words[i].empty()) throw bad("unexpected '" + words[i] + "'");
   if (verb == "pass") {
     if (!arg.empty()) throw bad("'pass' takes no argument");
     return Action::pass();

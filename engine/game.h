@@ -11,8 +11,10 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -60,7 +62,8 @@ struct Position {
   std::vector<Tile> tiles;  // in placement order; each after the first touches an earlier one
   std::vector<Figure> figures;
   std::vector<int> scores;       // per player; empty: all 0
-  std::vector<std::string> bag;  // the tiles left (shuffled); empty and no draw_order: the rest of the sets
+  // The tiles left (drawn at random); unset (and no draw_order): every tile of the sets not placed.
+  std::optional<std::vector<std::string>> bag;
   int current_player = 0;
 };
 
@@ -97,6 +100,8 @@ class State {
   void apply_unchecked(Action a);
   // Draws a tile with the state's own PRNG (the bag's proportions) and returns the draw action.
   Action sample_chance();
+
+  State clone() const { return *this; }
 
   // ---- Results ------------------------------------------------------------------------------
   int score(int player) const { return scores_[player]; }
@@ -185,5 +190,8 @@ class State {
 
   Rng rng_;
 };
+
+// clone() is a memcpy: the state must stay a flat value.
+static_assert(std::is_trivially_copyable_v<State>);
 
 }  // namespace carc

@@ -1,0 +1,25 @@
+// Helpers for tests: games with a fixed draw order, positions, actions by their text.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/game.h"
+
+namespace carc::testing {
+
+// A new game whose bag is exactly `draws`, in order.
+State game_with_draws(std::vector<std::string> draws, int players = 2);
+
+// A position: tiles as {kind, x, y, rotation}, figures as {player, kind, x, y, feature}, the bag
+// as a fixed draw order.
+State position(std::vector<Position::Tile> tiles, std::vector<Position::Figure> figures,
+               std::vector<std::string> draws, int players = 2, int current_player = 0);
+
+// Applies actions given as text ("draw base.E", "place 0,-1 r2", "meeple city#0", "pass").
+void play(State& state, const std::vector<std::string>& actions);
+
+// Draws the next tile of a fixed bag, places it and chooses a figure (or "pass").
+void turn(State& state, const std::string& place, const std::string& figure = "pass");
+
+}  // namespace carc::testing

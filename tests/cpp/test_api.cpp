@@ -1,0 +1,177 @@
+// The decision API's contract: errors leave the state unchanged, strings round-trip, values copy.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "position_builder.h"
+
+namespace carc {
+namespace {
+
+std::vector<unsigned char> bytes(const State& s) {
+  std::vector<unsigned char> out(sizeof(State));
+  std::memcpy(out.data(), &s, sizeof(State));
+  return out;
+}
+
+TEST(Api, IllegalActionsThrowAndChangeNothing) {
+  State s = testing::game_with_draws({"base.A", "base.A"});
+  auto before = bytes(s);
+  EXPECT_THROW(s.apply(Action::place(Cell{1, 0}, 1)), IllegalActionError);  // not drawn yet
+  EXPECT_THROW(s.apply(Action::draw(Catalogue::builtin().find("base.C"))), IllegalActionError);  // not next
+  EXPECT_THROW(s.apply(Action{0xFFFFFFFFu}), IllegalActionError);
+  EXPECT_EQ(bytes(s), before);
+  s.apply(s.sample_chance());
+  before = bytes(s);
+  EXPECT_THROW(s.apply(Action::place(Cell{0, -1}, 0)), IllegalActionError);  // road faces city
+  EXPECT_THROW(s.apply(Action::place(Cell{5, 5}, 1)), IllegalActionError);  // touches nothing
+  EXPECT_THROW(s.apply(Action::pass()), IllegalActionError);
+  EXPECT_THROW(s.apply(Action{Action::place(Cell{1, 0}, 1).code | (1u << 30)}), IllegalActionError);
+  EXPECT_EQ(bytes(s), before);
+  s.apply(Action::place(Cell{1, 0}, 1));
+  before = bytes(s);
+  EXPECT_THROW(s.apply(Action::figure(FigureKind::Meeple, 7)), IllegalActionError);  // no feature #7
+  EXPECT_EQ(bytes(s), before);
+  s.apply(Action::figure(FigureKind::Meeple, 0));
+  s.apply(s.sample_chance());
+  s.apply(Action::place(Cell{-1, 0}, 3));
+  before = bytes(s);
+  try {
+    s.apply(Action::figure(FigureKind::Meeple, 0));
+    FAIL() << "a meeple on an occupied road was accepted";
+  } catch (const IllegalActionError& e) {
+    EXPECT_NE(std::string(e.what()).find("occupied"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(bytes(s), before);
+}
+
+TEST(Api, TerminalStateAcceptsNothing) {
+  State s = testing::game_with_draws({"base.E"});
+  testing::turn(s, "place 0,-1 r2");
+  ASSERT_TRUE(s.is_terminal());
+  EXPECT_TRUE(s.legal_actions().empty());
+  EXPECT_EQ(s.current_player(), kTerminalPlayer);
+  EXPECT_THROW(s.apply(Action::pass()), IllegalActionError);
+}
+
+TEST(Api, ActionStringsRoundTrip) {
+  State s = testing::game_with_draws({"base.L"});
+  for (Action a : s.legal_actions()) EXPECT_EQ(s.parse_action(s.action_to_string(a)), a);
+  s.apply(s.sample_chance());
+  std::vector<Action> places = s.legal_actions();
+  ASSERT_FALSE(places.empty());
+  for (Action a : places) EXPECT_EQ(s.parse_action(s.action_to_string(a)), a) << s.action_to_string(a);
+  s.apply(places.front());
+  for (Action a : s.legal_actions()) EXPECT_EQ(s.parse_action(s.action_to_string(a)), a) << s.action_to_string(a);
+  EXPECT_EQ(s.action_to_string(Action::place(Cell{-3, 12}, 2)), "place -3,12 r2");
+}
+
+TEST(Api, MalformedActionTextIsAClearError) {
+  State s = testing::game_with_draws({"base.L"});
+  for (const char* text : {"", "draw", "draw base.ZZ", "place", "place 1 r0", "place 1,0", "place 1,0 r4",
+                           "place a,b r1", "place 1,0 r1 extra", "meeple", "meeple city", "meeple city#x",
+                           "pass now", "jump 1,1", "place 999,0 r0"}) {
+    EXPECT_THROW(s.parse_action(text), IllegalActionError) << '"' << text << '"';
+  }
+  s.apply(s.sample_chance());
+  s.apply(s.legal_actions().front());
+  ASSERT_EQ(s.phase(), Phase::PlaceFigure);
+  EXPECT_THROW(s.parse_action("meeple road#0"), IllegalActionError);  // feature #0 of base.L is a city
+}
+
+TEST(Api, ConfigErrorsNameTheProblem) {
+  auto message = [](Config c) {
+    try {
+      State s(c);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  Config unknown;
+  unknown.expansions = {"inns-cathedrals"};
+  EXPECT_NE(message(unknown).find("unknown expansion 'inns-cathedrals'"), std::string::npos);
+  Config unsupported;
+  unsupported.expansions = {"abbey-mayor"};
+  EXPECT_NE(message(unsupported).find("not supported yet"), std::string::npos);
+  Config variant;
+  variant.variants = {{"farmers", "off"}};
+  EXPECT_NE(message(variant).find("unknown variant 'farmers'"), std::string::npos);
+  Config value;
+  value.variants = {{"start", "volcano"}};
+  EXPECT_NE(message(value).find("no value 'volcano'"), std::string::npos);
+  Config draws;
+  draws.draw_order = {"base.C", "base.C"};
+  EXPECT_NE(message(draws).find("more copies"), std::string::npos);
+  Config other_set;
+  other_set.draw_order = {"shrines.A"};
+  EXPECT_NE(message(other_set).find("not enabled"), std::string::npos);
+}
+
+TEST(Api, PositionErrorsNameTheTileOrFigure) {
+  auto error = [](Position p) {
+    try {
+      State::from_position(p);
+    } catch (const PositionError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  Position p;
+  p.tiles = {{"base.D", {0, 0}, 0}, {"base.C", {0, 1}, 0}};
+  EXPECT_NE(error(p).find("tile #1 (base.C at 0,1): sides do not match"), std::string::npos) << error(p);
+  p.tiles = {{"base.D", {0, 0}, 0}, {"base.C", {5, 1}, 0}};
+  EXPECT_NE(error(p).find("does not touch"), std::string::npos);
+  p.tiles = {{"base.D", {0, 0}, 0}, {"base.E", {0, -1}, 2}};
+  p.figures = {{0, "meeple", {0, 0}, 0}};  // on a city the tiles complete
+  EXPECT_NE(error(p).find("completed"), std::string::npos) << error(p);
+  p.figures = {{2, "meeple", {0, 0}, 1}};
+  EXPECT_NE(error(p).find("no such player"), std::string::npos);
+  p.figures = {{0, "meeple", {0, 0}, 9}};
+  EXPECT_NE(error(p).find("no feature #9"), std::string::npos);
+  p.figures = {};
+  p.bag = std::vector<std::string>{"base.D", "base.D", "base.D"};  // 3 copies, 2 placed already
+  EXPECT_NE(error(p).find("more copies"), std::string::npos) << error(p);
+  p.bag.reset();
+  p.current_player = 5;
+  EXPECT_NE(error(p).find("current_player"), std::string::npos);
+}
+
+TEST(Api, SameSeedSameGameAndCloneIsIndependent) {
+  Config c;
+  c.seed = 42;
+  State a(c), b(c);
+  while (!a.is_terminal()) {
+    Action x = a.is_chance() ? a.sample_chance() : a.legal_actions()[a.legal_actions().size() / 2];
+    Action y = b.is_chance() ? b.sample_chance() : b.legal_actions()[b.legal_actions().size() / 2];
+    ASSERT_EQ(x, y);
+    a.apply(x);
+    b.apply(y);
+  }
+  EXPECT_EQ(a.score(0), b.score(0));
+  EXPECT_EQ(a.score(1), b.score(1));
+  State fresh(c);
+  State copy = fresh.clone();
+  copy.apply(copy.sample_chance());
+  EXPECT_TRUE(fresh.is_chance());
+  EXPECT_EQ(fresh.bag_size(), 71);
+  EXPECT_EQ(copy.bag_size(), 70);
+}
+
+TEST(Api, ChanceOutcomesFollowTheBag) {
+  State s{Config{}};
+  auto outcomes = s.chance_outcomes();
+  double total = 0;
+  for (auto& [a, p] : outcomes) total += p;
+  EXPECT_NEAR(total, 1.0, 1e-12);
+  const Catalogue& cat = Catalogue::builtin();
+  for (auto& [a, p] : outcomes)
+    if (cat.kind(KindId(a.tile_kind())).name == "base.V") {
+      EXPECT_DOUBLE_EQ(p, 8.0 / 71);
+    }
+  EXPECT_EQ(outcomes.size(), 32u);  // 33 kinds in the base set; the start tile is placed
+}
+
+}  // namespace
+}  // namespace carc

@@ -1,0 +1,172 @@
+// Random games with invariant checks after every action (DESIGN "Quality bars"): aggregates
+// equal a recomputation, meeples are conserved, scores never drop, legal placements equal a
+// direct scan of the board, action strings round-trip, and replaying the actions reproduces the
+// game. CARC_FUZZ_MOVES sets how many actions to play in all (the sanitizer run raises it).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <tuple>
+
+#include "engine/game.h"
+#include "search/playout.h"
+
+namespace carc {
+namespace {
+
+long fuzz_moves() {
+  const char* env = std::getenv("CARC_FUZZ_MOVES");
+  return env ? std::atol(env) : 20000;
+}
+
+// Legal placements by scanning every empty cell next to a tile, every rotation and every side.
+std::set<std::tuple<int, int, int>> scanned_placements(const State& s) {
+  const Catalogue& cat = Catalogue::builtin();
+  const TileKind& kind = cat.kind(s.drawn_tile());
+  const Board& b = s.board();
+  std::set<std::tuple<int, int, int>> out;
+  std::set<std::pair<int, int>> candidates;
+  for (int i = 0; i < b.num_tiles(); ++i)
+    for (int d = 0; d < 4; ++d) {
+      Cell n = neighbour(b.tile(i).cell, Side(d));
+      if (!b.occupied(n)) candidates.insert({n.x, n.y});
+    }
+  for (auto [x, y] : candidates) {
+    Cell c{int16_t(x), int16_t(y)};
+    for (int i = 0; i < kind.num_distinct_rotations; ++i) {
+      int r = kind.distinct_rotations[i];
+      bool ok = true;
+      for (int d = 0; d < 4 && ok; ++d) {
+        int slot = b.slot_at(neighbour(c, Side(d)));
+        if (slot < 0) continue;
+        const PlacedTile& t = b.tile(slot);
+        ok = cat.kind(t.kind).rotations[t.rotation].edges[opposite(Side(d))] == kind.rotations[r].edges[d];
+      }
+      if (ok) out.insert({x, y, r});
+    }
+  }
+  return out;
+}
+
+void check_step(const State& s) {
+  s.check_consistency();
+  std::vector<Action> legal = s.legal_actions();
+  ASSERT_FALSE(legal.empty());
+  ASSERT_TRUE(std::adjacent_find(legal.begin(), legal.end()) == legal.end()) << "duplicate legal actions";
+  std::set<std::string> texts;
+  for (Action a : legal) {
+    std::string text = s.action_to_string(a);
+    ASSERT_EQ(s.parse_action(text), a) << text;
+    ASSERT_TRUE(texts.insert(text).second) << "two actions print as " << text;
+  }
+  if (s.phase() == Phase::PlaceTile) {
+    std::set<std::tuple<int, int, int>> listed;
+    for (Action a : legal) listed.insert({a.cell().x, a.cell().y, a.rotation()});
+    ASSERT_EQ(listed, scanned_placements(s));
+  }
+}
+
+// Plays random games until `moves` actions have been made; returns the number of games.
+int fuzz(int players, long moves, uint64_t seed) {
+  int games = 0;
+  Rng rng(seed);
+  for (long made = 0; made < moves; ++games) {
+    Config config;
+    config.players = players;
+    config.seed = seed + uint64_t(games);
+    State s(config);
+    std::vector<Action> history;
+    std::vector<int> last(players, 0);
+    while (!s.is_terminal()) {
+      check_step(s);
+      if (::testing::Test::HasFatalFailure()) return games;
+      std::vector<Action> legal = s.legal_actions();
+      Action a = s.is_chance() ? s.sample_chance() : legal[rng.below(uint32_t(legal.size()))];
+      s.apply(a);
+      history.push_back(a);
+      ++made;
+      for (int p = 0; p < players; ++p) {
+        EXPECT_GE(s.score(p), last[p]) << "score dropped";
+        last[p] = s.score(p);
+      }
+    }
+    s.check_consistency();
+    int total_tiles = s.board().num_tiles() + s.discarded();
+    EXPECT_EQ(total_tiles, 72);
+    for (int p = 0; p < players; ++p) {
+      int sum = 0;
+      for (int c = 0; c < kNumCauses; ++c) sum += s.score(p, Cause(c));
+      EXPECT_EQ(sum, s.score(p)) << "B-11: a point without a cause";
+      EXPECT_EQ(s.supply(p) + [&] {
+        int n = 0;
+        for (int i = 0; i < s.num_placed_figures(); ++i) n += s.placed_figure(i).owner == p;
+        return n;
+      }(), kMeeplesPerPlayer);
+    }
+    // Replaying the same actions from the same seed gives the same game.
+    State replay(config);
+    for (Action a : history) replay.apply(a);
+    for (int p = 0; p < players; ++p) EXPECT_EQ(replay.score(p), s.score(p));
+    EXPECT_TRUE(replay.is_terminal());
+  }
+  return games;
+}
+
+TEST(RandomGames, InvariantsHoldForEveryPlayerCount) {
+  long per_count = std::max(1000L, fuzz_moves() / 5);
+  for (int players = 2; players <= 6; ++players) {
+    int games = fuzz(players, per_count, 1000u * uint64_t(players));
+    EXPECT_GT(games, 0);
+  }
+}
+
+TEST(RandomGames, FastPlayoutMatchesTheCheckedApi) {
+  // random_playout uses apply_unchecked; it must end in a consistent, finished state.
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    Config config;
+    config.seed = seed;
+    State s(config);
+    Rng rng(seed);
+    random_playout(s, rng);
+    EXPECT_TRUE(s.is_terminal());
+    s.check_consistency();
+  }
+}
+
+TEST(RandomGames, BatchIsDeterministicWhateverTheThreads) {
+  Config config;
+  config.seed = 7;
+  auto one = play_random_games(config, 16, 1);
+  auto two = play_random_games(config, 16, 2);
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t i = 0; i < one.size(); ++i) EXPECT_EQ(one[i].scores, two[i].scores);
+}
+
+TEST(RandomGames, FarFlungGamesStayConsistent) {
+  // Always place as far from the origin as possible: long snakes, far coordinates.
+  for (uint64_t seed = 0; seed < 10; ++seed) {
+    Config config;
+    config.seed = seed;
+    State s(config);
+    int far = 0;
+    while (!s.is_terminal()) {
+      if (s.is_chance()) {
+        s.apply(s.sample_chance());
+        continue;
+      }
+      std::vector<Action> legal = s.legal_actions();
+      Action best = legal.front();
+      if (s.phase() == Phase::PlaceTile)
+        for (Action a : legal)
+          if (std::abs(a.cell().x) + std::abs(a.cell().y) > std::abs(best.cell().x) + std::abs(best.cell().y)) best = a;
+      if (s.phase() == Phase::PlaceTile) far = std::max(far, std::abs(best.cell().x) + std::abs(best.cell().y));
+      s.apply(best);
+    }
+    s.check_consistency();
+    EXPECT_GT(far, 20);
+  }
+}
+
+}  // namespace
+}  // namespace carc
