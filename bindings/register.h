@@ -1,0 +1,22 @@
+// The pieces of the _core module, one function per area, called from module.cpp (the layout of
+// boost-histogram's register_*.cpp).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+
+#include "engine/action.h"
+
+namespace carc::py_bindings {
+
+// Registers Config, Position (with Position.Tile and Position.Figure), Phase and State.
+void register_state(pybind11::module_& m);
+// Registers GameResult, play_random_games and play_game.
+void register_play(pybind11::module_& m);
+
+// Returns the action with this code; throws IllegalActionError if the code is not a 32-bit
+// unsigned value (Python ints are unbounded, action codes are not).
+Action to_action(int64_t code);
+
+}  // namespace carc::py_bindings

@@ -1,0 +1,258 @@
+// Config, Position and State for Python. Action codes cross as plain ints (their layout is in
+// engine/action.h); the Python Game class wraps them in Action objects.
+#include <pybind11/native_enum.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/catalogue.h"
+#include "engine/config.h"
+#include "engine/errors.h"
+#include "engine/game.h"
+#include "register.h"
+
+namespace py = pybind11;
+using namespace py::literals;
+
+namespace carc::py_bindings {
+
+namespace {
+
+const Catalogue& catalogue() { return Catalogue::builtin(); }
+
+// Returns p if it is a player of this game; raises IndexError otherwise (the engine indexes
+// arrays with it unchecked).
+int checked_player(const State& s, int p) {
+  if (p < 0 || p >= s.num_players())
+    throw py::index_error("player " + std::to_string(p) + " out of range (the game has " +
+                          std::to_string(s.num_players()) + " players)");
+  return p;
+}
+
+// Returns the cause with this name (types.h); raises ValueError for an unknown one.
+Cause cause_from_name(const std::string& name) {
+  for (int c = 0; c < kNumCauses; ++c)
+    if (name == cause_name(Cause(c))) return Cause(c);
+  throw py::value_error("unknown score cause '" + name + "'");
+}
+
+// Returns a cell from Python ints; coordinates beyond the board's range are a PositionError.
+Cell checked_cell(int x, int y) {
+  if (x <= -kCoordLimit || x >= kCoordLimit || y <= -kCoordLimit || y >= kCoordLimit)
+    throw PositionError("cell " + std::to_string(x) + "," + std::to_string(y) + " is out of range");
+  return Cell{int16_t(x), int16_t(y)};
+}
+
+std::string config_repr(const Config& c) {
+  std::string out = "Config(players=" + std::to_string(c.players) + ", expansions=[";
+  for (size_t i = 0; i < c.expansions.size(); ++i) out += (i ? ", '" : "'") + c.expansions[i] + "'";
+  out += "], variants={";
+  bool first = true;
+  for (const auto& [k, v] : c.variants) {
+    out += (first ? "'" : ", '") + k + "': '" + v + "'";
+    first = false;
+  }
+  out += "}, seed=" + std::to_string(c.seed) + ", draw_order=[" + std::to_string(c.draw_order.size()) + " tiles])";
+  return out;
+}
+
+}  // namespace
+
+void register_state(py::module_& m) {
+  // ---- Config ---------------------------------------------------------------------------------
+  py::class_<Config>(m, "Config", "The rules options of one game (engine/config.h).")
+      .def(py::init([](int players, std::vector<std::string> expansions, std::map<std::string, std::string> variants,
+                       uint64_t seed, std::vector<std::string> draw_order) {
+             Config c;
+             c.players = players;
+             c.expansions = std::move(expansions);
+             c.variants = std::move(variants);
+             c.seed = seed;
+             c.draw_order = std::move(draw_order);
+             return c;
+           }),
+           py::kw_only(), "players"_a = 2, "expansions"_a = std::vector<std::string>{},
+           "variants"_a = std::map<std::string, std::string>{}, "seed"_a = 0,
+           "draw_order"_a = std::vector<std::string>{})
+      .def_readwrite("players", &Config::players)
+      .def_readwrite("expansions", &Config::expansions)
+      .def_readwrite("variants", &Config::variants)
+      .def_readwrite("seed", &Config::seed)
+      .def_readwrite("draw_order", &Config::draw_order)
+      .def("validated", [](const Config& c) { return validate(c); },
+           "Returns the config with defaults filled in; raises ConfigError if it is invalid.")
+      .def("__repr__", &config_repr);
+
+  // ---- Position -------------------------------------------------------------------------------
+  py::class_<Position> position(m, "Position",
+                                "A position to set a game up from; validated by State.from_position.");
+  py::class_<Position::Tile>(position, "Tile")
+      .def(py::init([](std::string kind, int x, int y, int rotation) {
+             return Position::Tile{std::move(kind), checked_cell(x, y), rotation};
+           }),
+           "kind"_a, "x"_a, "y"_a, "rotation"_a = 0)
+      .def_readonly("kind", &Position::Tile::kind)
+      .def_property_readonly("x", [](const Position::Tile& t) { return int(t.cell.x); })
+      .def_property_readonly("y", [](const Position::Tile& t) { return int(t.cell.y); })
+      .def_readonly("rotation", &Position::Tile::rotation);
+  py::class_<Position::Figure>(position, "Figure")
+      .def(py::init([](int player, std::string kind, int x, int y, int feature) {
+             return Position::Figure{player, std::move(kind), checked_cell(x, y), feature};
+           }),
+           "player"_a, "kind"_a, "x"_a, "y"_a, "feature"_a)
+      .def_readonly("player", &Position::Figure::player)
+      .def_readonly("kind", &Position::Figure::kind)
+      .def_property_readonly("x", [](const Position::Figure& f) { return int(f.cell.x); })
+      .def_property_readonly("y", [](const Position::Figure& f) { return int(f.cell.y); })
+      .def_readonly("feature", &Position::Figure::feature);
+  position
+      .def(py::init([](Config config, std::vector<Position::Tile> tiles, std::vector<Position::Figure> figures,
+                       std::vector<int> scores, std::optional<std::vector<std::string>> bag, int current_player) {
+             return Position{std::move(config), std::move(tiles), std::move(figures), std::move(scores), std::move(bag),
+                             current_player};
+           }),
+           py::kw_only(), "config"_a, "tiles"_a, "figures"_a = std::vector<Position::Figure>{},
+           "scores"_a = std::vector<int>{}, "bag"_a = py::none(), "current_player"_a = 0)
+      .def_readwrite("config", &Position::config)
+      .def_readwrite("tiles", &Position::tiles)
+      .def_readwrite("figures", &Position::figures)
+      .def_readwrite("scores", &Position::scores)
+      .def_readwrite("bag", &Position::bag)
+      .def_readwrite("current_player", &Position::current_player);
+
+  // ---- State ----------------------------------------------------------------------------------
+  py::native_enum<Phase>(m, "Phase", "enum.Enum", "Where a turn is (engine/game.h).")
+      .value("DRAW", Phase::Draw)
+      .value("PLACE_TILE", Phase::PlaceTile)
+      .value("PLACE_FIGURE", Phase::PlaceFigure)
+      .value("GAME_OVER", Phase::GameOver)
+      .finalize();
+
+  py::class_<State>(m, "State", "One node of the game tree (engine/game.h). Copying it is cheap.")
+      .def(py::init<const Config&>(), "config"_a)
+      .def_static("from_position", &State::from_position, "position"_a,
+                  "A game set up from a described position; raises ConfigError or PositionError.")
+      // Node queries.
+      .def("num_players", &State::num_players)
+      .def("current_player", &State::current_player,
+           "The player to decide, CHANCE_PLAYER at a draw, TERMINAL_PLAYER once the game is over.")
+      .def("turn_player", &State::turn_player)
+      .def("is_chance", &State::is_chance)
+      .def("is_terminal", &State::is_terminal)
+      .def("phase", &State::phase)
+      .def(
+          "legal_actions",
+          [](const State& s) {
+            std::vector<uint32_t> codes;
+            for (Action a : s.legal_actions()) codes.push_back(a.code);
+            return codes;
+          },
+          "The legal action codes, sorted, without duplicates; empty only at the end.")
+      .def(
+          "chance_outcomes",
+          [](const State& s) {
+            std::vector<std::pair<uint32_t, double>> out;
+            for (auto [a, p] : s.chance_outcomes()) out.emplace_back(a.code, p);
+            return out;
+          },
+          "At a chance node, (draw code, probability) for every tile kind left; else empty.")
+      .def(
+          "is_legal",
+          [](const State& s, int64_t code) { return code >= 0 && code <= int64_t(UINT32_MAX) && s.is_legal(Action{uint32_t(code)}); },
+          "code"_a)
+      .def("apply", [](State& s, int64_t code) { s.apply(to_action(code)); }, "code"_a,
+           "Applies a legal action; raises IllegalActionError and changes nothing otherwise.")
+      .def(
+          "sample_chance",
+          [](State& s) {
+            if (!s.is_chance()) throw IllegalActionError("sample_chance: the node is not a draw");
+            return s.sample_chance().code;
+          },
+          "Returns a draw chosen with the state's own PRNG (advancing it); does not apply it.")
+      // Results.
+      .def("score", [](const State& s, int p) { return s.score(checked_player(s, p)); }, "player"_a)
+      .def(
+          "score",
+          [](const State& s, int p, const std::string& cause) { return s.score(checked_player(s, p), cause_from_name(cause)); },
+          "player"_a, "cause"_a, "The points of one player booked under one cause (CAUSES).")
+      .def("scores",
+           [](const State& s) {
+             std::vector<int> out;
+             for (int p = 0; p < s.num_players(); ++p) out.push_back(s.score(p));
+             return out;
+           })
+      .def(
+          "breakdown",
+          [](const State& s, int p) {
+            checked_player(s, p);
+            py::dict out;
+            for (int c = 0; c < kNumCauses; ++c) out[cause_name(Cause(c))] = s.score(p, Cause(c));
+            return out;
+          },
+          "player"_a, "{cause: points} for one player, every cause listed (B-11).")
+      .def("returns", &State::returns, "Win shares at the end (B-10); all 0 before.")
+      // Inspection.
+      .def("supply", [](const State& s, int p) { return s.supply(checked_player(s, p)); }, "player"_a)
+      .def("bag_size", &State::bag_size)
+      .def(
+          "bag_counts",
+          [](const State& s) {
+            py::dict out;
+            for (const TileKind& k : catalogue().kinds())
+              if (s.bag_count(k.id)) out[py::str(k.name)] = s.bag_count(k.id);
+            return out;
+          },
+          "{tile kind: copies left in the bag}, kinds with none left omitted.")
+      .def(
+          "drawn_tile",
+          [](const State& s) -> py::object {
+            if (s.phase() != Phase::PlaceTile && s.phase() != Phase::PlaceFigure) return py::none();
+            return py::str(catalogue().kind(s.drawn_tile()).name);
+          },
+          "The tile to place (or just placed, at a figure decision); None at a draw or the end.")
+      .def("turn_number", &State::turn_number)
+      .def("discarded", &State::discarded, "Unplaceable tiles removed from the game so far (B-4).")
+      .def("seed", &State::seed)
+      .def(
+          "placed_tiles",
+          [](const State& s) {
+            py::list out;
+            for (int i = 0; i < s.board().num_tiles(); ++i) {
+              const PlacedTile& t = s.board().tile(i);
+              out.append(py::make_tuple(catalogue().kind(t.kind).name, int(t.cell.x), int(t.cell.y), int(t.rotation)));
+            }
+            return out;
+          },
+          "(kind, x, y, rotation) of every tile on the board, in placement order.")
+      .def(
+          "placed_figures",
+          [](const State& s) {
+            py::list out;
+            for (int i = 0; i < s.num_placed_figures(); ++i) {
+              const PlacedFigure& f = s.placed_figure(i);
+              const Segment& seg = s.features()[f.segment];
+              Cell c = s.board().tile(seg.tile).cell;
+              out.append(py::make_tuple(int(f.owner), figure_kind_name(f.kind), int(c.x), int(c.y), int(seg.local)));
+            }
+            return out;
+          },
+          "(player, kind, x, y, feature index) of every figure on the board.")
+      // Strings and checks.
+      .def("action_to_string", [](const State& s, int64_t code) { return s.action_to_string(to_action(code)); }, "code"_a)
+      .def("parse_action", [](const State& s, std::string_view text) { return s.parse_action(text).code; }, "text"_a,
+           "Parses an action's string form; raises IllegalActionError if malformed (not if illegal).")
+      .def("to_string", &State::to_string)
+      .def("__str__", &State::to_string)
+      .def("check_consistency", &State::check_consistency,
+           "Recomputes every aggregate from scratch; raises RuntimeError on a mismatch.")
+      .def("clone", &State::clone, "A copy of the state (a memcpy).")
+      .def("__copy__", &State::clone)
+      .def("__deepcopy__", [](const State& s, py::dict) { return s.clone(); }, "memo"_a);
+}
+
+}  // namespace carc::py_bindings
