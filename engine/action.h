@@ -33,6 +33,10 @@ struct Action {
     return {uint32_t(ActionKind::Place) | uint32_t(c.x + kCoordLimit) << 4 | uint32_t(c.y + kCoordLimit) << 13 |
             uint32_t(rotation) << 22};
   }
+  // The same as place(cell, rotation), from a Board::cell_key.
+  static constexpr Action place_at_key(uint32_t cell_key, int rotation) {
+    return {uint32_t(ActionKind::Place) | cell_key << 4 | uint32_t(rotation) << 22};
+  }
   static constexpr Action figure(FigureKind f, int feature) {
     return {uint32_t(ActionKind::Figure) | uint32_t(f) << 4 | uint32_t(feature) << 8};
   }

@@ -11,7 +11,7 @@ void Board::clear() {
 }
 
 uint32_t Board::lookup(Cell c) const {
-  uint32_t k = key(c);
+  uint32_t k = cell_key(c);
   for (uint32_t h = hash(k);; h = (h + 1) & (kHashSize - 1)) {
     uint32_t e = index_[h];
     if (e == kEmpty) return kEmpty;
@@ -20,7 +20,7 @@ uint32_t Board::lookup(Cell c) const {
 }
 
 int Board::find_or_insert(Cell c, uint32_t v) {
-  uint32_t k = key(c);
+  uint32_t k = cell_key(c);
   for (uint32_t h = hash(k);; h = (h + 1) & (kHashSize - 1)) {
     uint32_t e = index_[h];
     if (e == kEmpty) {
@@ -39,14 +39,37 @@ bool Board::fits_anywhere(uint16_t signature) const {
   return false;
 }
 
+int Board::count_fits(uint16_t signature) const {
+  uint64_t s4 = uint64_t(signature) * 0x0001000100010001ull;
+  int words = (frontier_size_ + 3) / 4, n = 0;
+  for (int w = 0; w < words; ++w) n += lanes_set(fits_in_word(w, s4));
+  return n;
+}
+
+int Board::nth_fit(uint16_t signature, int k) const {
+  uint64_t s4 = uint64_t(signature) * 0x0001000100010001ull;
+  int words = (frontier_size_ + 3) / 4;
+  for (int w = 0; w < words; ++w) {
+    uint64_t hits = fits_in_word(w, s4);
+    int n = lanes_set(hits);
+    if (k >= n) {
+      k -= n;
+      continue;
+    }
+    while (k--) hits &= hits - 1;
+    return 4 * w + __builtin_ctzll(hits) / 16;
+  }
+  return -1;
+}
+
 void Board::remove_frontier(int i) {
   int last = --frontier_size_;
   if (i != last) {
     need_[i] = need_[last];
     care_[i] = care_[last];
-    frontier_cells_[i] = frontier_cells_[last];
+    frontier_keys_[i] = frontier_keys_[last];
     frontier_present_[i] = frontier_present_[last];
-    int h = find_or_insert(frontier_cells_[i], 0);
+    int h = find_or_insert(key_cell(frontier_keys_[i]), 0);
     index_[h] = (index_[h] & ~0xFFFu) | kFrontierFlag | uint32_t(i);
   }
   need_[last] = 0;
@@ -72,7 +95,7 @@ int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segment, cons
     if (f == frontier_size_) {  // a new frontier cell
       assert(frontier_size_ < kMaxFrontier);
       ++frontier_size_;
-      frontier_cells_[f] = n;
+      frontier_keys_[f] = cell_key(n);
       frontier_present_[f] = 0;
       need_[f] = 0;
       care_[f] = 0;

@@ -19,7 +19,7 @@
 
 namespace carc {
 
-inline constexpr int kMaxTiles = 192;  // every tile of every set is about 150
+inline constexpr int kMaxTiles = 160;  // every tile of every set in one game is at most 139
 inline constexpr int kMaxFrontier = 2 * kMaxTiles + 4;
 
 struct PlacedTile {
@@ -44,7 +44,14 @@ class Board {
   bool occupied(Cell c) const { return slot_at(c) >= 0; }
 
   int frontier_size() const { return frontier_size_; }
-  Cell frontier_cell(int i) const { return frontier_cells_[i]; }
+  Cell frontier_cell(int i) const { return key_cell(frontier_keys_[i]); }
+  // The packed cell key of frontier cell i (see cell_key).
+  uint32_t frontier_key(int i) const { return frontier_keys_[i]; }
+  // Returns the frontier index of c, or -1 when c is not on the frontier.
+  int frontier_index(Cell c) const {
+    uint32_t v = lookup(c);
+    return (v != kEmpty && (v & kFrontierFlag)) ? int(v & kValueMask) : -1;
+  }
   // Returns the mask of sides (bit s) of frontier cell i that touch a tile.
   uint8_t frontier_neighbours(int i) const { return frontier_present_[i]; }
   // Returns true if a tile with this signature fits frontier cell i.
@@ -56,6 +63,16 @@ class Board {
   void for_each_fit(uint16_t signature, Visit&& visit) const;
   // Returns true if a tile with this signature fits somewhere.
   bool fits_anywhere(uint16_t signature) const;
+  // Returns how many frontier cells a tile with this signature fits.
+  int count_fits(uint16_t signature) const;
+  // Returns the frontier index of the k-th cell (from 0) that for_each_fit would visit.
+  int nth_fit(uint16_t signature, int k) const;
+
+  // A cell packed as (y + 256) << 9 | (x + 256): 18 bits, the layout Action::place uses.
+  static constexpr uint32_t cell_key(Cell c) { return uint32_t(c.y + kCoordLimit) << 9 | uint32_t(c.x + kCoordLimit); }
+  static constexpr Cell key_cell(uint32_t k) {
+    return Cell{int16_t(int(k & 0x1FF) - kCoordLimit), int16_t(int(k >> 9 & 0x1FF) - kCoordLimit)};
+  }
 
   // Puts a tile on an empty cell (legality is the caller's business). Returns its slot.
   int place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated);
@@ -67,7 +84,6 @@ class Board {
   static constexpr uint32_t kValueMask = kFrontierFlag - 1;
   static constexpr int kFrontierWords = (kMaxFrontier + 3) / 4;
 
-  static uint32_t key(Cell c) { return uint32_t(c.y + kCoordLimit) << 9 | uint32_t(c.x + kCoordLimit); }
   static uint32_t hash(uint32_t k) { return (k * 0x9E3779B1u) >> (32 - 10); }
   uint32_t lookup(Cell c) const;
   // Returns the index of the entry for c, inserting value v if c is new.
@@ -78,8 +94,13 @@ class Board {
     std::memcpy(&w, lanes + 4 * word, sizeof w);
     return w;
   }
+  // Returns how many lanes have bit 15 set (a multiply sums the four bits into the top lane;
+  // portable, and no slower than a popcount instruction).
+  static int lanes_set(uint64_t hits) { return int(((hits >> 15) * 0x0001000100010001ull) >> 48); }
   // Returns bit 15 of each lane set where the lane's need and care accept the signature.
   uint64_t fits_in_word(int word, uint64_t signature4) const {
+    // A lane is zero iff it fits; adding 0x7FFF to its low 15 bits carries into bit 15 unless
+    // they are all zero, and OR-ing the lane itself catches bit 15.
     constexpr uint64_t kLow = 0x7FFF7FFF7FFF7FFFull, kHigh = 0x8000800080008000ull;
     uint64_t diff = (lane_word(need_, word) ^ signature4) & lane_word(care_, word);
     uint64_t nonzero = (((diff & kLow) + kLow) | diff) & kHigh;
@@ -94,7 +115,7 @@ class Board {
   // Frontier lanes; lanes at and past frontier_size_ hold need 0, care 0xFFFF (they never fit).
   alignas(8) uint16_t need_[kFrontierWords * 4];
   alignas(8) uint16_t care_[kFrontierWords * 4];
-  std::array<Cell, kMaxFrontier> frontier_cells_;
+  std::array<uint32_t, kMaxFrontier> frontier_keys_;
   std::array<uint8_t, kMaxFrontier> frontier_present_;
 };
 

@@ -17,7 +17,7 @@
 
 namespace carc {
 
-inline constexpr int kMaxSegments = 1024;
+inline constexpr int kMaxSegments = 512;  // every tile of every set has 477
 inline constexpr uint16_t kNoSegment = 0xFFFF;
 
 struct Segment {

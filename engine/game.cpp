@@ -102,9 +102,7 @@ State State::from_position(const Position& position) {
     if (std::abs(t.cell.x) > 200 || std::abs(t.cell.y) > 200) throw PositionError(where + ": cell out of range");
     if (st.board_.occupied(t.cell)) throw PositionError(where + ": cell already holds a tile");
     if (i > 0) {
-      int f = -1;
-      for (int j = 0; j < st.board_.frontier_size(); ++j)
-        if (st.board_.frontier_cell(j) == t.cell) f = j;
+      int f = st.board_.frontier_index(t.cell);
       if (f < 0) throw PositionError(where + ": does not touch an earlier tile");
       if (!st.board_.fits(f, kind.rotations[t.rotation].signature))
         throw PositionError(where + ": sides do not match its neighbours (B-3)");
@@ -321,6 +319,25 @@ Action State::sample_chance() {
   return Action::draw(kind);
 }
 
+Action State::sample_legal_action(Rng& rng) const {
+  if (phase_ == Phase::PlaceTile) {
+    const TileKind& kind = catalogue().kind(drawn_);
+    std::array<int, 4> counts{};
+    int total = 0;
+    for (int i = 0; i < kind.num_distinct_rotations; ++i)
+      total += counts[i] = board_.count_fits(kind.rotations[kind.distinct_rotations[i]].signature);
+    assert(total > 0);
+    int k = int(rng.below(uint32_t(total)));
+    int i = 0;
+    while (k >= counts[i]) k -= counts[i++];
+    int r = kind.distinct_rotations[i];
+    return Action::place_at_key(board_.frontier_key(board_.nth_fit(kind.rotations[r].signature, k)), r);
+  }
+  Action buffer[kMaxActions];
+  int n = legal_actions(buffer);
+  return buffer[rng.below(uint32_t(n))];
+}
+
 // ---- Scoring ---------------------------------------------------------------------------------
 
 void State::award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause) {
@@ -450,7 +467,7 @@ int State::legal_actions(Action* out) const {
       for (int i = 0; i < kind.num_distinct_rotations; ++i) {
         int r = kind.distinct_rotations[i];
         board_.for_each_fit(kind.rotations[r].signature,
-                            [&](int f) { out[n++] = Action::place(board_.frontier_cell(f), r); });
+                            [&](int f) { out[n++] = Action::place_at_key(board_.frontier_key(f), r); });
       }
       break;
     }
@@ -502,16 +519,14 @@ std::string State::why_illegal(Action a) const {
       if ((a.code >> 24) != 0) return "malformed action code";
       Cell c = a.cell();
       if (board_.occupied(c)) return "the cell already holds a tile";
-      for (int f = 0; f < board_.frontier_size(); ++f)
-        if (board_.frontier_cell(f) == c) {
-          const TileKind& kind = catalogue().kind(drawn_);
-          bool distinct = std::find(kind.distinct_rotations.begin(), kind.distinct_rotations.begin() + kind.num_distinct_rotations,
-                                    a.rotation()) != kind.distinct_rotations.begin() + kind.num_distinct_rotations;
-          if (!board_.fits(f, kind.rotations[a.rotation()].signature)) return "the tile's sides do not match its neighbours (B-3)";
-          if (!distinct) return "that rotation shows the same tile as a lower one: use the lowest";
-          return "";
-        }
-      return "the cell touches no tile (B-3)";
+      int f = board_.frontier_index(c);
+      if (f < 0) return "the cell touches no tile (B-3)";
+      const TileKind& kind = catalogue().kind(drawn_);
+      bool distinct = std::find(kind.distinct_rotations.begin(), kind.distinct_rotations.begin() + kind.num_distinct_rotations,
+                                a.rotation()) != kind.distinct_rotations.begin() + kind.num_distinct_rotations;
+      if (!board_.fits(f, kind.rotations[a.rotation()].signature)) return "the tile's sides do not match its neighbours (B-3)";
+      if (!distinct) return "that rotation shows the same tile as a lower one: use the lowest";
+      return "";
     }
     case Phase::PlaceFigure: {
       if (a.kind() == ActionKind::Pass) return a.code == uint32_t(ActionKind::Pass) ? "" : "malformed action code";

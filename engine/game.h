@@ -100,6 +100,9 @@ class State {
   void apply_unchecked(Action a);
   // Draws a tile with the state's own PRNG (the bag's proportions) and returns the draw action.
   Action sample_chance();
+  // At a decision node: a uniformly random legal action, found without listing them all
+  // (playouts).
+  Action sample_legal_action(Rng& rng) const;
 
   State clone() const { return *this; }
 

@@ -12,15 +12,13 @@
 namespace carc {
 
 int random_playout(State& state, Rng& rng) {
-  Action buffer[kMaxActions];
   int decisions = 0;
   while (!state.is_terminal()) {
     if (state.is_chance()) {
       state.apply_unchecked(state.sample_chance());
       continue;
     }
-    int n = state.legal_actions(buffer);
-    state.apply_unchecked(buffer[rng.below(uint32_t(n))]);
+    state.apply_unchecked(state.sample_legal_action(rng));
     ++decisions;
   }
   return decisions;

@@ -1,0 +1,98 @@
+// Engine micro-benchmarks (Google Benchmark). Run: build/carc_bench
+//   BM_RandomGame         whole 2-player base games, farmers on: each turn a uniformly random
+//                         placement, then a uniformly random figure option including none
+//   BM_LegalPlacements    legal placements of the drawn tile on a mid-game board
+//   BM_ApplyTurn          clone a mid-game state, place a tile and a figure, score
+//   BM_Clone              copy a mid-game state
+#include <benchmark/benchmark.h>
+
+#include "engine/game.h"
+#include "search/playout.h"
+
+namespace carc {
+namespace {
+
+// A state at the PlaceTile node of turn `turns` of a random game.
+State mid_game(uint64_t seed, int turns) {
+  Config config;
+  config.seed = seed;
+  State s(config);
+  Rng rng(seed);
+  Action buffer[kMaxActions];
+  while (!s.is_terminal() && s.turn_number() < turns) {
+    if (s.is_chance()) {
+      s.apply_unchecked(s.sample_chance());
+      continue;
+    }
+    int n = s.legal_actions(buffer);
+    s.apply_unchecked(buffer[rng.below(uint32_t(n))]);
+  }
+  if (s.is_chance()) s.apply_unchecked(s.sample_chance());
+  return s;
+}
+
+void BM_RandomGame(benchmark::State& bench) {
+  Config config;
+  config.players = int(bench.range(0));
+  Rng rng(1);
+  uint64_t seed = 0;
+  long decisions = 0;
+  for (auto _ : bench) {
+    config.seed = seed++;
+    State s(config);
+    decisions += random_playout(s, rng);
+    benchmark::DoNotOptimize(s.score(0));
+  }
+  bench.SetItemsProcessed(bench.iterations());  // items/s = games/s
+  bench.counters["decisions_per_game"] = double(decisions) / double(bench.iterations());
+  bench.counters["state_bytes"] = double(sizeof(State));
+}
+BENCHMARK(BM_RandomGame)->Arg(2)->Arg(4)->Unit(benchmark::kMicrosecond);
+
+void BM_LegalPlacements(benchmark::State& bench) {
+  std::vector<State> states;
+  for (uint64_t seed = 0; seed < 32; ++seed) states.push_back(mid_game(seed, 36));
+  Action buffer[kMaxActions];
+  size_t i = 0;
+  long placements = 0;
+  for (auto _ : bench) {
+    int n = states[i++ % states.size()].legal_actions(buffer);
+    placements += n;
+    benchmark::DoNotOptimize(buffer[0]);
+  }
+  bench.counters["placements"] = double(placements) / double(bench.iterations());
+}
+BENCHMARK(BM_LegalPlacements);
+
+void BM_ApplyTurn(benchmark::State& bench) {
+  std::vector<State> states;
+  for (uint64_t seed = 0; seed < 32; ++seed) states.push_back(mid_game(seed, 36));
+  Action buffer[kMaxActions];
+  size_t i = 0;
+  for (auto _ : bench) {
+    State s = states[i++ % states.size()];
+    s.legal_actions(buffer);
+    s.apply_unchecked(buffer[0]);
+    if (!s.is_chance() && !s.is_terminal()) {
+      int n = s.legal_actions(buffer);
+      s.apply_unchecked(buffer[n - 1]);
+    }
+    benchmark::DoNotOptimize(s.score(0));
+  }
+}
+BENCHMARK(BM_ApplyTurn);
+
+void BM_Clone(benchmark::State& bench) {
+  State s = mid_game(3, 36);
+  for (auto _ : bench) {
+    State copy = s.clone();
+    benchmark::DoNotOptimize(copy);
+  }
+  bench.counters["state_bytes"] = double(sizeof(State));
+}
+BENCHMARK(BM_Clone);
+
+}  // namespace
+}  // namespace carc
+
+BENCHMARK_MAIN();
