@@ -1,0 +1,67 @@
+"""Carcassonne: a fast C++20 rules engine with a Python API.
+
+    from carcassonne import Game
+    game = Game(players=2, seed=7)
+    game.apply_random_chance()           # draw a tile with the game's own PRNG
+    game.apply(game.legal_actions()[0])  # or an int code, or a string like "place 1,0 r2"
+
+Whole games run in C++ with the GIL released: play_random_games, play_game. Errors are
+ValueError subclasses: ConfigError, IllegalActionError, PositionError, RecordError (all
+carcassonne.Error).
+"""
+
+from ._core import (
+    CAUSES,
+    CHANCE_PLAYER,
+    MAX_PLAYERS,
+    MEEPLES_PER_PLAYER,
+    TERMINAL_PLAYER,
+    Config,
+    ConfigError,
+    Error,
+    GameResult,
+    IllegalActionError,
+    Phase,
+    Position,
+    PositionError,
+    State,
+    known_expansions,
+    known_variants,
+    tile_kinds,
+)
+from .game import RECORD_FORMAT, Action, Game, RecordError, make_config, play_game, play_random_games
+
+__version__ = "0.1.0"
+
+# The C++ errors are defined in _core; show them where users import them from.
+for _error in (Error, ConfigError, IllegalActionError, PositionError):
+    _error.__module__ = __name__
+del _error
+
+__all__ = [
+    "CAUSES",
+    "CHANCE_PLAYER",
+    "MAX_PLAYERS",
+    "MEEPLES_PER_PLAYER",
+    "RECORD_FORMAT",
+    "TERMINAL_PLAYER",
+    "Action",
+    "Config",
+    "ConfigError",
+    "Error",
+    "Game",
+    "GameResult",
+    "IllegalActionError",
+    "Phase",
+    "Position",
+    "PositionError",
+    "RecordError",
+    "State",
+    "__version__",
+    "known_expansions",
+    "known_variants",
+    "make_config",
+    "play_game",
+    "play_random_games",
+    "tile_kinds",
+]

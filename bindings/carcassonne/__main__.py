@@ -1,0 +1,83 @@
+"""Command line: `python -m carcassonne selfplay ...` and `python -m carcassonne bench ...`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+from . import Error, play_game, play_random_games
+
+
+def _selfplay(args: argparse.Namespace) -> int:
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    if not agents:
+        raise Error("--agents needs at least one agent name")
+    seats = args.players
+    totals: dict[str, list[float]] = {name: [0.0, 0.0, 0.0] for name in agents}  # points, wins, seats
+    for g in range(args.games):
+        # Rotate the agents over the seats from game to game, so no agent always moves first.
+        lineup = [agents[(g + s) % len(agents)] for s in range(seats)]
+        result = play_game(lineup, players=seats, seed=args.seed + g, agent_seed=args.seed + g)
+        best = max(result.scores)
+        winners = [s for s in range(seats) if result.scores[s] == best]
+        cells = ", ".join(f"{lineup[s]} {result.scores[s]}" for s in range(seats))
+        print(f"game {g} (seed {args.seed + g}): {cells}; winner: {' & '.join(lineup[s] for s in winners)}")
+        for s in range(seats):
+            t = totals[lineup[s]]
+            t[0] += result.scores[s]
+            t[1] += 1.0 / len(winners) if s in winners else 0.0
+            t[2] += 1
+    if args.games:
+        print("agent      seats  mean score  win share")
+        for name, (points, wins, played) in totals.items():
+            if played:
+                print(f"{name:<10} {int(played):>5}  {points / played:>10.1f}  {wins / played:>9.3f}")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    start = time.perf_counter()
+    results = play_random_games(args.games, players=args.players, seed=args.seed, threads=args.threads)
+    elapsed = time.perf_counter() - start
+    decisions = sum(r.decisions for r in results)
+    threads = args.threads or "all cores"
+    print(
+        f"{args.games} random games ({args.players} players, threads: {threads}) in {elapsed:.3f} s: "
+        f"{args.games / elapsed:.1f} games/s, {decisions / elapsed:.0f} decisions/s"
+    )
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m carcassonne", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    selfplay = commands.add_parser("selfplay", help="play games between agents and print the scores")
+    selfplay.add_argument("--games", type=int, default=4)
+    selfplay.add_argument("--agents", default="greedy,random", help="comma-separated: random, greedy")
+    selfplay.add_argument("--players", type=int, default=2)
+    selfplay.add_argument("--seed", type=int, default=0)
+    selfplay.set_defaults(run=_selfplay)
+
+    bench = commands.add_parser("bench", help="measure random games per second")
+    bench.add_argument("--games", type=int, default=2000)
+    bench.add_argument("--players", type=int, default=2)
+    bench.add_argument("--threads", type=int, default=0, help="0: all cores")
+    bench.add_argument("--seed", type=int, default=0)
+    bench.set_defaults(run=_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except ValueError as e:  # carcassonne.Error and bad option values: a message, not a traceback
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,566 @@
+"""The friendly API: `Game`, `Action`, game records, and whole games played in C++.
+
+A `Game` wraps one `_core.State` (the C++ node) and keeps the history of the actions applied to
+it, so a game can be written as a record (`to_json`) and replayed exactly (`from_json`). All
+rules checks happen in C++; this module converts arguments and reports errors by index.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import _core
+from ._core import Error, GameResult, IllegalActionError, PositionError
+
+RECORD_FORMAT = "carcassonne-record/1"
+
+_CONFIG_KEYS = ("players", "expansions", "variants", "seed", "draw_order")
+_POSITION_KEYS = ("tiles", "figures", "scores", "bag", "current_player")
+_RECORD_KEYS = ("format", "config", "position", "actions", "sampled")
+_ACTION_KINDS = ("draw", "place", "figure", "pass")
+
+
+class RecordError(Error):
+    """A game record that is malformed or does not replay (a ValueError)."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One move, chance draws included: a stable integer `code` (engine/action.h) and its text.
+
+    Actions compare and hash by code only; `str(action)` is the text, which `Game.apply` parses
+    back to the same code.
+    """
+
+    code: int
+    text: str = field(compare=False)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __int__(self) -> int:
+        return self.code
+
+    @property
+    def kind(self) -> str:
+        """"draw", "place", "figure" or "pass"."""
+        kind = self.code & 0xF
+        return _ACTION_KINDS[kind] if kind < len(_ACTION_KINDS) else "unknown"
+
+
+def _int(name: str, value: Any, lo: int, hi: int, error: type[Exception]) -> int:
+    """Returns value if it is an int in [lo, hi]; raises TypeError or `error` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            value = operator.index(value)
+        except TypeError:
+            raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
+    if not lo <= value <= hi:
+        raise error(f"{name} out of range: {value}")
+    return value
+
+
+def _names(name: str, value: Any) -> list[str]:
+    """Returns value as a list of strings; a single string is a TypeError (not its letters)."""
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a list of strings, not {type(value).__name__}")
+    items = list(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"{name} must hold strings, not {type(item).__name__}")
+    return items
+
+
+def make_config(
+    players: int = 2,
+    expansions: Iterable[str] = (),
+    variants: Mapping[str, str] | None = None,
+    seed: int = 0,
+    draw_order: Iterable[str] | None = None,
+) -> _core.Config:
+    """Returns a validated `_core.Config`; raises ConfigError (a ValueError) or TypeError."""
+    if variants is None:
+        variants = {}
+    if not isinstance(variants, Mapping):
+        raise TypeError(f"variants must be a mapping, not {type(variants).__name__}")
+    for key, value in variants.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise TypeError("variants must map strings to strings")
+    config = _core.Config(
+        # Only the int32 range is checked here; the rules' range is checked (once) in C++.
+        players=_int("players", players, -(2**31), 2**31 - 1, _core.ConfigError),
+        expansions=_names("expansions", expansions),
+        variants=dict(variants),
+        seed=_int("seed", seed, 0, 2**64 - 1, _core.ConfigError),
+        draw_order=_names("draw_order", draw_order),
+    )
+    return config.validated()
+
+
+def _config_dict(config: _core.Config) -> dict[str, Any]:
+    return {
+        "players": config.players,
+        "expansions": list(config.expansions),
+        "variants": dict(config.variants),
+        "seed": config.seed,
+        "draw_order": list(config.draw_order),
+    }
+
+
+def _check_keys(what: str, given: Mapping[str, Any], allowed: Sequence[str], error: type[Exception]) -> None:
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise error(f"{what}: unknown key(s) {', '.join(map(repr, unknown))} (allowed: {', '.join(allowed)})")
+
+
+class Game:
+    """A game of Carcassonne: a C++ state plus the history of the actions applied to it.
+
+    The game is a sequence of nodes: at a chance node (`is_chance`) a tile is drawn, either
+    `apply_random_chance()` (the state's own seeded PRNG) or `apply("draw base.D")`; at a
+    decision node `current_player` chooses one of `legal_actions()`. Bad input raises a
+    ValueError subclass (ConfigError, IllegalActionError, PositionError, RecordError) and leaves
+    the game unchanged.
+    """
+
+    __slots__ = ("_config", "_history", "_position", "_sampled", "_state")
+
+    def __init__(
+        self,
+        players: int = 2,
+        expansions: Iterable[str] = (),
+        variants: Mapping[str, str] | None = None,
+        seed: int = 0,
+        draw_order: Iterable[str] | None = None,
+    ) -> None:
+        self._config = make_config(players, expansions, variants, seed, draw_order)
+        self._state = _core.State(self._config)
+        self._history: list[str] = []
+        self._sampled: list[int] = []  # indexes into _history of draws made with the state's PRNG
+        self._position: dict[str, Any] | None = None  # the start position (from_position)
+
+    # ---- Set-up from descriptions ------------------------------------------------------------
+
+    @classmethod
+    def from_position(cls, position: Mapping[str, Any]) -> Game:
+        """A game set up from a described position, starting with a draw.
+
+        Keys: the config keys (players, expansions, variants, seed, draw_order) and
+        tiles [{tile, x, y, rotation}] in placement order, figures [{player, kind, x, y, feature}],
+        scores [per player], bag [tile names left; omitted: the rest of the sets], current_player.
+        Whether the position is possible is checked in C++; errors raise PositionError.
+        """
+        if not isinstance(position, Mapping):
+            raise PositionError(f"a position must be a mapping, not {type(position).__name__}")
+        _check_keys("position", position, _CONFIG_KEYS + _POSITION_KEYS, PositionError)
+        config = make_config(**{k: position[k] for k in _CONFIG_KEYS if k in position})
+        described = _normalise_position(position)
+        try:
+            core = _core.Position(
+                config=config,
+                tiles=[_core.Position.Tile(t["tile"], t["x"], t["y"], t["rotation"]) for t in described["tiles"]],
+                figures=[
+                    _core.Position.Figure(f["player"], f["kind"], f["x"], f["y"], f["feature"])
+                    for f in described["figures"]
+                ],
+                scores=described["scores"],
+                bag=described["bag"],
+                current_player=described["current_player"],
+            )
+        except TypeError as e:  # a value of the wrong type that _normalise_position let through
+            raise PositionError(f"position: {e}") from e
+        game = cls.__new__(cls)
+        game._config = config
+        game._state = _core.State.from_position(core)
+        game._history = []
+        game._sampled = []
+        game._position = described
+        return game
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Game:
+        """Replays a game record written by `to_json`; raises RecordError if it is malformed.
+
+        Draws listed in "sampled" are made with the game's own PRNG, so the replayed game is
+        the same value as the recorded one, PRNG included.
+        """
+        try:
+            record = json.loads(text)
+        except (ValueError, TypeError) as e:
+            raise RecordError(f"malformed record JSON: {e}") from e
+        if not isinstance(record, dict):
+            raise RecordError("a record must be a JSON object")
+        _check_keys("record", record, _RECORD_KEYS, RecordError)
+        if record.get("format") != RECORD_FORMAT:
+            raise RecordError(f"record format must be {RECORD_FORMAT!r}, got {record.get('format')!r}")
+        for key in ("config", "actions"):
+            if key not in record:
+                raise RecordError(f"record: missing key {key!r}")
+        config = record["config"]
+        if not isinstance(config, dict):
+            raise RecordError("record config must be an object")
+        _check_keys("record config", config, _CONFIG_KEYS, RecordError)
+        actions = record["actions"]
+        if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+            raise RecordError("record actions must be a list of strings")
+        sampled = record.get("sampled", [])
+        if (
+            not isinstance(sampled, list)
+            or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(actions) for i in sampled)
+            or sorted(set(sampled)) != sampled
+        ):
+            raise RecordError("record sampled must be a sorted list of distinct action indexes")
+        try:
+            if "position" in record:
+                position = record["position"]
+                if not isinstance(position, dict):
+                    raise RecordError("record position must be an object")
+                _check_keys("record position", position, _POSITION_KEYS, RecordError)
+                game = cls.from_position({**config, **position})
+            else:
+                game = cls(**config)
+        except (Error, TypeError) as e:
+            if isinstance(e, RecordError):
+                raise
+            raise RecordError(f"record: {e}") from e
+        draws = set(sampled)
+        for i, action in enumerate(actions):
+            try:
+                if i in draws:
+                    game._replay_sampled(action)
+                else:
+                    game.apply(action)
+            except IllegalActionError as e:
+                raise RecordError(f"record action {i} ({action!r}): {e}") from e
+        return game
+
+    def _replay_sampled(self, text: str) -> None:
+        if not self.is_chance:
+            raise IllegalActionError("a sampled draw where the game is not at a draw")
+        code = self._state.sample_chance()
+        if self._state.action_to_string(code) != text:
+            raise IllegalActionError(f"the game's PRNG draws {self._state.action_to_string(code)!r} here")
+        self._apply_code(code, sampled=True)
+
+    # ---- Node queries ------------------------------------------------------------------------
+
+    @property
+    def num_players(self) -> int:
+        return self._state.num_players()
+
+    @property
+    def current_player(self) -> int:
+        """The player to decide; CHANCE_PLAYER (-1) at a draw, TERMINAL_PLAYER (-4) at the end."""
+        return self._state.current_player()
+
+    @property
+    def turn_player(self) -> int:
+        """The player whose turn it is (also at the draw that starts it)."""
+        return self._state.turn_player()
+
+    @property
+    def is_chance(self) -> bool:
+        return self._state.is_chance()
+
+    @property
+    def is_terminal(self) -> bool:
+        return self._state.is_terminal()
+
+    @property
+    def phase(self) -> str:
+        """"draw", "place_tile", "place_figure" or "game_over"."""
+        return self._state.phase().name.lower()
+
+    @property
+    def drawn_tile(self) -> str | None:
+        """The tile to place (or just placed, at a figure decision); None otherwise."""
+        return self._state.drawn_tile()
+
+    def legal_actions(self) -> list[Action]:
+        """The legal actions, sorted by code (at a draw: the possible draws); empty at the end."""
+        to_string = self._state.action_to_string
+        return [Action(code, to_string(code)) for code in self._state.legal_actions()]
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        """At a draw, (draw, probability) for every tile kind left; empty otherwise."""
+        to_string = self._state.action_to_string
+        return [(Action(code, to_string(code)), p) for code, p in self._state.chance_outcomes()]
+
+    def is_legal(self, action: Action | int | str) -> bool:
+        try:
+            return self._state.is_legal(self._code(action))
+        except IllegalActionError:  # a string that does not parse
+            return False
+
+    def action(self, action: Action | int | str) -> Action:
+        """Returns the Action for a code or a string, without applying it."""
+        code = self._code(action)
+        return Action(code, self._state.action_to_string(code))
+
+    # ---- Moves -------------------------------------------------------------------------------
+
+    def apply(self, action: Action | int | str) -> Action:
+        """Applies a legal action: an Action, its code, or its text ("place 1,0 r2",
+        "meeple city#0", "pass", "draw base.D"). Raises IllegalActionError and changes
+        nothing if it is malformed or illegal. Returns the action applied."""
+        return self._apply_code(self._code(action), sampled=False)
+
+    def apply_random_chance(self) -> Action:
+        """Draws a tile with the state's own seeded PRNG and applies the draw."""
+        if not self.is_chance:
+            raise IllegalActionError(f"apply_random_chance: the game is at {self.phase}, not at a draw")
+        return self._apply_code(self._state.sample_chance(), sampled=True)
+
+    def _code(self, action: Action | int | str) -> int:
+        if isinstance(action, Action):
+            return action.code
+        if isinstance(action, str):
+            return self._state.parse_action(action)
+        if isinstance(action, bool):
+            raise TypeError("an action is an Action, an int code or a string, not a bool")
+        try:
+            return operator.index(action)
+        except TypeError:
+            raise TypeError(
+                f"an action is an Action, an int code or a string, not {type(action).__name__}"
+            ) from None
+
+    def _apply_code(self, code: int, *, sampled: bool) -> Action:
+        text = self._state.action_to_string(code)  # before apply: figure texts name the tile's feature
+        self._state.apply(code)
+        if sampled:
+            self._sampled.append(len(self._history))
+        self._history.append(text)
+        return Action(code, text)
+
+    @property
+    def history(self) -> list[str]:
+        """The text of every action applied, chance draws included (a copy)."""
+        return list(self._history)
+
+    # ---- Results -----------------------------------------------------------------------------
+
+    @property
+    def scores(self) -> list[int]:
+        return self._state.scores()
+
+    def score(self, player: int, cause: str | None = None) -> int:
+        """One player's points, or the part of them booked under one cause (CAUSES)."""
+        return self._state.score(player) if cause is None else self._state.score(player, cause)
+
+    def breakdown(self) -> dict[int, dict[str, int]]:
+        """{player: {cause: points}}, every cause listed (RULES B-11)."""
+        return {p: self._state.breakdown(p) for p in range(self.num_players)}
+
+    def returns(self) -> list[float]:
+        """Win shares at the end: 1/k for each of the k top scorers, else 0 (B-10); 0s before."""
+        return self._state.returns()
+
+    # ---- Inspection --------------------------------------------------------------------------
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The validated config (defaults filled in) as a dict of the Game() arguments."""
+        return _config_dict(self._config)
+
+    @property
+    def tiles(self) -> list[dict[str, Any]]:
+        """The tiles on the board in placement order, as from_position takes them."""
+        return [
+            {"tile": kind, "x": x, "y": y, "rotation": r} for kind, x, y, r in self._state.placed_tiles()
+        ]
+
+    @property
+    def figures(self) -> list[dict[str, Any]]:
+        """The figures on the board, as from_position takes them."""
+        return [
+            {"player": p, "kind": kind, "x": x, "y": y, "feature": f}
+            for p, kind, x, y, f in self._state.placed_figures()
+        ]
+
+    def supply(self, player: int) -> int:
+        """Meeples player has left in supply."""
+        return self._state.supply(player)
+
+    @property
+    def bag_size(self) -> int:
+        return self._state.bag_size()
+
+    def bag(self) -> dict[str, int]:
+        """{tile kind: copies left in the bag}."""
+        return self._state.bag_counts()
+
+    @property
+    def turn_number(self) -> int:
+        return self._state.turn_number()
+
+    @property
+    def discarded(self) -> int:
+        """Unplaceable tiles removed from the game so far (B-4)."""
+        return self._state.discarded()
+
+    def position(self) -> dict[str, Any]:
+        """The game now as a from_position description (at a draw only).
+
+        Scores carry over but their causes do not (a position has no breakdown).
+        """
+        if not self.is_chance:
+            raise Error(f"a position is taken at a draw, not at {self.phase}")
+        config = self.config
+        if config["draw_order"]:
+            drawn = sum(1 for text in self._history if text.startswith("draw "))
+            config["draw_order"] = config["draw_order"][drawn:]
+        bag = [kind for kind, count in self.bag().items() for _ in range(count)]
+        return {
+            **config,
+            "tiles": self.tiles,
+            "figures": self.figures,
+            "scores": self.scores,
+            "bag": None if config["draw_order"] else bag,
+            "current_player": self.turn_player,
+        }
+
+    def check_consistency(self) -> None:
+        """Recomputes every engine aggregate from scratch; raises RuntimeError on a mismatch."""
+        self._state.check_consistency()
+
+    def core_state(self) -> _core.State:
+        """A copy of the underlying C++ state (for search and batch code)."""
+        return self._state.clone()
+
+    # ---- Copies and records ------------------------------------------------------------------
+
+    def clone(self) -> Game:
+        """An independent copy (the C++ state is copied by value)."""
+        game = type(self).__new__(type(self))
+        game._config = self._config
+        game._state = self._state.clone()
+        game._history = list(self._history)
+        game._sampled = list(self._sampled)
+        game._position = self._position
+        return game
+
+    __copy__ = clone
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        return self.clone()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self).from_json, (self.to_json(),))
+
+    def to_record(self) -> dict[str, Any]:
+        """The game record as a dict (see to_json)."""
+        record: dict[str, Any] = {"format": RECORD_FORMAT, "config": self.config}
+        if self._position is not None:
+            record["position"] = json.loads(json.dumps(self._position))
+        record["actions"] = list(self._history)
+        record["sampled"] = list(self._sampled)
+        return record
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The game record: {"format": "carcassonne-record/1", "config": {...}, "actions": [...],
+        "sampled": [indexes of the draws made with the game's PRNG]} (plus "position" for a game
+        set up with from_position). Game.from_json replays it exactly."""
+        return json.dumps(self.to_record(), indent=indent)
+
+    def __str__(self) -> str:
+        return self._state.to_string()
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game players={self.num_players} turn={self.turn_number} phase={self.phase} "
+            f"scores={self.scores}>"
+        )
+
+
+def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
+    """Returns the position keys of a described position with defaults filled in, checking the
+    shape of each entry (what the entries mean is checked in C++)."""
+
+    def entries(key: str, fields: dict[str, Any]) -> list[dict[str, Any]]:
+        items = position.get(key, [])
+        if not isinstance(items, list):
+            raise PositionError(f"position {key} must be a list")
+        out = []
+        for i, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                raise PositionError(f"position {key}[{i}] must be a mapping")
+            _check_keys(f"position {key}[{i}]", item, list(fields), PositionError)
+            entry = {}
+            for name, default in fields.items():
+                if name not in item and default is None:
+                    raise PositionError(f"position {key}[{i}]: missing {name!r}")
+                entry[name] = item.get(name, default)
+                expected = str if name in ("tile", "kind") else int
+                value = entry[name]
+                if not isinstance(value, expected) or isinstance(value, bool):
+                    raise PositionError(f"position {key}[{i}].{name} must be {expected.__name__}")
+            out.append(entry)
+        return out
+
+    tiles = entries("tiles", {"tile": None, "x": None, "y": None, "rotation": 0})
+    figures = entries("figures", {"player": None, "kind": "meeple", "x": None, "y": None, "feature": None})
+    scores = position.get("scores", [])
+    if not isinstance(scores, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in scores):
+        raise PositionError("position scores must be a list of ints")
+    bag = position.get("bag")
+    if bag is not None and (not isinstance(bag, list) or not all(isinstance(b, str) for b in bag)):
+        raise PositionError("position bag must be a list of tile names")
+    current = position.get("current_player", 0)
+    if not isinstance(current, int) or isinstance(current, bool):
+        raise PositionError("position current_player must be an int")
+    for name, value in [("x", e["x"]) for e in tiles + figures] + [("y", e["y"]) for e in tiles + figures]:
+        if not -(2**31) <= value < 2**31:
+            raise PositionError(f"position {name} out of range: {value}")
+    for value in scores + [current] + [e["rotation"] for e in tiles] + [e["feature"] for e in figures]:
+        if not -(2**31) <= value < 2**31:
+            raise PositionError(f"position value out of range: {value}")
+    return {
+        "tiles": tiles,
+        "figures": figures,
+        "scores": list(scores),
+        "bag": None if bag is None else list(bag),
+        "current_player": current,
+    }
+
+
+def _agents(agents: str | Sequence[str]) -> list[str]:
+    if isinstance(agents, str):
+        return [a.strip() for a in agents.split(",")]
+    return _names("agents", agents)
+
+
+def play_random_games(
+    n: int,
+    players: int = 2,
+    seed: int = 0,
+    threads: int = 0,
+    expansions: Iterable[str] = (),
+    variants: Mapping[str, str] | None = None,
+) -> list[GameResult]:
+    """Plays n uniformly random games in C++ (game i with seed seed + i) over `threads` threads
+    (0: all cores), with the GIL released. Results do not depend on the thread count."""
+    config = make_config(players, expansions, variants, seed)
+    return _core.play_random_games(config, _int("n", n, 0, 2**31 - 1, ValueError),
+                                   _int("threads", threads, 0, 2**31 - 1, ValueError))
+
+
+def play_game(
+    agents: str | Sequence[str] = ("greedy", "random"),
+    players: int = 2,
+    seed: int = 0,
+    agent_seed: int | None = None,
+    expansions: Iterable[str] = (),
+    variants: Mapping[str, str] | None = None,
+) -> GameResult:
+    """Plays one game in C++ between named agents ("random", "greedy"); seat i plays
+    agents[i % len(agents)]. The agents' own PRNG is seeded with agent_seed (default: seed)."""
+    config = make_config(players, expansions, variants, seed)
+    agent_seed = seed if agent_seed is None else _int("agent_seed", agent_seed, 0, 2**64 - 1, ValueError)
+    return _core.play_game(config, _agents(agents), agent_seed)

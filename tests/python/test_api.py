@@ -1,0 +1,296 @@
+"""The Game API over whole random games: invariants, determinism, clones, action strings."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+
+import pytest
+from helpers import play_randomly, snapshot
+
+import carcassonne
+from carcassonne import CAUSES, CHANCE_PLAYER, MEEPLES_PER_PLAYER, TERMINAL_PLAYER, Action, Game
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 0), (2, 1), (3, 2), (4, 3), (5, 4), (6, 5)])
+def test_random_game_keeps_invariants(players: int, seed: int) -> None:
+    """A full game through the Python API: the engine stays consistent after every action, scores
+    never drop (B-7/B-8 only add points), every point has a cause (B-11), meeples are conserved
+    (B-1: 7 each), and legal actions are sorted, distinct, and never empty before the end."""
+    game = Game(players=players, seed=seed)
+    rng = random.Random(seed)
+    previous = game.scores
+    draws = decisions = 0
+
+    def check(g: Game) -> None:
+        nonlocal previous
+        g.check_consistency()
+        scores = g.scores
+        assert all(now >= before for now, before in zip(scores, previous, strict=True)), (previous, scores)
+        previous = scores
+        assert {p: sum(causes.values()) for p, causes in g.breakdown().items()} == dict(enumerate(scores))
+        on_board = [0] * players
+        for figure in g.figures:
+            on_board[figure["player"]] += 1
+        assert [g.supply(p) + on_board[p] for p in range(players)] == [MEEPLES_PER_PLAYER] * players
+        actions = g.legal_actions()
+        if g.is_terminal:
+            assert actions == []
+            assert g.current_player == TERMINAL_PLAYER
+            return
+        codes = [a.code for a in actions]
+        assert codes == sorted(set(codes))
+        assert len({a.text for a in actions}) == len(actions)
+        if g.is_chance:
+            assert g.current_player == CHANCE_PLAYER
+            assert g.phase == "draw"
+        else:
+            assert g.current_player == g.turn_player
+            assert g.phase in ("place_tile", "place_figure")
+            assert g.drawn_tile is not None
+
+    def count(g: Game) -> None:
+        nonlocal draws, decisions
+        if g.history[-1].startswith("draw "):
+            draws += 1
+        else:
+            decisions += 1
+        check(g)
+
+    check(game)
+    steps = play_randomly(game, rng, count)
+    assert game.is_terminal and game.phase == "game_over"
+    assert len(game.history) == steps == draws + decisions
+    # Every tile of the base game is either on the board or discarded (B-4), the start tile too.
+    assert len(game.tiles) + game.discarded == 72
+    assert game.bag_size == 0 and game.bag() == {}
+    returns = game.returns()
+    assert sum(returns) == pytest.approx(1.0)
+    best = max(game.scores)
+    assert [r > 0 for r in returns] == [s == best for s in game.scores]  # B-10
+
+
+def test_returns_are_zero_before_the_end() -> None:
+    game = Game(seed=3)
+    assert game.returns() == [0.0, 0.0]
+    assert not game.is_terminal
+
+
+def test_same_seed_and_actions_give_the_same_game(rng: random.Random) -> None:
+    """A state is a value: the same seed and actions (draws from its own PRNG included) give the
+    same game, node by node."""
+    a, b = Game(seed=42), Game(seed=42)
+    while not a.is_terminal:
+        assert snapshot(a) == snapshot(b)
+        if a.is_chance:
+            assert a.apply_random_chance() == b.apply_random_chance()
+        else:
+            action = rng.choice(a.legal_actions())
+            assert a.apply(action) == b.apply(action.code)
+    assert snapshot(a) == snapshot(b)
+    assert a.history == b.history
+    assert a.to_json() == b.to_json()
+
+
+def test_different_seeds_draw_differently() -> None:
+    draws = {Game(seed=s).apply_random_chance().text for s in range(20)}
+    assert len(draws) > 1, draws
+
+
+def test_clone_is_independent(rng: random.Random) -> None:
+    game = Game(seed=5)
+    for _ in range(30):
+        if game.is_chance:
+            game.apply_random_chance()
+        else:
+            game.apply(rng.choice(game.legal_actions()))
+    before = snapshot(game)
+    history = game.history
+    for twin in (game.clone(), copy.copy(game), copy.deepcopy(game)):
+        assert snapshot(twin) == before
+        play_randomly(twin, random.Random(1))
+        assert twin.is_terminal
+        assert snapshot(game) == before
+        assert game.history == history
+
+
+def test_clone_continues_like_the_original() -> None:
+    """The PRNG is part of the state: a clone draws the same tiles as the original would."""
+    game = Game(seed=9)
+    twin = game.clone()
+    first = [game.apply_random_chance().text]
+    game.apply(game.legal_actions()[0])
+    twin_first = [twin.apply_random_chance().text]
+    twin.apply(twin.legal_actions()[0])
+    assert first == twin_first
+    assert snapshot(game) == snapshot(twin)
+
+
+def test_action_strings_round_trip_over_a_game(rng: random.Random) -> None:
+    """Every legal action's text parses back to its code (STYLE lesson 4), at every node."""
+    game = Game(players=3, seed=11)
+    checked = 0
+    while not game.is_terminal:
+        for action in game.legal_actions():
+            assert str(action) == action.text
+            assert game.action(action.text) == action
+            assert game.action(action.text).code == action.code
+            assert game.action(action.code).text == action.text
+            assert game.is_legal(action) and game.is_legal(action.text) and game.is_legal(action.code)
+            checked += 1
+        if game.is_chance:
+            game.apply_random_chance()
+        else:
+            game.apply(rng.choice(game.legal_actions()))
+    assert checked > 500
+
+
+def test_apply_accepts_action_code_and_text() -> None:
+    """The three ways to name a move give the same game (B-7 4-point city as the probe)."""
+    results = []
+    for form in ("action", "code", "text"):
+        game = Game(draw_order=["base.E"])
+        for text in ("draw base.E", "place 0,-1 r2", "meeple city#0"):
+            action = game.action(text)
+            applied = game.apply({"action": action, "code": action.code, "text": text}[form])
+            assert applied == action and applied.text == text
+        results.append((game.scores, game.history))
+    assert results[0] == results[1] == results[2]
+    assert results[0][0] == [4, 0]
+
+
+def test_action_value_semantics() -> None:
+    game = Game()
+    action = game.legal_actions()[0]
+    assert action == Action(action.code, "any text")  # equality by code
+    assert hash(action) == hash(Action(action.code, ""))
+    assert int(action) == action.code
+    assert action.kind == "draw"
+    with pytest.raises(AttributeError):
+        action.code = 3  # type: ignore[misc]
+    game.apply_random_chance()
+    assert {a.kind for a in game.legal_actions()} == {"place"}
+
+
+def test_chance_outcomes_are_the_bag_proportions() -> None:
+    game = Game(seed=1)
+    outcomes = game.chance_outcomes()
+    assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+    bag = game.bag()
+    assert sum(bag.values()) == game.bag_size == 71
+    assert {a.text.removeprefix("draw "): p for a, p in outcomes} == pytest.approx(
+        {kind: count / 71 for kind, count in bag.items()}
+    )
+    assert [a for a, _ in outcomes] == game.legal_actions()
+    game.apply_random_chance()
+    assert game.chance_outcomes() == []
+
+
+def test_fixed_draw_order_is_followed() -> None:
+    order = ["base.U", "base.V", "base.E"]
+    game = Game(draw_order=order)
+    assert game.chance_outcomes() == [(game.action("draw base.U"), 1.0)]
+    assert not game.is_legal("draw base.V")
+    drawn = []
+    while not game.is_terminal:
+        if game.is_chance:
+            drawn.append(game.apply_random_chance().text.removeprefix("draw "))
+        else:
+            game.apply(game.legal_actions()[0])
+    assert drawn == order
+
+
+def test_breakdown_and_score_by_cause(rng: random.Random) -> None:
+    game = Game(players=4, seed=8)
+    play_randomly(game, rng)
+    breakdown = game.breakdown()
+    assert set(breakdown) == {0, 1, 2, 3}
+    for player, causes in breakdown.items():
+        assert tuple(causes) == CAUSES
+        assert sum(causes.values()) == game.scores[player] == game.score(player)
+        for cause, points in causes.items():
+            assert game.score(player, cause) == points
+
+
+def test_config_is_validated_and_filled() -> None:
+    game = Game(players=3, seed=7)
+    assert game.config == {
+        "players": 3,
+        "expansions": [],
+        "variants": {"start": "tile"},
+        "seed": 7,
+        "draw_order": [],
+    }
+    assert game.num_players == 3
+    assert Game(variants={"start": "tile"}).config["variants"] == {"start": "tile"}
+    assert Game(seed=2**64 - 1).config["seed"] == 2**64 - 1
+
+
+def test_board_inspection() -> None:
+    game = Game(draw_order=["base.E", "base.U"])
+    assert game.tiles == [{"tile": "base.D-start", "x": 0, "y": 0, "rotation": 0}]
+    for text in ("draw base.E", "place 0,-1 r2", "pass", "draw base.U", "place 1,0 r0", "meeple road#0"):
+        game.apply(text)
+    assert game.is_terminal
+    assert game.tiles[1:] == [
+        {"tile": "base.E", "x": 0, "y": -1, "rotation": 2},
+        {"tile": "base.U", "x": 1, "y": 0, "rotation": 0},
+    ]
+    # The road thief of player 1 stays on the board after final scoring (B-8 scores, no return).
+    assert game.figures == [{"player": 1, "kind": "meeple", "x": 1, "y": 0, "feature": 0}]
+    assert game.scores == [0, 2]
+    assert game.breakdown()[1]["road"] == 2
+
+
+def test_pickle_round_trips_through_the_record(rng: random.Random) -> None:
+    game = Game(players=3, seed=4)
+    for _ in range(40):
+        if game.is_chance:
+            game.apply_random_chance()
+        else:
+            game.apply(rng.choice(game.legal_actions()))
+    twin = pickle.loads(pickle.dumps(game))
+    assert snapshot(twin) == snapshot(game)
+    assert twin.history == game.history
+    # The PRNG travels too: both continue with the same draws.
+    play_randomly(twin, random.Random(2))
+    play_randomly(game, random.Random(2))
+    assert twin.history == game.history
+
+
+def test_position_round_trip_at_every_draw(rng: random.Random) -> None:
+    """Game.from_position(game.position()) rebuilds the board, figures, scores and bag."""
+    game = Game(players=3, seed=21)
+    rebuilt = 0
+    while not game.is_terminal:
+        if game.is_chance:
+            position = game.position()
+            twin = Game.from_position(position)
+            twin.check_consistency()
+            assert twin.tiles == game.tiles
+            assert twin.figures == game.figures
+            assert twin.scores == game.scores
+            assert twin.bag() == game.bag()
+            assert twin.turn_player == game.turn_player
+            draw = game.apply_random_chance()
+            twin.apply(draw)
+            assert twin.legal_actions() == game.legal_actions()
+            rebuilt += 1
+        else:
+            game.apply(rng.choice(game.legal_actions()))
+    assert rebuilt >= 60
+
+
+def test_position_is_only_taken_at_a_draw() -> None:
+    game = Game()
+    game.apply_random_chance()
+    with pytest.raises(carcassonne.Error, match="at a draw"):
+        game.position()
+
+
+def test_repr_and_str() -> None:
+    game = Game(players=2)
+    assert "players=2" in repr(game)
+    assert "scores: 0 0" in str(game)
+    assert game.turn_number == 0
