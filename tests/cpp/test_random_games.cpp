@@ -170,3 +170,34 @@ TEST(RandomGames, FarFlungGamesStayConsistent) {
 
 }  // namespace
 }  // namespace carc
+
+namespace carc {
+namespace {
+
+TEST(RandomGames, SampledActionsAreLegalAndCoverEveryPlacement) {
+  Config config;
+  config.seed = 5;
+  State s(config);
+  Rng rng(9);
+  int checked = 0;
+  while (!s.is_terminal()) {
+    if (s.is_chance()) {
+      s.apply(s.sample_chance());
+      continue;
+    }
+    std::vector<Action> legal = s.legal_actions();
+    std::set<uint32_t> seen;
+    for (size_t i = 0; i < 60 * legal.size(); ++i) {
+      Action a = s.sample_legal_action(rng);
+      ASSERT_TRUE(std::binary_search(legal.begin(), legal.end(), a)) << s.action_to_string(a);
+      seen.insert(a.code);
+    }
+    EXPECT_EQ(seen.size(), legal.size());  // each is missed with probability < e^-60
+    ++checked;
+    s.apply(legal[rng.below(uint32_t(legal.size()))]);
+  }
+  EXPECT_GT(checked, 71);
+}
+
+}  // namespace
+}  // namespace carc

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every test: the C++ suite (release build, via ctest), the same suite under AddressSanitizer
+# and UndefinedBehaviorSanitizer with a 100,000-move random-game invariant run, a Python lint,
+# and the Python suite against the installed package.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source tools/deps.sh
+jobs=${JOBS:-2}
+
+echo "== C++ tests (release)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCARC_WERROR=ON >/dev/null
+cmake --build build -j "$jobs"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== C++ tests under ASan + UBSan, 100,000 random-game moves with invariant checks"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCARC_SANITIZE=address,undefined \
+  -DCARC_BENCH=OFF -DCARC_WERROR=ON >/dev/null
+cmake --build build-asan -j "$jobs" --target carc_tests
+CARC_FUZZ_MOVES=100000 ./build-asan/carc_tests --gtest_brief=1
+
+echo "== Python lint"
+python3 -m ruff check bindings tests/python tools
+
+echo "== Python tests"
+CMAKE_BUILD_PARALLEL_LEVEL=$jobs python3 -m pip install -q --disable-pip-version-check --no-build-isolation .
+python3 -m pytest -q
