@@ -33,8 +33,8 @@ from .game import RECORD_FORMAT, Action, Game, RecordError, make_config, play_ga
 
 __version__ = "0.1.0"
 
-# The C++ errors are defined in _core; show them where users import them from.
-for _error in (Error, ConfigError, IllegalActionError, PositionError):
+# The errors are defined in _core and game; show them where users import them from.
+for _error in (Error, ConfigError, IllegalActionError, PositionError, RecordError):
     _error.__module__ = __name__
 del _error
 

@@ -47,7 +47,7 @@ class Action:
 
     @property
     def kind(self) -> str:
-        """"draw", "place", "figure" or "pass"."""
+        """The kind of action: "draw", "place", "figure" or "pass"."""
         kind = self.code & 0xF
         return _ACTION_KINDS[kind] if kind < len(_ACTION_KINDS) else "unknown"
 
@@ -164,7 +164,9 @@ class Game:
         try:
             core = _core.Position(
                 config=config,
-                tiles=[_core.Position.Tile(t["tile"], t["x"], t["y"], t["rotation"]) for t in described["tiles"]],
+                tiles=[
+                    _core.Position.Tile(t["tile"], t["x"], t["y"], t["rotation"]) for t in described["tiles"]
+                ],
                 figures=[
                     _core.Position.Figure(f["player"], f["kind"], f["x"], f["y"], f["feature"])
                     for f in described["figures"]
@@ -212,7 +214,9 @@ class Game:
         sampled = record.get("sampled", [])
         if (
             not isinstance(sampled, list)
-            or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(actions) for i in sampled)
+            or not all(
+                isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(actions) for i in sampled
+            )
             or sorted(set(sampled)) != sampled
         ):
             raise RecordError("record sampled must be a sorted list of distinct action indexes")
@@ -274,7 +278,7 @@ class Game:
 
     @property
     def phase(self) -> str:
-        """"draw", "place_tile", "place_figure" or "game_over"."""
+        """Where the turn is: "draw", "place_tile", "place_figure" or "game_over"."""
         return self._state.phase().name.lower()
 
     @property
@@ -325,11 +329,14 @@ class Game:
         if isinstance(action, bool):
             raise TypeError("an action is an Action, an int code or a string, not a bool")
         try:
-            return operator.index(action)
+            code = operator.index(action)
         except TypeError:
             raise TypeError(
                 f"an action is an Action, an int code or a string, not {type(action).__name__}"
             ) from None
+        if not 0 <= code <= 0xFFFFFFFF:
+            raise IllegalActionError(f"action code {code} is out of range (0 to 2**32 - 1)")
+        return code
 
     def _apply_code(self, code: int, *, sampled: bool) -> Action:
         text = self._state.action_to_string(code)  # before apply: figure texts name the tile's feature
@@ -372,9 +379,7 @@ class Game:
     @property
     def tiles(self) -> list[dict[str, Any]]:
         """The tiles on the board in placement order, as from_position takes them."""
-        return [
-            {"tile": kind, "x": x, "y": y, "rotation": r} for kind, x, y, r in self._state.placed_tiles()
-        ]
+        return [{"tile": kind, "x": x, "y": y, "rotation": r} for kind, x, y, r in self._state.placed_tiles()]
 
     @property
     def figures(self) -> list[dict[str, Any]]:
@@ -507,7 +512,9 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
     tiles = entries("tiles", {"tile": None, "x": None, "y": None, "rotation": 0})
     figures = entries("figures", {"player": None, "kind": "meeple", "x": None, "y": None, "feature": None})
     scores = position.get("scores", [])
-    if not isinstance(scores, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in scores):
+    if not isinstance(scores, list) or not all(
+        isinstance(s, int) and not isinstance(s, bool) for s in scores
+    ):
         raise PositionError("position scores must be a list of ints")
     bag = position.get("bag")
     if bag is not None and (not isinstance(bag, list) or not all(isinstance(b, str) for b in bag)):
@@ -547,8 +554,9 @@ def play_random_games(
     """Plays n uniformly random games in C++ (game i with seed seed + i) over `threads` threads
     (0: all cores), with the GIL released. Results do not depend on the thread count."""
     config = make_config(players, expansions, variants, seed)
-    return _core.play_random_games(config, _int("n", n, 0, 2**31 - 1, ValueError),
-                                   _int("threads", threads, 0, 2**31 - 1, ValueError))
+    return _core.play_random_games(
+        config, _int("n", n, 0, 2**31 - 1, ValueError), _int("threads", threads, 0, 2**31 - 1, ValueError)
+    )
 
 
 def play_game(

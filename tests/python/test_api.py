@@ -7,10 +7,10 @@ import pickle
 import random
 
 import pytest
-from helpers import play_randomly, snapshot
 
 import carcassonne
 from carcassonne import CAUSES, CHANCE_PLAYER, MEEPLES_PER_PLAYER, TERMINAL_PLAYER, Action, Game
+from helpers import play_randomly, snapshot
 
 
 @pytest.mark.parametrize(("players", "seed"), [(2, 0), (2, 1), (3, 2), (4, 3), (5, 4), (6, 5)])

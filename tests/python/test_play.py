@@ -1,0 +1,117 @@
+"""Whole games in C++: batches of random games and agent games, deterministic and GIL-free."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from carcassonne import CAUSES, ConfigError, GameResult, play_game, play_random_games
+
+
+def _as_tuples(results: list[GameResult]) -> list[tuple]:
+    return [(r.scores, r.breakdown, r.decisions, r.tiles_placed) for r in results]
+
+
+def test_random_games_do_not_depend_on_the_thread_count() -> None:
+    one = play_random_games(200, players=3, seed=10, threads=1)
+    two = play_random_games(200, players=3, seed=10, threads=2)
+    every_core = play_random_games(200, players=3, seed=10, threads=0)
+    assert _as_tuples(one) == _as_tuples(two) == _as_tuples(every_core)
+
+
+def test_game_i_of_a_batch_uses_seed_plus_i() -> None:
+    batch = play_random_games(20, seed=100, threads=2)
+    assert _as_tuples(batch[7:8]) == _as_tuples(play_random_games(1, seed=107))
+    assert len({tuple(r.scores) for r in batch}) > 1  # different seeds, different games
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_random_game_results_are_sane(players: int) -> None:
+    results = play_random_games(100, players=players, seed=1)
+    for r in results:
+        assert len(r.scores) == players
+        assert [sum(causes.values()) for causes in r.breakdown] == r.scores  # B-11
+        assert all(tuple(causes) == CAUSES for causes in r.breakdown)
+        assert all(s >= 0 for s in r.scores)
+        assert 0 < r.tiles_placed <= 72
+        assert r.decisions >= r.tiles_placed - 1  # at least the placements
+    assert "GameResult(scores=[" in repr(results[0])
+
+
+def test_bad_batch_arguments() -> None:
+    with pytest.raises(ConfigError):
+        play_random_games(1, players=1)
+    with pytest.raises(ValueError, match="n out of range"):
+        play_random_games(-1)
+    with pytest.raises(ValueError, match="threads out of range"):
+        play_random_games(1, threads=-1)
+    with pytest.raises(TypeError):
+        play_random_games("10")  # type: ignore[arg-type]
+    assert play_random_games(0) == []
+
+
+def _ticks_during(call: Callable[[], object]) -> tuple[int, float]:
+    """Runs call() in a worker thread while this thread counts loop iterations; returns the
+    iterations made in the middle 80% of the call, and the call's duration. With the GIL held
+    through the C++ call, this thread could not run at all in between."""
+    span: dict[str, float] = {}
+
+    def worker() -> None:
+        span["start"] = time.perf_counter()
+        call()
+        span["end"] = time.perf_counter()
+
+    thread = threading.Thread(target=worker)
+    ticks: list[float] = []
+    thread.start()
+    while thread.is_alive():
+        ticks.append(time.perf_counter())
+    thread.join()
+    duration = span["end"] - span["start"]
+    lo, hi = span["start"] + 0.1 * duration, span["end"] - 0.1 * duration
+    return sum(1 for t in ticks if lo < t < hi), duration
+
+
+def test_play_random_games_releases_the_gil() -> None:
+    inside, duration = _ticks_during(lambda: play_random_games(30_000, seed=0, threads=1))
+    assert duration > 0.05, "the batch was too quick to tell"
+    assert inside > 1000, f"{inside} ticks of the other thread during {duration:.3f} s of C++"
+
+
+def test_play_game_releases_the_gil() -> None:
+    inside, duration = _ticks_during(lambda: play_game(["greedy", "greedy"], players=4, seed=1))
+    assert inside > 50, f"{inside} ticks of the other thread during {duration * 1000:.1f} ms of C++"
+
+
+def test_play_game_is_deterministic() -> None:
+    a = play_game(["greedy", "random"], players=2, seed=3)
+    b = play_game(["greedy", "random"], players=2, seed=3)
+    assert _as_tuples([a]) == _as_tuples([b])
+    assert play_game("greedy,random", seed=3).scores == a.scores
+    c = play_game(["greedy", "random"], players=2, seed=3, agent_seed=99)
+    assert [sum(x.values()) for x in c.breakdown] == c.scores
+
+
+def test_greedy_beats_random() -> None:
+    """A skill check, not a rule: over 10 games with seats swapped, the one-ply greedy agent
+    scores more than the random agent in total and wins most games."""
+    greedy = random_points = wins = 0
+    for seed in range(10):
+        lineup = ["greedy", "random"] if seed % 2 == 0 else ["random", "greedy"]
+        result = play_game(lineup, seed=seed)
+        g = lineup.index("greedy")
+        greedy += result.scores[g]
+        random_points += result.scores[1 - g]
+        wins += result.scores[g] > result.scores[1 - g]
+    assert greedy > random_points
+    assert wins >= 7
+
+
+def test_unknown_agent() -> None:
+    with pytest.raises(ValueError, match="unknown agent 'alphago'"):
+        play_game(["greedy", "alphago"])
+    with pytest.raises(TypeError):
+        play_game([1, 2])  # type: ignore[list-item]
