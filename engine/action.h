@@ -2,15 +2,21 @@
 //
 // Layout (bit 0 is the lowest):
 //   bits 0-3    ActionKind
-//   Draw        bits 4-11  tile kind id (catalogue order)
+//   Draw        bits 4-11  tile kind id (catalogue order)                         chance only
 //   Place       bits 4-12  x + 256, bits 13-21 y + 256, bits 22-23 rotation (quarter turns
 //               clockwise from the catalogue orientation)
-//   Figure      bits 4-7   FigureKind, bits 8-11 feature index on the tile (tiles.json order)
-//   Pass        no payload: place no figure
+//   Figure      bits 4-7   FigureKind, bits 8-11 feature index on the tile (tiles.json order;
+//               for a barn the corner: 0 NE, 1 SE, 2 SW, 3 NW), bit 12 set when the figure goes
+//               to another tile than the one just placed (wagon moves), with that tile's cell in
+//               bits 13-21 (x + 256) and 22-30 (y + 256)
+//   Pass        no payload: place no figure / return the wagon / decline the abbey at the end
+//   Abbey       bits 4-12  x + 256, bits 13-21 y + 256: place the abbey instead of drawing (AM-A-1)
+//   TakeTile    no payload: draw a tile rather than place the abbey
 // Codes are compared as integers, so legal action lists sort by kind, then payload.
 //
-// String forms (action_to_string / parse_action round-trip):
-//   "draw base.D"   "place 3,-1 r1"   "meeple city#0"   "pass"
+// String forms (State::action_to_string / State::parse_action round-trip):
+//   "draw base.D"  "place 3,-1 r1"  "meeple city#0"  "mayor city#0"  "wagon road#1"
+//   "barn NE"  "wagon road#1 @3,-1"  "pass"  "abbey 2,1"  "take-tile"
 #pragma once
 
 #include <cstdint>
@@ -21,42 +27,54 @@
 
 namespace carc {
 
-enum class ActionKind : uint8_t { Draw = 0, Place = 1, Figure = 2, Pass = 3 };
-enum class FigureKind : uint8_t { Meeple = 0 };
-inline constexpr int kNumFigureKinds = 1;
+enum class ActionKind : uint8_t { Draw = 0, Place = 1, Figure = 2, Pass = 3, Abbey = 4, TakeTile = 5 };
+enum class FigureKind : uint8_t { Meeple = 0, Mayor = 1, Wagon = 2, Barn = 3 };
+inline constexpr int kNumFigureKinds = 4;
 
 struct Action {
-  uint32_t code = 0;
+  uint32_t code;  // no initializer: action buffers on hot paths stay uninitialized
+
+  static constexpr uint32_t cell_bits(Cell c) { return uint32_t(c.x + kCoordLimit) | uint32_t(c.y + kCoordLimit) << 9; }
 
   static constexpr Action draw(int kind) { return {uint32_t(ActionKind::Draw) | uint32_t(kind) << 4}; }
   static constexpr Action place(Cell c, int rotation) {
-    return {uint32_t(ActionKind::Place) | uint32_t(c.x + kCoordLimit) << 4 | uint32_t(c.y + kCoordLimit) << 13 |
-            uint32_t(rotation) << 22};
+    return {uint32_t(ActionKind::Place) | cell_bits(c) << 4 | uint32_t(rotation) << 22};
   }
-  // The same as place(cell, rotation), from a Board::cell_key.
+  // The same as place(cell, rotation), from a Board::cell_key (which has the cell_bits layout).
   static constexpr Action place_at_key(uint32_t cell_key, int rotation) {
     return {uint32_t(ActionKind::Place) | cell_key << 4 | uint32_t(rotation) << 22};
   }
   static constexpr Action figure(FigureKind f, int feature) {
     return {uint32_t(ActionKind::Figure) | uint32_t(f) << 4 | uint32_t(feature) << 8};
   }
+  static constexpr Action figure_at(FigureKind f, int feature, Cell c) {
+    return {figure(f, feature).code | 1u << 12 | cell_bits(c) << 13};
+  }
   static constexpr Action pass() { return {uint32_t(ActionKind::Pass)}; }
+  static constexpr Action abbey(Cell c) { return {uint32_t(ActionKind::Abbey) | cell_bits(c) << 4}; }
+  static constexpr Action take_tile() { return {uint32_t(ActionKind::TakeTile)}; }
 
   constexpr ActionKind kind() const { return ActionKind(code & 0xF); }
   constexpr int tile_kind() const { return int(code >> 4 & 0xFF); }
-  constexpr Cell cell() const { return Cell{int16_t(int(code >> 4 & 0x1FF) - kCoordLimit), int16_t(int(code >> 13 & 0x1FF) - kCoordLimit)}; }
+  // The cell of a Place or Abbey action.
+  constexpr Cell cell() const { return cell_from(code >> 4); }
   constexpr int rotation() const { return int(code >> 22 & 3); }
   constexpr FigureKind figure_kind() const { return FigureKind(code >> 4 & 0xF); }
   constexpr int feature() const { return int(code >> 8 & 0xF); }
+  constexpr bool elsewhere() const { return code >> 12 & 1; }
+  // The target cell of a Figure action with elsewhere() set.
+  constexpr Cell figure_cell() const { return cell_from(code >> 13); }
 
   friend constexpr bool operator==(Action a, Action b) { return a.code == b.code; }
   friend constexpr bool operator<(Action a, Action b) { return a.code < b.code; }
+
+ private:
+  static constexpr Cell cell_from(uint32_t bits) {
+    return Cell{int16_t(int(bits & 0x1FF) - kCoordLimit), int16_t(int(bits >> 9 & 0x1FF) - kCoordLimit)};
+  }
 };
 
-// Returns the readable form of an action (the feature type is looked up on the tile that the
-// figure goes on, so figure actions need the state; see State::action_to_string).
-std::string draw_to_string(int kind);
-std::string place_to_string(Action a);
 const char* figure_kind_name(FigureKind f);
+inline constexpr const char* kCornerNames[4] = {"NE", "SE", "SW", "NW"};
 
 }  // namespace carc

@@ -10,8 +10,8 @@ namespace carc {
 extern const char* const kBuiltinCatalogueText;
 
 const char* cause_name(Cause c) {
-  static constexpr const char* kNames[] = {"city",  "road", "cloister", "shrine", "field",
-                                           "barn",  "king", "robber",   "arrow"};
+  static constexpr const char* kNames[] = {"city", "road",   "cloister", "shrine",     "field",     "barn",
+                                           "king", "robber", "arrow",    "city_mayor", "field_barn"};
   return kNames[int(c)];
 }
 

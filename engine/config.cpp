@@ -10,7 +10,7 @@ namespace carc {
 
 const std::vector<ExpansionInfo>& known_expansions() {
   static const std::vector<ExpansionInfo> kList = {
-      {"abbey-mayor", "RULES 2 (Abbey & Mayor)", false},
+      {"abbey-mayor", "RULES 2 (Abbey & Mayor)", true},
       {"river2", "RULES 3 RV (River II)", false},
       {"city", "RULES 3 CK (City of Carcassonne and the Count)", false},
       {"king-robber", "RULES 3 KR + CK-T-1 (King & Robber, 5 land tiles)", false},
@@ -22,8 +22,8 @@ const std::vector<ExpansionInfo>& known_expansions() {
 
 const std::vector<VariantInfo>& known_variants() {
   static const std::vector<VariantInfo> kList = {
-      {"abbey_endgame", {"mandatory", "final_round", "none"}, false},
-      {"wagon_move", {"c2", "c1"}, false},
+      {"abbey_endgame", {"mandatory", "final_round", "none"}, true},
+      {"wagon_move", {"c2", "c1"}, true},
       {"start", {"tile", "river2", "city", "city_plain"}, true},
       {"count_move", {"free", "clockwise", "follow"}, false},
   };

@@ -15,35 +15,44 @@ const RotatedTile& rotated(const PlacedTile& t) { return catalogue().kind(t.kind
 
 bool can_hold_figure(FeatureType t) { return t != FeatureType::River && t != FeatureType::Quarter; }
 
-// Scoring order within one phase 3 (RULES 5.4b): cities, roads, cloister-like.
+// Scoring order within one phase 3 (RULES 5.4b): cities, roads, cloister-like (fields last).
 int scoring_rank(FeatureType t) { return t == FeatureType::City ? 0 : t == FeatureType::Road ? 1 : 2; }
 
 std::string cell_text(Cell c) { return std::to_string(c.x) + "," + std::to_string(c.y); }
 
+bool has_expansion(const Config& config, const std::string& name) {
+  return std::find(config.expansions.begin(), config.expansions.end(), name) != config.expansions.end();
+}
+
 // Returns true if the tile set is in play under this config ("count-city" is expansion "city").
 bool enabled_set(const Config& config, const std::string& set) {
-  if (set == "base") return true;
-  const std::string& expansion = set == "count-city" ? std::string("city") : set;
-  return std::find(config.expansions.begin(), config.expansions.end(), expansion) != config.expansions.end();
+  return set == "base" || has_expansion(config, set == "count-city" ? std::string("city") : set);
+}
+
+bool is_abbey(const TileKind& kind) {
+  return kind.cloister_segment >= 0 && kind.rotations[0].segments[kind.cloister_segment].type == FeatureType::Abbey;
 }
 
 // Returns true for the tiles that go into the bag: land tiles of enabled sets, not the start.
 bool bag_tile(const Config& config, const TileKind& kind) {
-  return enabled_set(config, kind.set) && kind.name != "abbey-mayor.A" && kind.set != "count-city" &&
-         kind.set != "river2";
+  return enabled_set(config, kind.set) && !is_abbey(kind) && kind.set != "count-city" && kind.set != "river2";
 }
+
+// The two field halves at each tile corner (0 NE, 1 SE, 2 SW, 3 NW), and where the corner is.
+constexpr int kCornerPoints[4][2] = {{2, 3}, {5, 6}, {8, 9}, {11, 0}};
+constexpr int kCornerDx[4] = {1, 1, -1, -1};
+constexpr int kCornerDy[4] = {-1, 1, 1, -1};
 
 }  // namespace
 
-std::string draw_to_string(int kind) { return "draw " + catalogue().kind(KindId(kind)).name; }
-
-std::string place_to_string(Action a) { return "place " + cell_text(a.cell()) + " r" + std::to_string(a.rotation()); }
-
 const char* figure_kind_name(FigureKind f) {
-  switch (f) {
-    case FigureKind::Meeple: return "meeple";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"meeple", "mayor", "wagon", "barn"};
+  return int(f) < kNumFigureKinds ? kNames[int(f)] : "figure?";
+}
+
+const char* phase_name(Phase p) {
+  static constexpr const char* kNames[] = {"draw", "abbey or tile", "place tile", "place figure", "wagon move", "game over"};
+  return kNames[int(p)];
 }
 
 // ---- Set-up ---------------------------------------------------------------------------------
@@ -67,16 +76,27 @@ State::State(const Config& raw) {
   start_turn();
 }
 
-void State::init(const Config& raw) {
-  Config config = validate(raw);
-  num_players_ = uint8_t(config.players);
+void State::init(const Config& config) {
+  rules_.players = uint8_t(config.players);
+  rules_.abbey_mayor = has_expansion(config, "abbey-mayor");
+  const std::string& endgame = config.variants.at("abbey_endgame");
+  rules_.abbey_endgame = endgame == "final_round" ? AbbeyEndgame::FinalRound
+                         : endgame == "none"      ? AbbeyEndgame::None
+                                                  : AbbeyEndgame::Mandatory;
+  rules_.wagon_move = config.variants.at("wagon_move") == "c1" ? WagonRule::C1 : WagonRule::C2;
   seed_ = config.seed;
   rng_.reseed(config.seed);
   board_.clear();
   features_.clear();
-  for (int p = 0; p < kMaxPlayers; ++p) supply_[p] = p < num_players_ ? kMeeplesPerPlayer : 0;
-  fixed_order_ = !config.draw_order.empty();
   const Catalogue& cat = catalogue();
+  for (const TileKind& k : cat.kinds())
+    if (is_abbey(k)) abbey_kind_ = k.id;
+  uint8_t extra = rules_.abbey_mayor ? 1 : 0;
+  for (int p = 0; p < rules_.players; ++p) {
+    supply_[p] = {kMeeplesPerPlayer, extra, extra, extra};
+    abbeys_[p] = extra;
+  }
+  fixed_order_ = !config.draw_order.empty();
   for (auto it = config.draw_order.rbegin(); it != config.draw_order.rend(); ++it) {
     KindId k = cat.find(*it);
     bag_[bag_size_++] = k;
@@ -86,9 +106,10 @@ void State::init(const Config& raw) {
 
 State State::from_position(const Position& position) {
   State st;
-  st.init(position.config);
-  const Catalogue& cat = catalogue();
   Config config = validate(position.config);
+  st.init(config);
+  const Catalogue& cat = catalogue();
+  const int players = st.rules_.players;
   if (position.tiles.empty()) throw PositionError("a position needs at least one tile");
   std::vector<int> used(cat.size(), 0);
   for (size_t i = 0; i < position.tiles.size(); ++i) {
@@ -101,37 +122,71 @@ State State::from_position(const Position& position) {
     if (t.rotation < 0 || t.rotation > 3) throw PositionError(where + ": rotation must be 0-3");
     if (std::abs(t.cell.x) > 200 || std::abs(t.cell.y) > 200) throw PositionError(where + ": cell out of range");
     if (st.board_.occupied(t.cell)) throw PositionError(where + ": cell already holds a tile");
+    if (st.board_.num_tiles() == kMaxTiles) throw PositionError(where + ": too many tiles");
     if (i > 0) {
       int f = st.board_.frontier_index(t.cell);
       if (f < 0) throw PositionError(where + ": does not touch an earlier tile");
+      if (is_abbey(kind) && st.board_.frontier_neighbours(f) != 0xF)
+        throw PositionError(where + ": an abbey goes into a hole, 4 neighbours (AM-A-1)");
       if (!st.board_.fits(f, kind.rotations[t.rotation].signature))
         throw PositionError(where + ": sides do not match its neighbours (B-3)");
     }
     st.put_tile(t.cell, kind.id, t.rotation);
     for (int p = 0; p < st.num_pending_; ++p) st.features_[st.pending_[p]].done = 1;
     st.num_pending_ = 0;
+    st.num_barn_fields_ = 0;
   }
   for (size_t i = 0; i < position.figures.size(); ++i) {
     const Position::Figure& f = position.figures[i];
     std::string where = "figure #" + std::to_string(i) + " (" + f.kind + " at " + cell_text(f.cell) + ")";
-    if (f.player < 0 || f.player >= st.num_players_) throw PositionError(where + ": no such player");
-    if (f.kind != "meeple") throw PositionError(where + ": unknown or unsupported figure kind");
+    if (f.player < 0 || f.player >= players) throw PositionError(where + ": no such player");
+    int kind = -1;
+    for (int k = 0; k < kNumFigureKinds; ++k)
+      if (f.kind == figure_kind_name(FigureKind(k))) kind = k;
+    if (kind < 0) throw PositionError(where + ": unknown figure kind (meeple, mayor, wagon, barn)");
+    FigureKind fk = FigureKind(kind);
+    if (!st.figure_in_play(fk)) throw PositionError(where + ": that figure is not in play");
+    if (st.supply_[f.player][kind] == 0) throw PositionError(where + ": player has no " + f.kind + " left");
     int slot = st.board_.slot_at(f.cell);
     if (slot < 0) throw PositionError(where + ": no tile there");
     const PlacedTile& tile = st.board_.tile(slot);
-    const TileKind& kind = cat.kind(tile.kind);
-    if (f.feature < 0 || f.feature >= kind.num_segments) throw PositionError(where + ": no feature #" + std::to_string(f.feature) + " on " + kind.name);
-    uint16_t seg = uint16_t(tile.first_segment + f.feature);
-    if (!can_hold_figure(st.features_[seg].type)) throw PositionError(where + ": no figure may stand there");
-    if (st.features_.feature(seg).done) throw PositionError(where + ": the feature is completed, so it would have been scored");
-    if (st.supply_[f.player] == 0) throw PositionError(where + ": player has no meeple left");
-    st.add_figure(f.player, FigureKind::Meeple, seg);
+    const TileKind& tk = cat.kind(tile.kind);
+    uint16_t seg;
+    if (fk == FigureKind::Barn) {
+      if (f.feature < 0 || f.feature > 3) throw PositionError(where + ": a barn names a corner 0-3");
+      if (!st.barn_corner_ok(f.cell, f.feature, &seg))
+        throw PositionError(where + ": no four tiles whose fields meet at that corner (AM-B-1)");
+      if (st.features_.feature(seg).barns) throw PositionError(where + ": that field has a barn already (AM-B-2)");
+    } else {
+      if (f.feature < 0 || f.feature >= tk.num_segments)
+        throw PositionError(where + ": no feature #" + std::to_string(f.feature) + " on " + tk.name);
+      seg = uint16_t(tile.first_segment + f.feature);
+      FeatureType type = st.features_[seg].type;
+      if (!can_hold_figure(type)) throw PositionError(where + ": no figure may stand there");
+      if (fk == FigureKind::Mayor && type != FeatureType::City) throw PositionError(where + ": a mayor stands in a city (AM-M-1)");
+      if (fk == FigureKind::Wagon && type == FeatureType::Field) throw PositionError(where + ": a wagon never stands on a field (AM-W-1)");
+      if (st.features_.feature(seg).done) throw PositionError(where + ": the feature is completed, so it would have been scored");
+    }
+    st.add_figure(f.player, fk, seg, true);
   }
+  for (int s = 0; s < st.features_.size(); ++s) {
+    const Segment& f = st.features_[s];
+    if (f.root == s && f.barns && f.occupants) throw PositionError("a field holds both a barn and farmers (AM-B-4)");
+  }
+  st.num_barn_fields_ = 0;
   if (!position.scores.empty()) {
-    if (int(position.scores.size()) != st.num_players_) throw PositionError("scores: one per player expected");
-    for (int p = 0; p < st.num_players_; ++p) {
+    if (int(position.scores.size()) != players) throw PositionError("scores: one per player expected");
+    for (int p = 0; p < players; ++p) {
       if (position.scores[p] < 0 || position.scores[p] > 30000) throw PositionError("scores: out of range");
       st.scores_[p] = int16_t(position.scores[p]);
+    }
+  }
+  if (!position.abbeys.empty()) {
+    if (int(position.abbeys.size()) != players) throw PositionError("abbeys: one per player expected");
+    for (int p = 0; p < players; ++p) {
+      if (position.abbeys[p] < 0 || position.abbeys[p] > st.abbeys_[p])
+        throw PositionError("abbeys: player " + std::to_string(p) + " can hold 0" + (st.abbeys_[p] ? " or 1" : ""));
+      st.abbeys_[p] = uint8_t(position.abbeys[p]);
     }
   }
   if (!st.fixed_order_) {
@@ -140,7 +195,7 @@ State State::from_position(const Position& position) {
       for (const std::string& name : *position.bag) {
         if (!cat.contains(name)) throw PositionError("bag: unknown tile '" + name + "'");
         const TileKind& kind = cat.kind(cat.find(name));
-        if (!enabled_set(config, kind.set)) throw PositionError("bag: set '" + kind.set + "' is not enabled");
+        if (!bag_tile(config, kind)) throw PositionError("bag: '" + name + "' is not a land tile of an enabled set");
         if (++left[kind.id] + used[kind.id] > kind.count) throw PositionError("bag: more copies of '" + name + "' than the set has");
       }
     } else {
@@ -154,14 +209,14 @@ State State::from_position(const Position& position) {
         ++st.bag_count_[k.id];
       }
   }
-  if (position.current_player < 0 || position.current_player >= st.num_players_)
+  if (position.current_player < 0 || position.current_player >= players)
     throw PositionError("current_player: no such player");
   st.turn_player_ = uint8_t(position.current_player);
   st.start_turn();
   return st;
 }
 
-// ---- Placing tiles ---------------------------------------------------------------------------
+// ---- Placing tiles and figures ---------------------------------------------------------------
 
 void State::add_pending(uint16_t root) {
   for (int i = 0; i < num_pending_; ++i)
@@ -221,8 +276,18 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
     }
   }
   for (int i = 0; i < kind.num_segments; ++i) {
-    const Segment& f = features_.feature(first + i);
-    if ((f.type == FeatureType::Road || f.type == FeatureType::City) && f.open == 0) add_pending(features_.root(first + i));
+    uint16_t root = features_.root(first + i);
+    const Segment& f = features_[root];
+    if ((f.type == FeatureType::Road || f.type == FeatureType::City) && f.open == 0) add_pending(root);
+    // AM-B-5: this tile joined a field with farmers to a field with a barn.
+    if (f.type == FeatureType::Field && f.barns && f.occupants) {
+      bool listed = false;
+      for (int j = 0; j < num_barn_fields_; ++j) listed |= barn_fields_[j] == root;
+      if (!listed) {
+        barn_fields_[num_barn_fields_] = root;
+        barn_field_points_[num_barn_fields_++] = 1;
+      }
+    }
   }
 }
 
@@ -233,28 +298,203 @@ bool State::placeable(KindId kind_id) const {
   return false;
 }
 
-void State::add_figure(int player, FigureKind kind, uint16_t segment) {
-  assert(supply_[player] > 0 && num_figures_ < kMaxPlacedFigures);
+void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_supply) {
+  assert(num_figures_ < kMaxPlacedFigures);
   figures_[num_figures_++] = PlacedFigure{segment, uint8_t(player), kind};
-  --supply_[player];
+  if (from_supply) {
+    assert(supply_[player][int(kind)] > 0);
+    --supply_[player][int(kind)];
+  }
   Segment& f = features_.feature(segment);
-  ++f.occupants;
-  ++f.meeples[player];
+  switch (kind) {
+    case FigureKind::Meeple:
+    case FigureKind::Wagon:
+      ++f.occupants;
+      ++f.meeples[player];
+      break;
+    case FigureKind::Mayor:
+      ++f.occupants;
+      f.mayors |= uint8_t(1u << player);
+      break;
+    case FigureKind::Barn:
+      ++f.barns;
+      break;
+  }
+}
+
+bool State::barn_corner_ok(Cell c, int corner, uint16_t* field) const {
+  // The 4 tiles meeting at this corner of c, and which of their corners meets there.
+  const Cell cells[4] = {c, Cell{int16_t(c.x + kCornerDx[corner]), c.y}, Cell{c.x, int16_t(c.y + kCornerDy[corner])},
+                         Cell{int16_t(c.x + kCornerDx[corner]), int16_t(c.y + kCornerDy[corner])}};
+  const int corners[4] = {corner, 3 - corner, corner ^ 1, (corner + 2) & 3};
+  for (int i = 0; i < 4; ++i) {
+    int slot = board_.slot_at(cells[i]);
+    if (slot < 0) return false;
+    const PlacedTile& t = board_.tile(slot);
+    const RotatedTile& rt = rotated(t);
+    int a = rt.segment_at[kCornerPoints[corners[i]][0]], b = rt.segment_at[kCornerPoints[corners[i]][1]];
+    if (a < 0 || a != b || rt.segments[a].type != FeatureType::Field) return false;
+    if (i == 0) *field = uint16_t(t.first_segment + a);
+  }
+  return true;
+}
+
+int State::figure_options(Action* out) const {
+  int n = 0;
+  const int p = turn_player_;
+  const auto& supply = supply_[p];
+  const PlacedTile& t = board_.tile(last_slot_);
+  const int segments = catalogue().kind(t.kind).num_segments;
+  for (int i = 0; i < segments; ++i) {
+    FeatureType type = features_[t.first_segment + i].type;
+    if (!can_hold_figure(type)) continue;
+    const Segment& f = features_.feature(t.first_segment + i);
+    if (f.occupants) continue;
+    if (supply[int(FigureKind::Meeple)] && !(type == FeatureType::Field && f.barns)) out[n++] = Action::figure(FigureKind::Meeple, i);
+    if (supply[int(FigureKind::Mayor)] && type == FeatureType::City) out[n++] = Action::figure(FigureKind::Mayor, i);
+    if (supply[int(FigureKind::Wagon)] && type != FeatureType::Field) out[n++] = Action::figure(FigureKind::Wagon, i);
+  }
+  if (supply[int(FigureKind::Barn)]) {
+    for (int corner = 0; corner < 4; ++corner) {
+      uint16_t field;
+      if (barn_corner_ok(t.cell, corner, &field) && !features_.feature(field).barns)
+        out[n++] = Action::figure(FigureKind::Barn, corner);
+    }
+  }
+  return n;
+}
+
+bool State::has_hole() const {
+  for (int f = 0; f < board_.frontier_size(); ++f)
+    if (board_.frontier_neighbours(f) == 0xF) return true;
+  return false;
+}
+
+int State::abbey_options(Action* out) const {
+  int n = 0;
+  for (int f = 0; f < board_.frontier_size(); ++f)
+    if (board_.frontier_neighbours(f) == 0xF) out[n++] = Action::abbey(board_.frontier_cell(f));
+  return n;
+}
+
+int State::wagon_targets(Action* out) const {
+  const uint16_t origin = wagons_[0].origin;
+  int n = 0;
+  auto offer = [&](uint16_t root) {  // every segment of an unfinished, unoccupied feature
+    const Segment& f = features_[root];
+    if (f.done || f.occupants || f.type == FeatureType::Field || !can_hold_figure(f.type)) return;
+    features_.for_each_member(root, [&](int m) {
+      const Segment& s = features_[m];
+      out[n++] = Action::figure_at(FigureKind::Wagon, s.local, board_.tile(s.tile).cell);
+    });
+  };
+  if (rules_.wagon_move == WagonRule::C2) {
+    // AM-W-4 c2: a segment on the wagon's tile or one of the 8 around it.
+    Cell c = board_.tile(features_[origin].tile).cell;
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        Cell at{int16_t(c.x + dx), int16_t(c.y + dy)};
+        int slot = board_.slot_at(at);
+        if (slot < 0) continue;
+        const PlacedTile& t = board_.tile(slot);
+        const int segments = catalogue().kind(t.kind).num_segments;
+        for (int i = 0; i < segments; ++i) {
+          const Segment& f = features_.feature(t.first_segment + i);
+          FeatureType type = features_[t.first_segment + i].type;
+          if (!f.done && !f.occupants && type != FeatureType::Field && can_hold_figure(type))
+            out[n++] = Action::figure_at(FigureKind::Wagon, i, at);
+        }
+      }
+    return n;
+  }
+  // AM-W-4 c1: features bordering the scored feature through road ends or an abbey.
+  std::array<uint16_t, 64> targets;
+  int num_targets = 0;
+  auto add = [&](int seg) {
+    uint16_t r = features_.root(seg);
+    if (std::find(targets.begin(), targets.begin() + num_targets, r) == targets.begin() + num_targets &&
+        num_targets < int(targets.size()))
+      targets[num_targets++] = r;
+  };
+  features_.for_each_member(origin, [&](int m) {
+    const Segment& s = features_[m];
+    const PlacedTile& t = board_.tile(s.tile);
+    const TileKind& kind = catalogue().kind(t.kind);
+    const RotatedTile& rt = rotated(t);
+    const SegmentSpec& spec = rt.segments[s.local];
+    for (int j = 0; j < kind.num_segments; ++j) {
+      if (j == s.local) continue;
+      const SegmentSpec& other = rt.segments[j];
+      bool borders = false;
+      if (s.type == FeatureType::Road) {
+        borders = (spec.road_end == RoadEnd::Junction && other.type == FeatureType::Road && other.road_end == RoadEnd::Junction) ||
+                  (spec.road_end == RoadEnd::City && j == spec.road_end_city) ||
+                  (spec.road_end == RoadEnd::Cloister && is_cloister_like(other.type));
+      } else if (s.type == FeatureType::City) {
+        borders = other.type == FeatureType::Road && other.road_end == RoadEnd::City && other.road_end_city == s.local;
+      } else if (is_cloister_like(s.type)) {
+        borders = other.type == FeatureType::Road && other.road_end == RoadEnd::Cloister;
+      }
+      if (borders) add(t.first_segment + j);
+    }
+    // An abbey borders the roads and cities whose sides face it.
+    for (int side = 0; side < kNumSides; ++side) {
+      int ns = board_.slot_at(neighbour(t.cell, Side(side)));
+      if (ns < 0) continue;
+      const PlacedTile& nt = board_.tile(ns);
+      const RotatedTile& nr = rotated(nt);
+      if (s.type == FeatureType::Abbey) {
+        int b = nr.segment_at[facing_point(side_point(Side(side), 1))];
+        if (b >= 0 && (nr.segments[b].type == FeatureType::Road || nr.segments[b].type == FeatureType::City))
+          add(nt.first_segment + b);
+      } else if ((spec.points >> side_point(Side(side), 1) & 1) && is_abbey(catalogue().kind(nt.kind))) {
+        add(nt.first_segment + catalogue().kind(nt.kind).cloister_segment);
+      }
+    }
+  });
+  for (int i = 0; i < num_targets; ++i) offer(targets[i]);
+  std::sort(out, out + n);
+  return int(std::unique(out, out + n) - out);
 }
 
 // ---- Turn flow -------------------------------------------------------------------------------
 
 void State::start_turn() {
-  if (bag_size_ == 0) {
-    final_scoring();
-    phase_ = Phase::GameOver;
+  placed_abbey_ = false;
+  const int players = rules_.players;
+  if (bag_size_ > 0) {
+    phase_ = rules_.abbey_mayor && abbeys_[turn_player_] && has_hole() ? Phase::AbbeyChoice : Phase::Draw;
     return;
   }
-  phase_ = Phase::Draw;
+  // The bag is empty: the abbey endgame (AM-A-5), then the end.
+  if (rules_.abbey_mayor && has_hole()) {
+    if (rules_.abbey_endgame == AbbeyEndgame::Mandatory) {
+      for (int i = 0; i < players; ++i) {
+        int p = (turn_player_ + i) % players;
+        if (abbeys_[p]) {
+          turn_player_ = uint8_t(p);
+          phase_ = Phase::AbbeyChoice;
+          return;
+        }
+      }
+    } else if (rules_.abbey_endgame == AbbeyEndgame::FinalRound) {
+      // Each player once, from the one left of the last tile's placer (who is turn_player_ now).
+      if (endgame_ == 0) endgame_ = uint8_t(players + 1);
+      while (--endgame_ > 0) {
+        if (abbeys_[turn_player_]) {
+          phase_ = Phase::AbbeyChoice;
+          return;
+        }
+        turn_player_ = uint8_t((turn_player_ + 1) % players);
+      }
+    }
+  }
+  final_scoring();
+  phase_ = Phase::GameOver;
 }
 
 void State::finish_turn() {
-  turn_player_ = uint8_t((turn_player_ + 1) % num_players_);
+  turn_player_ = uint8_t((turn_player_ + 1) % rules_.players);
   ++turn_number_;
   start_turn();
 }
@@ -270,15 +510,28 @@ void State::remove_from_bag(KindId kind) {
   --bag_count_[kind];
 }
 
-bool State::has_figure_option() const {
-  if (supply_[turn_player_] == 0) return false;
-  const PlacedTile& t = board_.tile(last_slot_);
-  int n = catalogue().kind(t.kind).num_segments;
-  for (int i = 0; i < n; ++i) {
-    const Segment& f = features_.feature(t.first_segment + i);
-    if (can_hold_figure(features_[t.first_segment + i].type) && f.occupants == 0) return true;
+void State::after_figure() {
+  score_completed();
+  score_barn_fields();
+  // Wagons decide clockwise from the active player (AM-W-3).
+  std::sort(wagons_.begin(), wagons_.begin() + num_wagons_, [&](const WagonToMove& a, const WagonToMove& b) {
+    return (a.owner - turn_player_ + rules_.players) % rules_.players < (b.owner - turn_player_ + rules_.players) % rules_.players;
+  });
+  next_wagon();
+}
+
+void State::next_wagon() {
+  Action buffer[kMaxActions];
+  while (num_wagons_ > 0) {
+    if (wagon_targets(buffer) > 0) {
+      phase_ = Phase::WagonMove;
+      return;
+    }
+    ++supply_[wagons_[0].owner][int(FigureKind::Wagon)];  // no target: back to supply
+    std::copy(wagons_.begin() + 1, wagons_.begin() + num_wagons_, wagons_.begin());
+    --num_wagons_;
   }
-  return false;
+  finish_turn();
 }
 
 void State::apply_unchecked(Action a) {
@@ -288,25 +541,68 @@ void State::apply_unchecked(Action a) {
       remove_from_bag(kind);
       if (!placeable(kind)) {  // B-4: out of the game, draw again
         ++discarded_;
-        start_turn();
+        if (bag_size_ == 0) start_turn();
         return;
       }
       drawn_ = kind;
       phase_ = Phase::PlaceTile;
       return;
     }
-    case Phase::PlaceTile:
+    case Phase::AbbeyChoice:
+      if (a.kind() == ActionKind::TakeTile) {
+        phase_ = Phase::Draw;
+        return;
+      }
+      if (a.kind() == ActionKind::Pass) {  // declined in the final round
+        finish_turn();
+        return;
+      }
+      put_tile(a.cell(), abbey_kind_, 0);
+      --abbeys_[turn_player_];
+      placed_abbey_ = true;
+      drawn_ = abbey_kind_;
+      phase_ = Phase::PlaceFigure;
+      {
+        Action buffer[kMaxActions];
+        if (figure_options(buffer) == 0) after_figure();
+      }
+      return;
+    case Phase::PlaceTile: {
       put_tile(a.cell(), drawn_, a.rotation());
       phase_ = Phase::PlaceFigure;
-      if (has_figure_option()) return;
-      score_completed();
-      finish_turn();
+      Action buffer[kMaxActions];
+      if (figure_options(buffer) == 0) after_figure();
       return;
+    }
     case Phase::PlaceFigure:
-      if (a.kind() == ActionKind::Figure) add_figure(turn_player_, a.figure_kind(), uint16_t(board_.tile(last_slot_).first_segment + a.feature()));
-      score_completed();
-      finish_turn();
+      if (a.kind() == ActionKind::Figure) {
+        const PlacedTile& t = board_.tile(last_slot_);
+        FigureKind kind = a.figure_kind();
+        uint16_t seg = uint16_t(t.first_segment + a.feature());
+        if (kind == FigureKind::Barn) {
+          barn_corner_ok(t.cell, a.feature(), &seg);
+          if (features_.feature(seg).occupants) {  // AM-B-3: the farmers score now
+            barn_fields_[num_barn_fields_] = features_.root(seg);
+            barn_field_points_[num_barn_fields_++] = 3;
+          }
+        }
+        add_figure(turn_player_, kind, seg, true);
+      }
+      after_figure();
       return;
+    case Phase::WagonMove: {
+      WagonToMove wagon = wagons_[0];
+      std::copy(wagons_.begin() + 1, wagons_.begin() + num_wagons_, wagons_.begin());
+      --num_wagons_;
+      if (a.kind() == ActionKind::Figure) {
+        const PlacedTile& t = board_.tile(board_.slot_at(a.figure_cell()));
+        add_figure(wagon.owner, FigureKind::Wagon, uint16_t(t.first_segment + a.feature()), false);
+      } else {
+        ++supply_[wagon.owner][int(FigureKind::Wagon)];
+      }
+      next_wagon();
+      return;
+    }
     case Phase::GameOver:
       assert(false);
       return;
@@ -340,24 +636,33 @@ Action State::sample_legal_action(Rng& rng) const {
 
 // ---- Scoring ---------------------------------------------------------------------------------
 
-void State::award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause) {
+uint8_t State::award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors, Cause mayor_cause) {
   int best = *std::max_element(strength.begin(), strength.end());
-  if (best <= 0 || points <= 0) return;
-  for (int p = 0; p < num_players_; ++p) {
+  if (best <= 0 || points <= 0) return 0;
+  uint8_t scored = 0;
+  for (int p = 0; p < rules_.players; ++p) {
     if (strength[p] != best) continue;
+    Cause c = (mayors >> p & 1) ? mayor_cause : cause;
     scores_[p] = int16_t(scores_[p] + points);
-    breakdown_[p][int(cause)] = int16_t(breakdown_[p][int(cause)] + points);
+    breakdown_[p][int(c)] = int16_t(breakdown_[p][int(c)] + points);
+    scored |= uint8_t(1u << p);
   }
+  return scored;
 }
 
 void State::return_figures(uint16_t root) {
   for (int i = 0; i < num_figures_;) {
-    if (features_.root(figures_[i].segment) == root) {
-      ++supply_[figures_[i].owner];
-      figures_[i] = figures_[--num_figures_];
-    } else {
+    const PlacedFigure& f = figures_[i];
+    if (f.kind == FigureKind::Barn || features_.root(f.segment) != root) {
       ++i;
+      continue;
     }
+    if (f.kind == FigureKind::Wagon) {
+      wagons_[num_wagons_++] = WagonToMove{f.owner, f.segment};  // it moves or returns in step d
+    } else {
+      ++supply_[f.owner][int(f.kind)];
+    }
+    figures_[i] = figures_[--num_figures_];
   }
   Segment& f = features_[root];
   f.occupants = 0;
@@ -384,14 +689,17 @@ int State::completed_cities_touching(uint16_t field_root) const {
 void State::score_feature(uint16_t root, bool final) {
   const Segment& f = features_[root];
   std::array<int, kMaxPlayers> strength{};
-  for (int p = 0; p < num_players_; ++p) strength[p] = f.meeples[p];
+  for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
   switch (f.type) {
     case FeatureType::Road:
       award(strength, f.tiles, Cause::Road);
       break;
-    case FeatureType::City:
-      award(strength, (final ? 1 : 2) * (f.tiles + f.pennants), Cause::City);
+    case FeatureType::City: {
+      // AM-M-2: a mayor is as strong as the city's pennants.
+      for (int p = 0; p < rules_.players; ++p) strength[p] += (f.mayors >> p & 1) * f.pennants;
+      award(strength, (final ? 1 : 2) * (f.tiles + f.pennants), Cause::City, f.pennants ? f.mayors : 0, Cause::CityMayor);
       break;
+    }
     case FeatureType::Monastery:
     case FeatureType::Abbey:
       award(strength, 9 - f.open, Cause::Cloister);
@@ -399,9 +707,20 @@ void State::score_feature(uint16_t root, bool final) {
     case FeatureType::Shrine:
       award(strength, 9 - f.open, Cause::Shrine);
       break;
-    case FeatureType::Field:
-      award(strength, 3 * completed_cities_touching(root), Cause::Field);
+    case FeatureType::Field: {
+      int cities = completed_cities_touching(root);
+      if (f.barns) {  // AM-B-6: every barn scores 4 per completed city; no farmers here
+        for (int i = 0; i < num_figures_; ++i) {
+          const PlacedFigure& fig = figures_[i];
+          if (fig.kind != FigureKind::Barn || features_.root(fig.segment) != root || cities == 0) continue;
+          scores_[fig.owner] = int16_t(scores_[fig.owner] + 4 * cities);
+          breakdown_[fig.owner][int(Cause::Barn)] = int16_t(breakdown_[fig.owner][int(Cause::Barn)] + 4 * cities);
+        }
+      } else {
+        award(strength, 3 * cities, Cause::Field);
+      }
       break;
+    }
     default:
       break;
   }
@@ -423,20 +742,34 @@ void State::score_completed() {
   num_pending_ = 0;
 }
 
+void State::score_barn_fields() {
+  for (int i = 0; i < num_barn_fields_; ++i) {
+    uint16_t root = barn_fields_[i];
+    const Segment& f = features_[root];
+    if (!f.occupants) continue;
+    std::array<int, kMaxPlayers> strength{};
+    for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
+    award(strength, barn_field_points_[i] * completed_cities_touching(root), Cause::FieldBarn);
+    return_figures(root);
+  }
+  num_barn_fields_ = 0;
+}
+
 void State::final_scoring() {
   for (int s = 0; s < features_.size(); ++s) {
     const Segment& f = features_[s];
-    if (f.root != s || f.occupants == 0 || f.done) continue;
+    if (f.root != s || f.done || (f.occupants == 0 && f.barns == 0)) continue;
     score_feature(uint16_t(s), true);
   }
 }
 
 std::vector<double> State::returns() const {
-  std::vector<double> out(num_players_, 0.0);
+  const int players = rules_.players;
+  std::vector<double> out(players, 0.0);
   if (!is_terminal()) return out;
-  int best = *std::max_element(scores_.begin(), scores_.begin() + num_players_);
-  int winners = int(std::count(scores_.begin(), scores_.begin() + num_players_, best));
-  for (int p = 0; p < num_players_; ++p)
+  int best = *std::max_element(scores_.begin(), scores_.begin() + players);
+  int winners = int(std::count(scores_.begin(), scores_.begin() + players, best));
+  for (int p = 0; p < players; ++p)
     if (scores_[p] == best) out[p] = 1.0 / winners;
   return out;
 }
@@ -447,6 +780,7 @@ int State::current_player() const {
   switch (phase_) {
     case Phase::Draw: return kChancePlayer;
     case Phase::GameOver: return kTerminalPlayer;
+    case Phase::WagonMove: return wagons_[0].owner;
     default: return turn_player_;
   }
 }
@@ -462,6 +796,11 @@ int State::legal_actions(Action* out) const {
           if (bag_count_[k]) out[n++] = Action::draw(k);
       }
       break;
+    case Phase::AbbeyChoice:
+      n = abbey_options(out);
+      if (bag_size_ > 0) out[n++] = Action::take_tile();
+      else if (rules_.abbey_endgame == AbbeyEndgame::FinalRound) out[n++] = Action::pass();
+      break;
     case Phase::PlaceTile: {
       const TileKind& kind = catalogue().kind(drawn_);
       for (int i = 0; i < kind.num_distinct_rotations; ++i) {
@@ -471,17 +810,14 @@ int State::legal_actions(Action* out) const {
       }
       break;
     }
-    case Phase::PlaceFigure: {
+    case Phase::PlaceFigure:
       out[n++] = Action::pass();
-      if (supply_[turn_player_] == 0) break;
-      const PlacedTile& t = board_.tile(last_slot_);
-      int segments = catalogue().kind(t.kind).num_segments;
-      for (int i = 0; i < segments; ++i) {
-        if (!can_hold_figure(features_[t.first_segment + i].type)) continue;
-        if (features_.feature(t.first_segment + i).occupants == 0) out[n++] = Action::figure(FigureKind::Meeple, i);
-      }
+      n += figure_options(out + n);
       break;
-    }
+    case Phase::WagonMove:
+      out[n++] = Action::pass();
+      n += wagon_targets(out + n);
+      break;
     case Phase::GameOver:
       break;
   }
@@ -506,14 +842,24 @@ std::vector<std::pair<Action, double>> State::chance_outcomes() const {
 bool State::is_legal(Action a) const { return why_illegal(a).empty(); }
 
 std::string State::why_illegal(Action a) const {
+  auto listed = [&] {
+    Action buffer[kMaxActions];
+    int n = legal_actions(buffer);
+    return std::find(buffer, buffer + n, a) != buffer + n;
+  };
   switch (phase_) {
     case Phase::GameOver:
       return "the game is over";
     case Phase::Draw:
       if (a.kind() != ActionKind::Draw) return "a tile must be drawn first";
-      if (a.tile_kind() >= catalogue().size() || bag_count_[a.tile_kind()] == 0) return "that tile is not in the bag";
+      if ((a.code >> 12) != 0 || a.tile_kind() >= catalogue().size() || bag_count_[a.tile_kind()] == 0) return "that tile is not in the bag";
       if (fixed_order_ && bag_[bag_size_ - 1] != a.tile_kind()) return "the draw order is fixed: the next tile is " + catalogue().kind(bag_[bag_size_ - 1]).name;
       return "";
+    case Phase::AbbeyChoice:
+      if (listed()) return "";
+      if (a.kind() == ActionKind::Abbey) return "an abbey goes into a hole: an empty cell with 4 neighbours (AM-A-1)";
+      if (bag_size_ == 0 && rules_.abbey_endgame == AbbeyEndgame::Mandatory) return "the bag is empty: the abbey must be placed (AM-A-5 mandatory)";
+      return bag_size_ > 0 ? "place the abbey or take a tile" : "place the abbey or pass";
     case Phase::PlaceTile: {
       if (a.kind() != ActionKind::Place) return "the drawn tile must be placed first";
       if ((a.code >> 24) != 0) return "malformed action code";
@@ -531,14 +877,31 @@ std::string State::why_illegal(Action a) const {
     case Phase::PlaceFigure: {
       if (a.kind() == ActionKind::Pass) return a.code == uint32_t(ActionKind::Pass) ? "" : "malformed action code";
       if (a.kind() != ActionKind::Figure) return "a figure (or pass) is to be chosen now";
-      if ((a.code >> 12) != 0 || int(a.figure_kind()) >= kNumFigureKinds) return "malformed or unsupported figure";
-      if (supply_[turn_player_] == 0) return "no meeple left in supply";
+      if (a.elsewhere() || (a.code >> 12) != 0 || int(a.figure_kind()) >= kNumFigureKinds) return "malformed figure action";
+      FigureKind kind = a.figure_kind();
+      std::string name = figure_kind_name(kind);
+      if (!figure_in_play(kind)) return "the " + name + " is not in play";
+      if (supply_[turn_player_][int(kind)] == 0) return "no " + name + " left in supply";
       const PlacedTile& t = board_.tile(last_slot_);
+      if (kind == FigureKind::Barn) {
+        if (a.feature() > 3) return "a barn goes on a corner 0-3";
+        uint16_t field;
+        if (!barn_corner_ok(t.cell, a.feature(), &field)) return "a barn needs 4 tiles whose fields meet at that corner (AM-B-1)";
+        if (features_.feature(field).barns) return "that field has a barn already (AM-B-2)";
+        return "";
+      }
       if (a.feature() >= catalogue().kind(t.kind).num_segments) return "the tile has no such feature";
-      if (!can_hold_figure(features_[t.first_segment + a.feature()].type)) return "no figure may stand on that feature";
-      if (features_.feature(t.first_segment + a.feature()).occupants) return "that feature is already occupied (B-5)";
+      FeatureType type = features_[t.first_segment + a.feature()].type;
+      const Segment& f = features_.feature(t.first_segment + a.feature());
+      if (!can_hold_figure(type)) return "no figure may stand on that feature";
+      if (kind == FigureKind::Mayor && type != FeatureType::City) return "a mayor goes into a city (AM-M-1)";
+      if (kind == FigureKind::Wagon && type == FeatureType::Field) return "a wagon never goes on a field (AM-W-1)";
+      if (f.occupants) return "that feature is already occupied (B-5)";
+      if (type == FeatureType::Field && f.barns) return "no farmer may join a field with a barn (AM-B-4)";
       return "";
     }
+    case Phase::WagonMove:
+      return listed() ? "" : "the wagon moves to an unfinished, unoccupied feature next to it (AM-W-2, AM-W-4) or returns (pass)";
   }
   return "unknown phase";
 }
@@ -556,18 +919,27 @@ void State::apply(Action a) { apply_unchecked(checked(a)); }
 std::string State::action_to_string(Action a) const {
   switch (a.kind()) {
     case ActionKind::Draw:
-      return a.tile_kind() < catalogue().size() ? draw_to_string(a.tile_kind()) : "draw #" + std::to_string(a.tile_kind());
+      return a.tile_kind() < catalogue().size() ? "draw " + catalogue().kind(KindId(a.tile_kind())).name
+                                                : "draw #" + std::to_string(a.tile_kind());
     case ActionKind::Place:
-      return place_to_string(a);
+      return "place " + cell_text(a.cell()) + " r" + std::to_string(a.rotation());
     case ActionKind::Pass:
       return "pass";
+    case ActionKind::Abbey:
+      return "abbey " + cell_text(a.cell());
+    case ActionKind::TakeTile:
+      return "take-tile";
     case ActionKind::Figure: {
+      std::string name = figure_kind_name(a.figure_kind());
+      if (a.figure_kind() == FigureKind::Barn) return name + " " + kCornerNames[a.feature() & 3];
       std::string type = "feature";
-      if (last_slot_ >= 0) {
-        const PlacedTile& t = board_.tile(last_slot_);
+      int slot = a.elsewhere() ? board_.slot_at(a.figure_cell()) : last_slot_;
+      if (slot >= 0) {
+        const PlacedTile& t = board_.tile(slot);
         if (a.feature() < catalogue().kind(t.kind).num_segments) type = feature_type_name(features_[t.first_segment + a.feature()].type);
       }
-      return std::string(int(a.figure_kind()) < kNumFigureKinds ? figure_kind_name(a.figure_kind()) : "figure?") + " " + type + "#" + std::to_string(a.feature());
+      std::string text = name + " " + type + "#" + std::to_string(a.feature());
+      return a.elsewhere() ? text + " @" + cell_text(a.figure_cell()) : text;
     }
   }
   return "action #" + std::to_string(a.code);
@@ -580,63 +952,86 @@ Action State::parse_action(std::string_view text) const {
   std::istringstream in{std::string(text)};
   std::vector<std::string> words;
   for (std::string w; in >> w;) words.push_back(w);
-  words.resize(std::max<size_t>(words.size(), 3));
+  const size_t count = words.size();
+  words.resize(std::max<size_t>(count, 3));
   const std::string& verb = words[0];
-  const std::string& arg = words[1];
-  const std::string& extra = words[2];
-  size_t expected = verb == "pass" ? 1 : verb == "place" ? 3 : 2;
-  for (size_t i = expected; i < words.size(); ++i)
-    if (!words[i].empty()) throw bad("unexpected '" + words[i] + "'");
-  if (verb == "pass") {
-    if (!arg.empty()) throw bad("'pass' takes no argument");
-    return Action::pass();
-  }
-  if (verb == "draw") {
-    if (!catalogue().contains(arg)) throw bad("unknown tile '" + arg + "'");
-    return Action::draw(catalogue().find(arg));
-  }
   auto parse_int = [&](std::string_view s, int& v) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     return ec == std::errc() && p == s.data() + s.size();
   };
-  if (verb == "place") {
-    auto comma = arg.find(',');
-    int x = 0, y = 0, r = 0;
-    if (comma == std::string::npos || !parse_int(std::string_view(arg).substr(0, comma), x) ||
-        !parse_int(std::string_view(arg).substr(comma + 1), y))
-      throw bad("expected 'place <x>,<y> r<rotation>'");
-    if (extra.size() != 2 || extra[0] != 'r' || !parse_int(std::string_view(extra).substr(1), r) || r < 0 || r > 3)
-      throw bad("rotation must be r0, r1, r2 or r3");
+  auto parse_cell = [&](std::string_view s, Cell& c) {
+    auto comma = s.find(',');
+    int x = 0, y = 0;
+    if (comma == std::string::npos || !parse_int(s.substr(0, comma), x) || !parse_int(s.substr(comma + 1), y)) return false;
     if (std::abs(x) >= kCoordLimit - 1 || std::abs(y) >= kCoordLimit - 1) throw bad("cell out of range");
-    return Action::place(Cell{int16_t(x), int16_t(y)}, r);
+    c = Cell{int16_t(x), int16_t(y)};
+    return true;
+  };
+  auto expect_words = [&](size_t n) {
+    if (count > n) throw bad("unexpected '" + words[n] + "'");
+    if (count < n) throw bad("too few words");
+  };
+  Cell cell;
+  if (verb == "pass" || verb == "take-tile") {
+    expect_words(1);
+    return verb == "pass" ? Action::pass() : Action::take_tile();
+  }
+  if (verb == "draw") {
+    expect_words(2);
+    if (!catalogue().contains(words[1])) throw bad("unknown tile '" + words[1] + "'");
+    return Action::draw(catalogue().find(words[1]));
+  }
+  if (verb == "abbey") {
+    expect_words(2);
+    if (!parse_cell(words[1], cell)) throw bad("expected 'abbey <x>,<y>'");
+    return Action::abbey(cell);
+  }
+  if (verb == "place") {
+    int r = 0;
+    if (count < 3 || !parse_cell(words[1], cell)) throw bad("expected 'place <x>,<y> r<rotation>'");
+    if (words[2].size() != 2 || words[2][0] != 'r' || !parse_int(std::string_view(words[2]).substr(1), r) || r > 3)
+      throw bad("rotation must be r0, r1, r2 or r3");
+    expect_words(3);
+    return Action::place(cell, r);
+  }
+  if (verb == "barn") {
+    expect_words(2);
+    for (int corner = 0; corner < 4; ++corner)
+      if (words[1] == kCornerNames[corner]) return Action::figure(FigureKind::Barn, corner);
+    throw bad("a barn goes on a corner: NE, SE, SW or NW");
   }
   for (int f = 0; f < kNumFigureKinds; ++f) {
     if (verb != figure_kind_name(FigureKind(f))) continue;
+    const std::string& arg = words[1];
     auto hash = arg.find('#');
     int index = 0;
     if (hash == std::string::npos || !parse_int(std::string_view(arg).substr(hash + 1), index) || index < 0 || index >= kMaxSegmentsPerTile)
       throw bad("expected '" + verb + " <feature>#<index>'");
-    std::string type = arg.substr(0, hash);
-    if (phase_ == Phase::PlaceFigure) {
-      const PlacedTile& t = board_.tile(last_slot_);
+    bool elsewhere = count >= 3;
+    if (elsewhere && (words[2][0] != '@' || !parse_cell(std::string_view(words[2]).substr(1), cell))) throw bad("expected '@<x>,<y>' after the feature");
+    expect_words(elsewhere ? 3 : 2);
+    int slot = elsewhere ? board_.slot_at(cell) : (phase_ == Phase::PlaceFigure ? last_slot_ : -1);
+    if (elsewhere && slot < 0) throw bad("no tile at " + cell_text(cell));
+    if (slot >= 0) {
+      const PlacedTile& t = board_.tile(slot);
       if (index >= catalogue().kind(t.kind).num_segments) throw bad("the tile has no feature #" + std::to_string(index));
+      std::string type = arg.substr(0, hash);
       std::string actual = feature_type_name(features_[t.first_segment + index].type);
       if (actual != type) throw bad("feature #" + std::to_string(index) + " of " + catalogue().kind(t.kind).name + " is a " + actual + ", not a " + type);
     }
-    return Action::figure(FigureKind(f), index);
+    return elsewhere ? Action::figure_at(FigureKind(f), index, cell) : Action::figure(FigureKind(f), index);
   }
-  throw bad("unknown verb '" + verb + "' (draw, place, pass, meeple)");
+  throw bad("unknown verb '" + verb + "' (draw, place, pass, meeple, mayor, wagon, barn, abbey, take-tile)");
 }
 
 std::string State::to_string() const {
   std::ostringstream out;
-  static constexpr const char* kPhase[] = {"draw", "place tile", "place figure", "game over"};
-  out << "turn " << turn_number_ << ", player " << int(turn_player_) << ", " << kPhase[int(phase_)];
+  out << "turn " << turn_number_ << ", player " << int(turn_player_) << ", " << phase_name(phase_);
   if (phase_ == Phase::PlaceTile || phase_ == Phase::PlaceFigure) out << " (" << catalogue().kind(drawn_).name << ")";
   out << "\nscores:";
-  for (int p = 0; p < num_players_; ++p) out << ' ' << scores_[p];
+  for (int p = 0; p < rules_.players; ++p) out << ' ' << scores_[p];
   out << "\nmeeples in supply:";
-  for (int p = 0; p < num_players_; ++p) out << ' ' << int(supply_[p]);
+  for (int p = 0; p < rules_.players; ++p) out << ' ' << int(supply_[p][0]);
   out << "\ntiles: " << board_.num_tiles() << " placed, " << bag_size_ << " in the bag, " << discarded_ << " discarded\n";
   return out.str();
 }
@@ -646,22 +1041,43 @@ std::string State::to_string() const {
 void State::check_consistency() const {
   auto fail = [](const std::string& what) { throw std::logic_error("inconsistent state: " + what); };
   const Catalogue& cat = catalogue();
-  // Figures: supply + board = 7 per player; aggregates per feature recomputed.
-  std::vector<int> on_board(kMaxPlayers, 0);
+  const bool mid_turn = phase_ == Phase::PlaceFigure;  // completions wait for scoring
+  // Figures: supply + board (+ wagons waiting to move) = what each player owns.
+  std::vector<std::array<int, kNumFigureKinds>> owned(kMaxPlayers);
+  for (auto& o : owned) o.fill(0);
   std::vector<std::array<int, kMaxPlayers>> meeples(features_.size());
+  std::vector<int> occupants(features_.size(), 0), barns(features_.size(), 0), mayors(features_.size(), 0);
   for (auto& m : meeples) m.fill(0);
   for (int i = 0; i < num_figures_; ++i) {
-    ++on_board[figures_[i].owner];
-    ++meeples[features_.root(figures_[i].segment)][figures_[i].owner];
+    const PlacedFigure& f = figures_[i];
+    ++owned[f.owner][int(f.kind)];
+    int r = features_.root(f.segment);
+    if (f.kind == FigureKind::Barn) {
+      ++barns[r];
+      if (features_[r].type != FeatureType::Field) fail("a barn off a field");
+    } else if (f.kind == FigureKind::Mayor) {
+      mayors[r] |= 1 << f.owner;
+      ++occupants[r];
+      if (features_[r].type != FeatureType::City) fail("a mayor outside a city");
+    } else {
+      ++meeples[r][f.owner];
+      ++occupants[r];
+      if (f.kind == FigureKind::Wagon && features_[r].type == FeatureType::Field) fail("a wagon on a field");
+    }
   }
-  for (int p = 0; p < num_players_; ++p)
-    if (on_board[p] + supply_[p] != kMeeplesPerPlayer) fail("meeples of player " + std::to_string(p) + " not conserved");
+  for (int i = 0; i < num_wagons_; ++i) ++owned[wagons_[i].owner][int(FigureKind::Wagon)];
+  for (int p = 0; p < rules_.players; ++p)
+    for (int k = 0; k < kNumFigureKinds; ++k) {
+      int expected = k == 0 ? kMeeplesPerPlayer : rules_.abbey_mayor ? 1 : 0;
+      if (owned[p][k] + supply_[p][k] != expected)
+        fail(std::string(figure_kind_name(FigureKind(k))) + "s of player " + std::to_string(p) + " not conserved");
+    }
   for (int s = 0; s < features_.size(); ++s) {
     const Segment& seg = features_[s];
     if (features_[seg.root].root != seg.root) fail("root of segment " + std::to_string(s) + " is not a root");
     if (seg.root != s) continue;
     std::set<int> tiles;
-    int size = 0, pennants = 0, open = 0, occupants = 0;
+    int size = 0, pennants = 0, open = 0;
     features_.for_each_member(s, [&](int m) {
       const Segment& member = features_[m];
       if (member.root != s) fail("member list of " + std::to_string(s) + " reaches another feature");
@@ -674,16 +1090,17 @@ void State::check_consistency() const {
       for (int side = 0; side < kNumSides; ++side)
         if ((spec.points >> side_point(Side(side), 1) & 1) && !board_.occupied(neighbour(t.cell, Side(side)))) ++open;
     });
-    for (int p = 0; p < kMaxPlayers; ++p) {
-      if (meeples[s][p] != seg.meeples[p]) fail("meeple count of feature " + std::to_string(s));
-      occupants += meeples[s][p];
-    }
-    if (occupants != seg.occupants) fail("occupant count of feature " + std::to_string(s));
-    if (size != seg.size) fail("size of feature " + std::to_string(s));
-    if (pennants != seg.pennants) fail("pennants of feature " + std::to_string(s));
+    std::string name = std::string(feature_type_name(seg.type)) + " " + std::to_string(s);
+    if (meeples[s] != std::array<int, kMaxPlayers>{seg.meeples[0], seg.meeples[1], seg.meeples[2], seg.meeples[3], seg.meeples[4], seg.meeples[5]})
+      fail("meeple count of " + name);
+    if (occupants[s] != seg.occupants) fail("occupant count of " + name);
+    if (mayors[s] != seg.mayors) fail("mayors of " + name);
+    if (barns[s] != seg.barns) fail("barns of " + name);
+    if (size != seg.size) fail("size of " + name);
+    if (pennants != seg.pennants) fail("pennants of " + name);
     if (seg.type == FeatureType::Road || seg.type == FeatureType::City) {
-      if (int(tiles.size()) != seg.tiles) fail("tile count of feature " + std::to_string(s));
-      if (open != seg.open) fail("open ends of feature " + std::to_string(s));
+      if (int(tiles.size()) != seg.tiles) fail("tile count of " + name);
+      if (open != seg.open) fail("open ends of " + name);
     }
     if (is_cloister_like(seg.type)) {
       Cell c = board_.tile(seg.tile).cell;
@@ -691,13 +1108,14 @@ void State::check_consistency() const {
       for (int dy = -1; dy <= 1; ++dy)
         for (int dx = -1; dx <= 1; ++dx)
           if ((dx || dy) && !board_.occupied(Cell{int16_t(c.x + dx), int16_t(c.y + dy)})) ++empty;
-      if (empty != seg.open) fail("empty neighbours of cloister " + std::to_string(s));
+      if (empty != seg.open) fail("empty neighbours of " + name);
     }
     bool closable = seg.type == FeatureType::Road || seg.type == FeatureType::City || is_cloister_like(seg.type);
-    if (closable && phase_ != Phase::PlaceFigure && (seg.open == 0) != bool(seg.done)) fail("completed feature not scored");
-    if (seg.done && seg.occupants && phase_ != Phase::PlaceFigure) fail("figures left on a scored feature");
+    if (closable && !mid_turn && (seg.open == 0) != bool(seg.done)) fail("completed " + name + " not scored");
+    if (seg.done && seg.occupants && !mid_turn) fail("figures left on scored " + name);
+    if (seg.barns && seg.occupants && !mid_turn) fail("farmers beside a barn on " + name + " (AM-B-4)");
   }
-  // Board: every frontier cell is empty, next to a tile, and demands what its neighbours show.
+  // Board: every frontier cell is empty, next to a tile, and knows its neighbours.
   for (int f = 0; f < board_.frontier_size(); ++f) {
     Cell c = board_.frontier_cell(f);
     if (board_.occupied(c)) fail("frontier cell holds a tile");

@@ -33,10 +33,30 @@ inline constexpr int kChancePlayer = -1;
 inline constexpr int kTerminalPlayer = -4;
 inline constexpr int kMaxActions = 4 * kMaxFrontier + 16;
 inline constexpr int kMeeplesPerPlayer = 7;
-inline constexpr int kMaxPlacedFigures = kMaxPlayers * 10;
+inline constexpr int kMaxPlacedFigures = kMaxPlayers * 10;  // 7 meeples, mayor, wagon, barn
 inline constexpr int kMaxKinds = 160;
 
-enum class Phase : uint8_t { Draw, PlaceTile, PlaceFigure, GameOver };
+// Where a node stands in the turn (RULES section 5).
+enum class Phase : uint8_t {
+  Draw,         // chance: the bag gives a tile
+  AbbeyChoice,  // the turn player places the abbey or takes a tile (AM-A-1, AM-A-5)
+  PlaceTile,    // the turn player places the drawn tile
+  PlaceFigure,  // the turn player places a figure on the new tile, or passes
+  WagonMove,    // a wagon's owner moves it after its feature scored, or returns it (AM-W-2)
+  GameOver,
+};
+const char* phase_name(Phase p);
+
+enum class AbbeyEndgame : uint8_t { Mandatory, FinalRound, None };  // RULES AM-A-5
+enum class WagonRule : uint8_t { C2, C1 };                          // RULES AM-W-4
+
+// The rules of one game, fixed at set-up (a validated Config, flattened into the state).
+struct Rules {
+  uint8_t players = 2;
+  bool abbey_mayor = false;
+  AbbeyEndgame abbey_endgame = AbbeyEndgame::Mandatory;
+  WagonRule wagon_move = WagonRule::C2;
+};
 
 // A figure on the board.
 struct PlacedFigure {
@@ -54,14 +74,15 @@ struct Position {
   };
   struct Figure {
     int player = 0;
-    std::string kind = "meeple";
+    std::string kind = "meeple";  // meeple, mayor, wagon, barn
     Cell cell;
-    int feature = 0;  // feature index on that tile
+    int feature = 0;  // feature index on that tile; for a barn its corner (0 NE, 1 SE, 2 SW, 3 NW)
   };
   Config config;            // with draw_order set, those tiles are the bag, in order
   std::vector<Tile> tiles;  // in placement order; each after the first touches an earlier one
   std::vector<Figure> figures;
   std::vector<int> scores;       // per player; empty: all 0
+  std::vector<int> abbeys;       // abbeys still held per player (0 or 1); empty: each holds one
   // The tiles left (drawn at random); unset (and no draw_order): every tile of the sets not placed.
   std::optional<std::vector<std::string>> bag;
   int current_player = 0;
@@ -76,11 +97,12 @@ class State {
   static State from_position(const Position& position);
 
   // ---- Node queries -------------------------------------------------------------------------
-  int num_players() const { return num_players_; }
+  int num_players() const { return rules_.players; }
   // The player to decide, kChancePlayer at a draw, kTerminalPlayer once the game is over.
   int current_player() const;
   // The player whose turn it is (also at the draw that starts it).
   int turn_player() const { return turn_player_; }
+  const Rules& rules() const { return rules_; }
   bool is_chance() const { return phase_ == Phase::Draw; }
   bool is_terminal() const { return phase_ == Phase::GameOver; }
   Phase phase() const { return phase_; }
@@ -117,7 +139,10 @@ class State {
   const Features& features() const { return features_; }
   int num_placed_figures() const { return num_figures_; }
   const PlacedFigure& placed_figure(int i) const { return figures_[i]; }
-  int supply(int player) const { return supply_[player]; }
+  int supply(int player, FigureKind kind = FigureKind::Meeple) const { return supply_[player][int(kind)]; }
+  int abbeys(int player) const { return abbeys_[player]; }
+  // At a WagonMove node: the segment the wagon stood on when its feature scored.
+  uint16_t wagon_origin() const { return wagons_[0].origin; }
   int bag_size() const { return bag_size_; }
   int bag_count(KindId kind) const { return bag_count_[kind]; }
   // The tile to place at a PlaceTile node, the one just placed at a PlaceFigure node.
@@ -130,6 +155,8 @@ class State {
   std::string action_to_string(Action a) const;
   // Parses an action's string form; throws IllegalActionError if malformed (not if illegal).
   Action parse_action(std::string_view text) const;
+  // Returns true if figure kind f is in play.
+  bool figure_in_play(FigureKind f) const { return f == FigureKind::Meeple || rules_.abbey_mayor; }
   // A short text picture of the game (scores, phase, tiles).
   std::string to_string() const;
   // Recomputes every aggregate from scratch and compares; throws std::logic_error on a mismatch.
@@ -140,15 +167,27 @@ class State {
   void init(const Config& config);
   void put_tile(Cell c, KindId kind, int rotation);  // board + features; completions to pending_
   void add_pending(uint16_t root);
-  bool has_figure_option() const;
+  int figure_options(Action* out) const;  // the figure choices after a tile, without "pass"
+  int wagon_targets(Action* out) const;   // the moves of the wagon at the head of the queue
+  bool barn_corner_ok(Cell c, int corner, uint16_t* field) const;
+  bool has_hole() const;
+  int abbey_options(Action* out) const;
   std::string why_illegal(Action a) const;
+  void after_figure();
+  void next_wagon();
+  void score_barn_fields();
   bool placeable(KindId kind) const;
-  void add_figure(int player, FigureKind kind, uint16_t segment);
+  void add_figure(int player, FigureKind kind, uint16_t segment, bool from_supply);
   void start_turn();
   void finish_turn();
   void score_completed();
   void score_feature(uint16_t root, bool final);
-  void award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause);
+  // Gives `points` to the players of highest strength (> 0); mayor_cause for those whose
+  // strength includes their mayor. Returns a mask of the players who scored.
+  uint8_t award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors = 0,
+                Cause mayor_cause = Cause::City);
+  // Returns the figures on a scored feature to supply; wagons queue up for their move
+  // (AM-W-2). Barns stay.
   void return_figures(uint16_t root);
   void final_scoring();
   int completed_cities_touching(uint16_t field_root) const;
@@ -156,9 +195,10 @@ class State {
   Action checked(Action a) const;
 
   // Rules (constant after construction).
-  uint8_t num_players_ = 2;
+  Rules rules_;
   bool fixed_order_ = false;  // the bag is drawn from its end, in order
   uint64_t seed_ = 0;
+  KindId abbey_kind_ = 0;
 
   // Whose turn and where in it.
   Phase phase_ = Phase::Draw;
@@ -167,6 +207,7 @@ class State {
   int16_t last_slot_ = -1;
   int16_t turn_number_ = 0;
   int16_t discarded_ = 0;
+  bool placed_abbey_ = false;  // this turn's tile is the player's abbey
 
   Board board_;
   Features features_;
@@ -174,7 +215,22 @@ class State {
   // Figures on the board and in supply.
   std::array<PlacedFigure, kMaxPlacedFigures> figures_;
   uint8_t num_figures_ = 0;
-  std::array<uint8_t, kMaxPlayers> supply_{};
+  std::array<std::array<uint8_t, kNumFigureKinds>, kMaxPlayers> supply_{};
+  std::array<uint8_t, kMaxPlayers> abbeys_{};
+
+  // Wagons whose feature scored this turn, in the order their owners decide (AM-W-3).
+  struct WagonToMove {
+    uint8_t owner = 0;
+    uint16_t origin = kNoSegment;  // the segment it stood on
+  };
+  std::array<WagonToMove, kMaxPlayers> wagons_;
+  uint8_t num_wagons_ = 0;
+  // Fields that a barn placement (AM-B-3: 3) or a join (AM-B-5: 1) scores in phase 3.
+  std::array<uint16_t, 8> barn_fields_;
+  std::array<uint8_t, 8> barn_field_points_;
+  uint8_t num_barn_fields_ = 0;
+  // The abbey endgame (AM-A-5): 0 before the bag ran out; then final_round counts turns left + 1.
+  uint8_t endgame_ = 0;
 
   std::array<int16_t, kMaxPlayers> scores_{};
   std::array<std::array<int16_t, kNumCauses>, kMaxPlayers> breakdown_{};

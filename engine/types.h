@@ -69,7 +69,10 @@ constexpr Cell neighbour(Cell c, Side s) {
 inline constexpr int kCoordLimit = 256;
 
 // Score causes (RULES B-11). Every point a player gets is booked under one of these.
-enum class Cause : uint8_t { City, Road, Cloister, Shrine, Field, Barn, King, Robber, Arrow, Count };
+//   CityMayor  city points won by a player whose strength there includes their mayor (AM-M)
+//   FieldBarn  farmer points scored during the game because of a barn (AM-B-3, AM-B-5)
+//   Barn       a barn owner's final points (AM-B-6)
+enum class Cause : uint8_t { City, Road, Cloister, Shrine, Field, Barn, King, Robber, Arrow, CityMayor, FieldBarn, Count };
 inline constexpr int kNumCauses = int(Cause::Count);
 const char* cause_name(Cause c);
 
