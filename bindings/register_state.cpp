@@ -41,6 +41,13 @@ Cause cause_from_name(const std::string& name) {
   throw py::value_error("unknown score cause '" + name + "'");
 }
 
+// Returns the figure kind with this name (action.h); raises ValueError for an unknown one.
+FigureKind figure_kind_from_name(const std::string& name) {
+  for (int f = 0; f < kNumFigureKinds; ++f)
+    if (name == figure_kind_name(FigureKind(f))) return FigureKind(f);
+  throw py::value_error("unknown figure kind '" + name + "' (meeple, mayor, wagon, barn)");
+}
+
 // Returns a cell from Python ints; coordinates beyond the board's range are a PositionError.
 Cell checked_cell(int x, int y) {
   if (x <= -kCoordLimit || x >= kCoordLimit || y <= -kCoordLimit || y >= kCoordLimit)
@@ -112,24 +119,36 @@ void register_state(py::module_& m) {
       .def_readonly("feature", &Position::Figure::feature);
   position
       .def(py::init([](Config config, std::vector<Position::Tile> tiles, std::vector<Position::Figure> figures,
-                       std::vector<int> scores, std::optional<std::vector<std::string>> bag, int current_player) {
-             return Position{std::move(config), std::move(tiles), std::move(figures), std::move(scores), std::move(bag),
-                             current_player};
+                       std::vector<int> scores, std::vector<int> abbeys, std::optional<std::vector<std::string>> bag,
+                       int current_player) {
+             Position p;
+             p.config = std::move(config);
+             p.tiles = std::move(tiles);
+             p.figures = std::move(figures);
+             p.scores = std::move(scores);
+             p.abbeys = std::move(abbeys);
+             p.bag = std::move(bag);
+             p.current_player = current_player;
+             return p;
            }),
            py::kw_only(), "config"_a, "tiles"_a, "figures"_a = std::vector<Position::Figure>{},
-           "scores"_a = std::vector<int>{}, "bag"_a = py::none(), "current_player"_a = 0)
+           "scores"_a = std::vector<int>{}, "abbeys"_a = std::vector<int>{}, "bag"_a = py::none(),
+           "current_player"_a = 0)
       .def_readwrite("config", &Position::config)
       .def_readwrite("tiles", &Position::tiles)
       .def_readwrite("figures", &Position::figures)
       .def_readwrite("scores", &Position::scores)
+      .def_readwrite("abbeys", &Position::abbeys)
       .def_readwrite("bag", &Position::bag)
       .def_readwrite("current_player", &Position::current_player);
 
   // ---- State ----------------------------------------------------------------------------------
   py::native_enum<Phase>(m, "Phase", "enum.Enum", "Where a turn is (engine/game.h).")
       .value("DRAW", Phase::Draw)
+      .value("ABBEY_CHOICE", Phase::AbbeyChoice)
       .value("PLACE_TILE", Phase::PlaceTile)
       .value("PLACE_FIGURE", Phase::PlaceFigure)
+      .value("WAGON_MOVE", Phase::WagonMove)
       .value("GAME_OVER", Phase::GameOver)
       .finalize();
 
@@ -197,7 +216,14 @@ void register_state(py::module_& m) {
           "player"_a, "{cause: points} for one player, every cause listed (B-11).")
       .def("returns", &State::returns, "Win shares at the end (B-10); all 0 before.")
       // Inspection.
-      .def("supply", [](const State& s, int p) { return s.supply(checked_player(s, p)); }, "player"_a)
+      .def(
+          "supply",
+          [](const State& s, int p, const std::string& kind) {
+            return s.supply(checked_player(s, p), figure_kind_from_name(kind));
+          },
+          "player"_a, "kind"_a = "meeple", "Figures of one kind (meeple, mayor, wagon, barn) a player has in supply.")
+      .def("abbeys", [](const State& s, int p) { return s.abbeys(checked_player(s, p)); }, "player"_a,
+           "Abbey tiles the player still holds (AM-A-1).")
       .def("bag_size", &State::bag_size)
       .def(
           "bag_counts",

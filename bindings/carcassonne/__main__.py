@@ -73,10 +73,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return args.run(args)
+        status: int = args.run(args)
     except ValueError as e:  # carcassonne.Error and bad option values: a message, not a traceback
         print(f"error: {e}", file=sys.stderr)
         return 2
+    return status
 
 
 if __name__ == "__main__":

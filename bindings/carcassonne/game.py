@@ -19,7 +19,7 @@ from ._core import Error, GameResult, IllegalActionError, PositionError
 RECORD_FORMAT = "carcassonne-record/1"
 
 _CONFIG_KEYS = ("players", "expansions", "variants", "seed", "draw_order")
-_POSITION_KEYS = ("tiles", "figures", "scores", "bag", "current_player")
+_POSITION_KEYS = ("tiles", "figures", "scores", "abbeys", "bag", "current_player")
 _RECORD_KEYS = ("format", "config", "position", "actions", "sampled")
 _ACTION_KINDS = ("draw", "place", "figure", "pass")
 
@@ -54,14 +54,15 @@ class Action:
 
 def _int(name: str, value: Any, lo: int, hi: int, error: type[Exception]) -> int:
     """Returns value if it is an int in [lo, hi]; raises TypeError or `error` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            value = operator.index(value)
-        except TypeError:
-            raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
-    if not lo <= value <= hi:
-        raise error(f"{name} out of range: {value}")
-    return value
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not bool")
+    try:
+        number = operator.index(value)  # ints, and int-likes such as numpy integers
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
+    if not lo <= number <= hi:
+        raise error(f"{name} out of range: {number}")
+    return number
 
 
 def _names(name: str, value: Any) -> list[str]:
@@ -152,8 +153,10 @@ class Game:
         """A game set up from a described position, starting with a draw.
 
         Keys: the config keys (players, expansions, variants, seed, draw_order) and
-        tiles [{tile, x, y, rotation}] in placement order, figures [{player, kind, x, y, feature}],
-        scores [per player], bag [tile names left; omitted: the rest of the sets], current_player.
+        tiles [{tile, x, y, rotation}] in placement order, figures [{player, kind, x, y, feature}]
+        (kind: meeple, mayor, wagon, barn; a barn's feature is its corner 0 NE .. 3 NW),
+        scores [per player], abbeys [held per player, Abbey & Mayor; omitted: one each],
+        bag [tile names left; omitted: the rest of the sets], current_player.
         Whether the position is possible is checked in C++; errors raise PositionError.
         """
         if not isinstance(position, Mapping):
@@ -172,6 +175,7 @@ class Game:
                     for f in described["figures"]
                 ],
                 scores=described["scores"],
+                abbeys=described["abbeys"],
                 bag=described["bag"],
                 current_player=described["current_player"],
             )
@@ -383,15 +387,20 @@ class Game:
 
     @property
     def figures(self) -> list[dict[str, Any]]:
-        """The figures on the board, as from_position takes them."""
+        """The figures on the board, as from_position takes them (for a barn, "feature" is the
+        index of its field on the tile, not its corner)."""
         return [
             {"player": p, "kind": kind, "x": x, "y": y, "feature": f}
             for p, kind, x, y, f in self._state.placed_figures()
         ]
 
-    def supply(self, player: int) -> int:
-        """Meeples player has left in supply."""
-        return self._state.supply(player)
+    def supply(self, player: int, kind: str = "meeple") -> int:
+        """Figures of one kind (meeple, mayor, wagon, barn) the player has in supply."""
+        return self._state.supply(player, kind)
+
+    def abbeys(self, player: int) -> int:
+        """Abbey tiles the player still holds (Abbey & Mayor, AM-A-1)."""
+        return self._state.abbeys(player)
 
     @property
     def bag_size(self) -> int:
@@ -411,12 +420,16 @@ class Game:
         return self._state.discarded()
 
     def position(self) -> dict[str, Any]:
-        """The game now as a from_position description (at a draw only).
+        """The game now as a from_position description (at the start of a turn only).
 
-        Scores carry over but their causes do not (a position has no breakdown).
+        Scores carry over but their causes do not (a position has no breakdown); a turn that
+        began with "take-tile" is described from its start, so the abbey choice comes again.
         """
-        if not self.is_chance:
-            raise Error(f"a position is taken at a draw, not at {self.phase}")
+        if self.phase not in ("draw", "abbey_choice"):
+            raise Error(f"a position is taken at the start of a turn (a draw), not at {self.phase}")
+        if any(f["kind"] == "barn" for f in self.figures):
+            # A position names a barn by its corner, which the engine does not record yet.
+            raise Error("a position with a barn on the board cannot be described yet")
         config = self.config
         if config["draw_order"]:
             drawn = sum(1 for text in self._history if text.startswith("draw "))
@@ -427,6 +440,7 @@ class Game:
             "tiles": self.tiles,
             "figures": self.figures,
             "scores": self.scores,
+            "abbeys": [self.abbeys(p) for p in range(self.num_players)],
             "bag": None if config["draw_order"] else bag,
             "current_player": self.turn_player,
         }
@@ -509,13 +523,18 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
             out.append(entry)
         return out
 
+    def ints(key: str) -> list[int]:
+        values = position.get(key, [])
+        if not isinstance(values, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in values
+        ):
+            raise PositionError(f"position {key} must be a list of ints")
+        return list(values)
+
     tiles = entries("tiles", {"tile": None, "x": None, "y": None, "rotation": 0})
     figures = entries("figures", {"player": None, "kind": "meeple", "x": None, "y": None, "feature": None})
-    scores = position.get("scores", [])
-    if not isinstance(scores, list) or not all(
-        isinstance(s, int) and not isinstance(s, bool) for s in scores
-    ):
-        raise PositionError("position scores must be a list of ints")
+    scores = ints("scores")
+    abbeys = ints("abbeys")
     bag = position.get("bag")
     if bag is not None and (not isinstance(bag, list) or not all(isinstance(b, str) for b in bag)):
         raise PositionError("position bag must be a list of tile names")
@@ -525,13 +544,16 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
     for name, value in [("x", e["x"]) for e in tiles + figures] + [("y", e["y"]) for e in tiles + figures]:
         if not -(2**31) <= value < 2**31:
             raise PositionError(f"position {name} out of range: {value}")
-    for value in scores + [current] + [e["rotation"] for e in tiles] + [e["feature"] for e in figures]:
+    for value in (
+        scores + abbeys + [current] + [e["rotation"] for e in tiles] + [e["feature"] for e in figures]
+    ):
         if not -(2**31) <= value < 2**31:
             raise PositionError(f"position value out of range: {value}")
     return {
         "tiles": tiles,
         "figures": figures,
-        "scores": list(scores),
+        "scores": scores,
+        "abbeys": abbeys,
         "bag": None if bag is None else list(bag),
         "current_player": current,
     }

@@ -12,15 +12,36 @@ import carcassonne
 from carcassonne import CAUSES, CHANCE_PLAYER, MEEPLES_PER_PLAYER, TERMINAL_PLAYER, Action, Game
 from helpers import play_randomly, snapshot
 
+FIGURES = ("meeple", "mayor", "wagon", "barn")
+# Engine bug (reported): a road or city closed by an abbey's side is never scored or marked done,
+# so check_consistency fails after such an abbey (see test_rules.py, AM-A-3).
+ABBEY_BUG = pytest.mark.xfail(
+    raises=RuntimeError, reason="engine: features closed by an abbey are not scored"
+)
+MIXES = [
+    pytest.param(2, 0, [], id="base-2p"),
+    pytest.param(2, 1, [], id="base-2p-b"),
+    pytest.param(3, 2, [], id="base-3p"),
+    pytest.param(4, 3, [], id="base-4p"),
+    pytest.param(5, 4, [], id="base-5p"),
+    pytest.param(6, 5, [], id="base-6p"),
+    pytest.param(2, 6, ["abbey-mayor"], id="abbey-mayor-2p", marks=ABBEY_BUG),
+    pytest.param(4, 7, ["abbey-mayor"], id="abbey-mayor-4p", marks=ABBEY_BUG),
+    pytest.param(6, 8, ["abbey-mayor"], id="abbey-mayor-6p", marks=ABBEY_BUG),
+]
 
-@pytest.mark.parametrize(("players", "seed"), [(2, 0), (2, 1), (3, 2), (4, 3), (5, 4), (6, 5)])
-def test_random_game_keeps_invariants(players: int, seed: int) -> None:
+
+@pytest.mark.parametrize(("players", "seed", "expansions"), MIXES)
+def test_random_game_keeps_invariants(players: int, seed: int, expansions: list[str]) -> None:
     """A full game through the Python API: the engine stays consistent after every action, scores
-    never drop (B-7/B-8 only add points), every point has a cause (B-11), meeples are conserved
-    (B-1: 7 each), and legal actions are sorted, distinct, and never empty before the end."""
-    game = Game(players=players, seed=seed)
+    never drop (scoring only adds points), every point has a cause (B-11), figures are conserved
+    (B-1: 7 meeples each; Abbey & Mayor: one mayor, wagon and barn each), and legal actions are
+    sorted, distinct, and never empty before the end."""
+    game = Game(players=players, seed=seed, expansions=expansions)
     rng = random.Random(seed)
     previous = game.scores
+    tiles_at_start = game.bag_size + 1  # the bag and the start tile
+    figures = {"meeple": MEEPLES_PER_PLAYER, **dict.fromkeys(FIGURES[1:], 1 if expansions else 0)}
     draws = decisions = 0
 
     def check(g: Game) -> None:
@@ -30,15 +51,23 @@ def test_random_game_keeps_invariants(players: int, seed: int) -> None:
         assert all(now >= before for now, before in zip(scores, previous, strict=True)), (previous, scores)
         previous = scores
         assert {p: sum(causes.values()) for p, causes in g.breakdown().items()} == dict(enumerate(scores))
-        on_board = [0] * players
-        for figure in g.figures:
-            on_board[figure["player"]] += 1
-        assert [g.supply(p) + on_board[p] for p in range(players)] == [MEEPLES_PER_PLAYER] * players
+        for kind, count in figures.items():
+            on_board = [
+                sum(f["player"] == p and f["kind"] == kind for f in g.figures) for p in range(players)
+            ]
+            totals = [g.supply(p, kind) + on_board[p] for p in range(players)]
+            if kind == "wagon" and g.phase == "wagon_move":
+                # Wagons whose feature just scored are off the board until moved (AM-W-2, W-3).
+                assert totals[g.current_player] == 0
+                assert all(t in (0, count) for t in totals)
+            else:
+                assert totals == [count] * players, kind
         actions = g.legal_actions()
         if g.is_terminal:
             assert actions == []
             assert g.current_player == TERMINAL_PLAYER
             return
+        assert actions
         codes = [a.code for a in actions]
         assert codes == sorted(set(codes))
         assert len({a.text for a in actions}) == len(actions)
@@ -46,9 +75,10 @@ def test_random_game_keeps_invariants(players: int, seed: int) -> None:
             assert g.current_player == CHANCE_PLAYER
             assert g.phase == "draw"
         else:
-            assert g.current_player == g.turn_player
-            assert g.phase in ("place_tile", "place_figure")
-            assert g.drawn_tile is not None
+            assert 0 <= g.current_player < players
+            assert g.phase in ("abbey_choice", "place_tile", "place_figure", "wagon_move")
+            if g.phase != "wagon_move":  # a wagon's owner moves it, whoever's turn it is (AM-W-2)
+                assert g.current_player == g.turn_player
 
     def count(g: Game) -> None:
         nonlocal draws, decisions
@@ -60,11 +90,14 @@ def test_random_game_keeps_invariants(players: int, seed: int) -> None:
 
     check(game)
     steps = play_randomly(game, rng, count)
-    assert game.is_terminal and game.phase == "game_over"
+    assert game.is_terminal
+    assert game.phase == "game_over"
     assert len(game.history) == steps == draws + decisions
-    # Every tile of the base game is either on the board or discarded (B-4), the start tile too.
-    assert len(game.tiles) + game.discarded == 72
-    assert game.bag_size == 0 and game.bag() == {}
+    # Every tile is on the board or was discarded (B-4); abbeys come from the players' hands.
+    abbeys = sum(text.startswith("abbey ") for text in game.history)
+    assert len(game.tiles) + game.discarded == tiles_at_start + abbeys
+    assert game.bag_size == 0
+    assert game.bag() == {}
     returns = game.returns()
     assert sum(returns) == pytest.approx(1.0)
     best = max(game.scores)
@@ -215,15 +248,17 @@ def test_breakdown_and_score_by_cause(rng: random.Random) -> None:
 
 def test_config_is_validated_and_filled() -> None:
     game = Game(players=3, seed=7)
+    defaults = {v["name"]: v["values"][0] for v in carcassonne.known_variants() if v["supported"]}
+    assert defaults["start"] == "tile"
     assert game.config == {
         "players": 3,
         "expansions": [],
-        "variants": {"start": "tile"},
+        "variants": defaults,
         "seed": 7,
         "draw_order": [],
     }
     assert game.num_players == 3
-    assert Game(variants={"start": "tile"}).config["variants"] == {"start": "tile"}
+    assert Game(variants={"start": "tile"}).config["variants"] == defaults
     assert Game(seed=2**64 - 1).config["seed"] == 2**64 - 1
 
 
@@ -285,7 +320,7 @@ def test_position_round_trip_at_every_draw(rng: random.Random) -> None:
 def test_position_is_only_taken_at_a_draw() -> None:
     game = Game()
     game.apply_random_chance()
-    with pytest.raises(carcassonne.Error, match="at a draw"):
+    with pytest.raises(carcassonne.Error, match="at the start of a turn"):
         game.position()
 
 

@@ -49,7 +49,7 @@ def _at_placement() -> Game:
         ("place 0,-1 r2 r3", "cannot parse"),
         ("place 0,-1 r2 junk", "unexpected 'junk'"),
         ("pass now", "cannot parse"),
-        ("place 1,0", "rotation must be"),
+        ("place 1,0", "cannot parse"),
         ("place 1,0 r4", "rotation must be"),
         ("place a,b r0", "expected 'place"),
         ("place 9999,0 r0", "out of range"),
@@ -148,6 +148,8 @@ def test_no_meeple_left_skips_the_figure_decision() -> None:
         ({"expansions": "river2"}, TypeError, "list of strings"),
         ({"players": "2"}, TypeError, "players must be an int"),
         ({"players": 2.0}, TypeError, "players must be an int"),
+        ({"players": True}, TypeError, "players must be an int, not bool"),
+        ({"seed": False}, TypeError, "seed must be an int, not bool"),
         ({"seed": None}, TypeError, "seed must be an int"),
         ({"variants": ["start"]}, TypeError, "variants must be a mapping"),
         ({"variants": {"start": 1}}, TypeError, "strings to strings"),
@@ -313,3 +315,12 @@ def test_core_batch_functions_check_their_arguments() -> None:
     with pytest.raises(ConfigError):
         _core.play_game(carcassonne.Config(expansions=["x"]), ["random"])
     assert _core.play_random_games(config, 0) == []
+
+
+def test_numpy_integers_are_accepted_as_ints() -> None:
+    np = pytest.importorskip("numpy")
+    game = Game(players=np.int64(3), seed=np.uint64(5))
+    assert game.config["players"] == 3
+    assert game.config["seed"] == 5
+    game.apply(np.uint32(game.legal_actions()[0].code))
+    assert len(game.history) == 1

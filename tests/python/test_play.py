@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -53,37 +56,50 @@ def test_bad_batch_arguments() -> None:
     assert play_random_games(0) == []
 
 
-def _ticks_during(call: Callable[[], object]) -> tuple[int, float]:
-    """Runs call() in a worker thread while this thread counts loop iterations; returns the
-    iterations made in the middle 80% of the call, and the call's duration. With the GIL held
-    through the C++ call, this thread could not run at all in between."""
-    span: dict[str, float] = {}
+def _stalls(call: Callable[[], object], repeats: int) -> list[tuple[float, float]]:
+    """Makes `repeats` calls while another Python thread spins, and returns for each call its
+    duration and the longest stretch of it in which the spinning thread made no progress.
 
-    def worker() -> None:
-        span["start"] = time.perf_counter()
-        call()
-        span["end"] = time.perf_counter()
-
-    thread = threading.Thread(target=worker)
+    A call that holds the GIL stalls the spinner for its whole duration; one that releases it
+    stalls the spinner at most for a switch interval at each end (set short here)."""
     ticks: list[float] = []
-    thread.start()
-    while thread.is_alive():
-        ticks.append(time.perf_counter())
-    thread.join()
-    duration = span["end"] - span["start"]
-    lo, hi = span["start"] + 0.1 * duration, span["end"] - 0.1 * duration
-    return sum(1 for t in ticks if lo < t < hi), duration
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    try:
+        out = []
+        for _ in range(repeats):
+            ticks.clear()
+            time.sleep(0.002)  # let the spinner run
+            start = time.perf_counter()
+            call()
+            end = time.perf_counter()
+            seen = ticks[:]  # timestamps in order: the spinner only appends
+            inside = [start, *seen[bisect.bisect_right(seen, start) : bisect.bisect_left(seen, end)], end]
+            out.append((end - start, max(b - a for a, b in itertools.pairwise(inside))))
+        return out
+    finally:
+        stop.set()
+        spinner.join()
+        sys.setswitchinterval(interval)
 
 
 def test_play_random_games_releases_the_gil() -> None:
-    inside, duration = _ticks_during(lambda: play_random_games(30_000, seed=0, threads=1))
-    assert duration > 0.05, "the batch was too quick to tell"
-    assert inside > 1000, f"{inside} ticks of the other thread during {duration:.3f} s of C++"
+    [(duration, stall)] = _stalls(lambda: play_random_games(10_000, seed=0, threads=1), 1)
+    assert stall < 0.25 * duration, f"another thread stalled {stall:.3f} s of a {duration:.3f} s batch"
 
 
 def test_play_game_releases_the_gil() -> None:
-    inside, duration = _ticks_during(lambda: play_game(["greedy", "greedy"], players=4, seed=1))
-    assert inside > 50, f"{inside} ticks of the other thread during {duration * 1000:.1f} ms of C++"
+    runs = _stalls(lambda: play_game(["greedy", "greedy"], players=4, seed=1), 15)
+    held = sorted(stall / duration for duration, stall in runs)
+    assert held[len(held) // 2] < 0.5, f"stall fraction per game: {held}"
 
 
 def test_play_game_is_deterministic() -> None:

@@ -11,9 +11,11 @@ from carcassonne import RECORD_FORMAT, Error, Game, RecordError
 from helpers import play_randomly, snapshot
 
 
-def _played(seed: int, players: int = 2, steps: int | None = None) -> tuple[Game, list[tuple]]:
+def _played(
+    seed: int, players: int = 2, steps: int | None = None, expansions: tuple[str, ...] = ()
+) -> tuple[Game, list[tuple]]:
     """A random game (to the end, or `steps` actions) and the snapshot after every action."""
-    game = Game(players=players, seed=seed)
+    game = Game(players=players, seed=seed, expansions=expansions)
     rng = random.Random(seed)
     snapshots = [snapshot(game)]
     while not game.is_terminal and (steps is None or len(game.history) < steps):
@@ -25,9 +27,14 @@ def _played(seed: int, players: int = 2, steps: int | None = None) -> tuple[Game
     return game, snapshots
 
 
-@pytest.mark.parametrize(("seed", "players"), [(0, 2), (1, 3), (2, 5)])
-def test_record_replays_the_same_scores_and_legal_actions_at_every_step(seed: int, players: int) -> None:
-    game, snapshots = _played(seed, players)
+@pytest.mark.parametrize(
+    ("seed", "players", "expansions"),
+    [(0, 2, ()), (1, 3, ()), (2, 5, ()), (3, 2, ("abbey-mayor",)), (4, 4, ("abbey-mayor",))],
+)
+def test_record_replays_the_same_scores_and_legal_actions_at_every_step(
+    seed: int, players: int, expansions: tuple[str, ...]
+) -> None:
+    game, snapshots = _played(seed, players, expansions=expansions)
     record = json.loads(game.to_json())
     assert record["format"] == RECORD_FORMAT
     assert record["actions"] == game.history

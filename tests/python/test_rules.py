@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from carcassonne import CAUSES, Game, IllegalActionError
+from carcassonne import CAUSES, Game, IllegalActionError, PositionError
 
 
 def _causes(**points: int) -> dict[str, int]:
@@ -174,3 +174,57 @@ def test_b2_turns_rotate_through_the_players() -> None:
         else:
             game.apply(game.legal_actions()[0])
     assert turns == [0, 1, 2, 0]
+
+
+# ---- Abbey & Mayor ------------------------------------------------------------------------------
+
+# A hole at (0, 1), south of the start tile: base.A turned twice at (0, 2) sends its road (from
+# its monastery) north to the hole; fields (base.B monasteries) close the ring.
+ABBEY_HOLE = {
+    "expansions": ["abbey-mayor"],
+    "tiles": [
+        {"tile": "base.D-start", "x": 0, "y": 0},
+        {"tile": "base.U", "x": 1, "y": 0},
+        {"tile": "base.B", "x": 1, "y": 1},
+        {"tile": "base.B", "x": 1, "y": 2},
+        {"tile": "base.A", "x": 0, "y": 2, "rotation": 2},
+        {"tile": "base.B", "x": -1, "y": 2},
+        {"tile": "base.B", "x": -1, "y": 1},
+    ],
+    "figures": [{"player": 0, "x": 0, "y": 2, "feature": 0}],
+    "bag": ["base.E"],
+}
+
+
+def test_am_a1_abbey_instead_of_a_draw_into_a_hole() -> None:
+    """AM-A-1: a player holding an abbey may place it in a hole instead of drawing."""
+    game = Game.from_position(ABBEY_HOLE)
+    assert game.phase == "abbey_choice"
+    assert game.current_player == 0
+    assert [a.text for a in game.legal_actions()] == ["take-tile", "abbey 0,1"]
+    game.apply("take-tile")
+    assert game.is_chance
+
+
+@pytest.mark.xfail(raises=AssertionError, reason="engine: features closed by an abbey are not scored")
+def test_am_a3_abbey_closes_the_road_ending_at_it() -> None:
+    """AM-A-3/4: the abbey closes the road that ends at its side; the road (1 tile, the abbey
+    not counted) is complete and scored at once for its thief."""
+    game = Game.from_position(ABBEY_HOLE)
+    game.apply("abbey 0,1")
+    assert game.abbeys(0) == 0
+    game.apply("pass")
+    assert game.breakdown()[0]["road"] == 1, "road closed by the abbey not scored"
+    game.check_consistency()
+
+
+@pytest.mark.xfail(
+    raises=PositionError, reason="engine: from_position matches an abbey's sides (AM-A-1: any fit)"
+)
+def test_am_a1_position_with_an_abbey() -> None:
+    """AM-A-1: any sides fit an abbey, so a described position may hold one in a hole."""
+    game = Game.from_position(ABBEY_HOLE)
+    game.apply("abbey 0,1")
+    game.apply("pass")
+    twin = Game.from_position(game.position())
+    assert twin.tiles == game.tiles

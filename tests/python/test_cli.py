@@ -1,0 +1,56 @@
+"""The command line: python -m carcassonne selfplay / bench."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from carcassonne.__main__ import main
+
+
+def test_selfplay_prints_every_game_and_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["selfplay", "--games", "4", "--agents", "greedy,random"]) == 0
+    out = capsys.readouterr().out
+    games = re.findall(r"^game (\d) \(seed \d\): (\w+) (\d+), (\w+) (\d+); winner: ", out, re.MULTILINE)
+    assert [g[0] for g in games] == ["0", "1", "2", "3"]
+    # Seats rotate: greedy moves first in games 0 and 2, random in 1 and 3.
+    assert [g[1] for g in games] == ["greedy", "random", "greedy", "random"]
+    assert re.search(r"^greedy\s+4\s+\d+\.\d\s+\d\.\d{3}$", out, re.MULTILINE)
+    assert re.search(r"^random\s+4\s+\d+\.\d\s+\d\.\d{3}$", out, re.MULTILINE)
+
+
+def test_bench_prints_games_per_second(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--games", "200", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    expected = r"200 random games \(2 players, threads: 1\) in [\d.]+ s: [\d.]+ games/s, \d+ decisions/s\n"
+    assert re.fullmatch(expected, out)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["selfplay", "--games", "1", "--agents", "greedy,wizard"], "unknown agent 'wizard'"),
+        (["selfplay", "--games", "1", "--players", "7"], "players must be 2 to 6"),
+        (["selfplay", "--agents", ","], "at least one agent"),
+        (["bench", "--games", "-5"], "out of range"),
+    ],
+)
+def test_bad_options_print_an_error(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_module_runs_as_a_program() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "carcassonne", "selfplay", "--games", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert done.stdout.startswith("game 0 (seed 0): greedy ")
