@@ -150,7 +150,8 @@ class Game:
 
     @classmethod
     def from_position(cls, position: Mapping[str, Any]) -> Game:
-        """A game set up from a described position, starting with a draw.
+        """A game set up from a described position, at the start of current_player's turn (a
+        draw, or the abbey choice with Abbey & Mayor).
 
         Keys: the config keys (players, expansions, variants, seed, draw_order) and
         tiles [{tile, x, y, rotation}] in placement order, figures [{player, kind, x, y, feature}]
