@@ -329,3 +329,22 @@ def test_repr_and_str() -> None:
     assert "players=2" in repr(game)
     assert "scores: 0 0" in str(game)
     assert game.turn_number == 0
+
+
+@pytest.mark.parametrize("expansions", [[], ["abbey-mayor"]])
+def test_only_canonical_codes_are_legal(expansions: list[str]) -> None:
+    """Every code the engine accepts is the one its text parses to: flipping any bit of a legal
+    action gives an illegal code or another legal action with its own text (STYLE lesson 4)."""
+    game = Game(players=3, seed=2, expansions=expansions)
+    rng = random.Random(2)
+    while not game.is_terminal:
+        state = game.core_state()
+        for action in game.legal_actions():
+            for bit in range(32):
+                code = action.code ^ (1 << bit)
+                if state.is_legal(code):
+                    assert state.parse_action(state.action_to_string(code)) == code, (action, bit)
+        if game.is_chance:
+            game.apply_random_chance()
+        else:
+            game.apply(rng.choice(game.legal_actions()))
