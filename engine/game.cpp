@@ -247,7 +247,10 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
     int mid = side_point(Side(s), 1);
     int a = rt.segment_at[mid], b = nr.segment_at[facing_point(mid)];
     if (a >= 0) --features_.feature(first + a).open;
-    if (b >= 0) --features_.feature(nt.first_segment + b).open;
+    if (b >= 0) {  // the neighbour's feature may be closed by an abbey, which has no segment there
+      uint16_t root = features_.root(nt.first_segment + b);
+      if (--features_[root].open == 0 && features_[root].type != FeatureType::River) add_pending(root);
+    }
   }
 
   // Cloister-like features around the new tile gain a neighbour.

@@ -41,7 +41,8 @@ std::set<std::tuple<int, int, int>> scanned_placements(const State& s) {
         int slot = b.slot_at(neighbour(c, Side(d)));
         if (slot < 0) continue;
         const PlacedTile& t = b.tile(slot);
-        ok = cat.kind(t.kind).rotations[t.rotation].edges[opposite(Side(d))] == kind.rotations[r].edges[d];
+        Edge theirs = cat.kind(t.kind).rotations[t.rotation].edges[opposite(Side(d))];
+        ok = theirs == Edge::Abbey || theirs == kind.rotations[r].edges[d];
       }
       if (ok) out.insert({x, y, r});
     }
@@ -67,14 +68,15 @@ void check_step(const State& s) {
   }
 }
 
-// Plays random games until `moves` actions have been made; returns the number of games.
-int fuzz(int players, long moves, uint64_t seed) {
+// Plays random games of this config until `moves` actions have been made; returns the number
+// of games.
+int fuzz(const Config& base, long moves) {
+  const int players = base.players;
   int games = 0;
-  Rng rng(seed);
+  Rng rng(base.seed);
   for (long made = 0; made < moves; ++games) {
-    Config config;
-    config.players = players;
-    config.seed = seed + uint64_t(games);
+    Config config = base;
+    config.seed = base.seed + uint64_t(games);
     State s(config);
     std::vector<Action> history;
     std::vector<int> last(players, 0);
@@ -92,15 +94,18 @@ int fuzz(int players, long moves, uint64_t seed) {
       }
     }
     s.check_consistency();
-    int total_tiles = s.board().num_tiles() + s.discarded();
-    EXPECT_EQ(total_tiles, 72);
+    bool abbeys = s.rules().abbey_mayor;
+    int abbeys_placed = 0;
+    for (int p = 0; p < players; ++p) abbeys_placed += abbeys && !s.abbeys(p);
+    EXPECT_EQ(s.board().num_tiles() + s.discarded(), 72 + (abbeys ? 12 : 0) + abbeys_placed);
     for (int p = 0; p < players; ++p) {
       int sum = 0;
       for (int c = 0; c < kNumCauses; ++c) sum += s.score(p, Cause(c));
       EXPECT_EQ(sum, s.score(p)) << "B-11: a point without a cause";
       EXPECT_EQ(s.supply(p) + [&] {
         int n = 0;
-        for (int i = 0; i < s.num_placed_figures(); ++i) n += s.placed_figure(i).owner == p;
+        for (int i = 0; i < s.num_placed_figures(); ++i)
+          n += s.placed_figure(i).owner == p && s.placed_figure(i).kind == FigureKind::Meeple;
         return n;
       }(), kMeeplesPerPlayer);
     }
@@ -114,11 +119,28 @@ int fuzz(int players, long moves, uint64_t seed) {
 }
 
 TEST(RandomGames, InvariantsHoldForEveryPlayerCount) {
-  long per_count = std::max(1000L, fuzz_moves() / 5);
+  long per_count = std::max(1000L, fuzz_moves() / 10);
   for (int players = 2; players <= 6; ++players) {
-    int games = fuzz(players, per_count, 1000u * uint64_t(players));
-    EXPECT_GT(games, 0);
+    Config config;
+    config.players = players;
+    config.seed = 1000u * uint64_t(players);
+    EXPECT_GT(fuzz(config, per_count), 0);
   }
+}
+
+TEST(RandomGames, InvariantsHoldWithAbbeyAndMayorInEveryVariant) {
+  long per_variant = std::max(1000L, fuzz_moves() / 12);
+  int players = 2;
+  for (const char* endgame : {"mandatory", "final_round", "none"})
+    for (const char* wagon : {"c2", "c1"}) {
+      Config config;
+      config.players = players;
+      config.expansions = {"abbey-mayor"};
+      config.variants = {{"abbey_endgame", endgame}, {"wagon_move", wagon}};
+      config.seed = 77u * uint64_t(players);
+      EXPECT_GT(fuzz(config, per_variant), 0) << endgame << " " << wagon;
+      players = players % 6 + 1 + (players == 6);
+    }
 }
 
 TEST(RandomGames, FastPlayoutMatchesTheCheckedApi) {
