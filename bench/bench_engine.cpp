@@ -1,6 +1,7 @@
 // Engine micro-benchmarks (Google Benchmark). Run: build/carc_bench
 //   BM_RandomGame         whole 2-player base games, farmers on: each turn a uniformly random
 //                         placement, then a uniformly random figure option including none
+//   BM_RandomGameAbbeyMayor  the same with Abbey & Mayor (every decision uniformly random)
 //   BM_LegalPlacements    legal placements of the drawn tile on a mid-game board
 //   BM_ApplyTurn          clone a mid-game state, place a tile and a figure, score
 //   BM_Clone              copy a mid-game state
@@ -31,8 +32,7 @@ State mid_game(uint64_t seed, int turns) {
   return s;
 }
 
-void BM_RandomGame(benchmark::State& bench) {
-  Config config;
+void random_games(benchmark::State& bench, Config config) {
   config.players = int(bench.range(0));
   Rng rng(1);
   uint64_t seed = 0;
@@ -47,7 +47,16 @@ void BM_RandomGame(benchmark::State& bench) {
   bench.counters["decisions_per_game"] = double(decisions) / double(bench.iterations());
   bench.counters["state_bytes"] = double(sizeof(State));
 }
+void BM_RandomGame(benchmark::State& bench) { random_games(bench, Config{}); }
 BENCHMARK(BM_RandomGame)->Arg(2)->Arg(4)->Unit(benchmark::kMicrosecond);
+
+// Base game + Abbey & Mayor (default variants): abbey choices, mayors, wagons, barns.
+void BM_RandomGameAbbeyMayor(benchmark::State& bench) {
+  Config config;
+  config.expansions = {"abbey-mayor"};
+  random_games(bench, config);
+}
+BENCHMARK(BM_RandomGameAbbeyMayor)->Arg(2)->Arg(4)->Unit(benchmark::kMicrosecond);
 
 void BM_LegalPlacements(benchmark::State& bench) {
   std::vector<State> states;

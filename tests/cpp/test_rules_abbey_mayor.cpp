@@ -123,7 +123,7 @@ TEST(AbbeyMayor, E3_AM_B3_BarnOnAFieldWithAFarmerScoresTheFarmerAtOnce) {
   EXPECT_EQ(s.score(0, Cause::Barn), 8);
 }
 
-TEST(AbbeyMayor, E15_E3_BarnScoringWithoutFarmersIsNotAScoring) {
+TEST(AbbeyMayor, AM_B3_BarnOnAFieldWithoutFarmersScoresNobody) {
   // A barn on a field with no farmer scores nobody and returns nothing.
   State s = am_position(farm(), {}, {"base.B", "base.U"});
   play(s, {"draw base.B", "place 2,0 r0", "barn NW"});
