@@ -7,16 +7,19 @@
 //               clockwise from the catalogue orientation)
 //   Figure      bits 4-7   FigureKind, bits 8-11 feature index on the tile (tiles.json order;
 //               for a barn the corner: 0 NE, 1 SE, 2 SW, 3 NW), bit 12 set when the figure goes
-//               to another tile than the one just placed (wagon moves), with that tile's cell in
+//               to another tile than the one just placed (wagon moves, XX-4, XX-5), with its cell in
 //               bits 13-21 (x + 256) and 22-30 (y + 256)
 //   Pass        no payload: place no figure / return the wagon / decline the abbey at the end
 //   Abbey       bits 4-12  x + 256, bits 13-21 y + 256: place the abbey instead of drawing (AM-A-1)
 //   TakeTile    no payload: draw a tile rather than place the abbey
+//   Arrow       bits 4-12  x + 256, bits 13-21 y + 256: the arrow tile whose arrow activates
+//               when one placement would activate several (XX-3)
 // Codes are compared as integers, so legal action lists sort by kind, then payload.
 //
 // String forms (State::action_to_string / State::parse_action round-trip):
 //   "draw base.D"  "place 3,-1 r1"  "meeple city#0"  "mayor city#0"  "wagon road#1"
-//   "barn NE"  "wagon road#1 @3,-1"  "pass"  "abbey 2,1"  "take-tile"
+//   "barn NE"  "wagon road#1 @3,-1"  "meeple city#0 @2,2"  "pass"  "abbey 2,1"  "take-tile"
+//   "arrow 1,0"
 #pragma once
 
 #include <cstdint>
@@ -27,7 +30,7 @@
 
 namespace carc {
 
-enum class ActionKind : uint8_t { Draw = 0, Place = 1, Figure = 2, Pass = 3, Abbey = 4, TakeTile = 5 };
+enum class ActionKind : uint8_t { Draw = 0, Place = 1, Figure = 2, Pass = 3, Abbey = 4, TakeTile = 5, Arrow = 6 };
 enum class FigureKind : uint8_t { Meeple = 0, Mayor = 1, Wagon = 2, Barn = 3 };
 inline constexpr int kNumFigureKinds = 4;
 
@@ -53,10 +56,11 @@ struct Action {
   static constexpr Action pass() { return {uint32_t(ActionKind::Pass)}; }
   static constexpr Action abbey(Cell c) { return {uint32_t(ActionKind::Abbey) | cell_bits(c) << 4}; }
   static constexpr Action take_tile() { return {uint32_t(ActionKind::TakeTile)}; }
+  static constexpr Action arrow(Cell c) { return {uint32_t(ActionKind::Arrow) | cell_bits(c) << 4}; }
 
   constexpr ActionKind kind() const { return ActionKind(code & 0xF); }
   constexpr int tile_kind() const { return int(code >> 4 & 0xFF); }
-  // The cell of a Place or Abbey action.
+  // The cell of a Place, Abbey or Arrow action.
   constexpr Cell cell() const { return cell_from(code >> 4); }
   constexpr int rotation() const { return int(code >> 22 & 3); }
   constexpr FigureKind figure_kind() const { return FigureKind(code >> 4 & 0xF); }

@@ -15,7 +15,7 @@ const std::vector<ExpansionInfo>& known_expansions() {
       {"city", "RULES 3 CK (City of Carcassonne and the Count)", false},
       {"king-robber", "RULES 3 KR + CK-T-1 (King & Robber, 5 land tiles)", false},
       {"shrines", "RULES 3 SH (cult places)", false},
-      {"anniv20", "RULES 4 (20th Anniversary)", false},
+      {"anniv20", "RULES 4 (20th Anniversary)", true},
   };
   return kList;
 }

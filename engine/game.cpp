@@ -51,7 +51,8 @@ const char* figure_kind_name(FigureKind f) {
 }
 
 const char* phase_name(Phase p) {
-  static constexpr const char* kNames[] = {"draw", "abbey or tile", "place tile", "place figure", "wagon move", "game over"};
+  static constexpr const char* kNames[] = {"draw",         "abbey or tile", "place tile", "arrow choice",
+                                           "place figure", "wagon move",    "game over"};
   return kNames[int(p)];
 }
 
@@ -84,6 +85,7 @@ void State::init(const Config& config) {
                          : endgame == "none"      ? AbbeyEndgame::None
                                                   : AbbeyEndgame::Mandatory;
   rules_.wagon_move = config.variants.at("wagon_move") == "c1" ? WagonRule::C1 : WagonRule::C2;
+  rules_.anniv20 = has_expansion(config, "anniv20");
   seed_ = config.seed;
   rng_.reseed(config.seed);
   board_.clear();
@@ -135,6 +137,12 @@ State State::from_position(const Position& position) {
     for (int p = 0; p < st.num_pending_; ++p) st.features_[st.pending_[p]].done = 1;
     st.num_pending_ = 0;
     st.num_barn_fields_ = 0;
+  }
+  // An arrow that points at a tile was activated while the position came about (XX-1).
+  for (int slot = 0; slot < st.board_.num_tiles(); ++slot) {
+    const PlacedTile& t = st.board_.tile(slot);
+    if (cat.kind(t.kind).arrow != ArrowKind::None)
+      st.set_arrow_armed(slot, !st.board_.occupied(neighbour(t.cell, rotated(t).arrow_points)));
   }
   for (size_t i = 0; i < position.figures.size(); ++i) {
     const Position::Figure& f = position.figures[i];
@@ -294,6 +302,76 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
   }
 }
 
+void State::after_placement(Cell c) {
+  if (rules_.anniv20) {
+    // XX-1: the new tile's own arrow, if it points at a tile; the arrows pointing at c.
+    num_arrow_candidates_ = 0;
+    const PlacedTile& placed = board_.tile(last_slot_);
+    if (catalogue().kind(placed.kind).arrow != ArrowKind::None) {
+      bool target = board_.occupied(neighbour(c, rotated(placed).arrow_points));
+      set_arrow_armed(last_slot_, !target);
+      if (target) {
+        arrow_candidates_[num_arrow_candidates_++] = uint8_t(last_slot_);
+      } else {  // XX-2: +2 at once for an arrow pointing at an empty cell
+        scores_[turn_player_] = int16_t(scores_[turn_player_] + 2);
+        breakdown_[turn_player_][int(Cause::Arrow)] = int16_t(breakdown_[turn_player_][int(Cause::Arrow)] + 2);
+      }
+    }
+    for (int s = 0; s < kNumSides; ++s) {
+      int slot = board_.slot_at(neighbour(c, Side(s)));
+      if (slot >= 0 && arrow_armed(slot) && rotated(board_.tile(slot)).arrow_points == opposite(Side(s)))
+        arrow_candidates_[num_arrow_candidates_++] = uint8_t(slot);
+    }
+    if (num_arrow_candidates_ > 1) {  // XX-3: the player chooses one
+      phase_ = Phase::ArrowChoice;
+      return;
+    }
+    if (num_arrow_candidates_ == 1) activate_arrow(arrow_candidates_[0]);
+    num_arrow_candidates_ = 0;
+  }
+  enter_figure_phase();
+}
+
+void State::activate_arrow(int slot) {
+  set_arrow_armed(slot, false);
+  active_arrow_ = catalogue().kind(board_.tile(slot).kind).arrow;
+  if (active_arrow_ == ArrowKind::ExtraTurn) extra_turn_ = !in_extra_turn_;  // XX-6: no third turn
+}
+
+void State::enter_figure_phase() {
+  phase_ = Phase::PlaceFigure;
+  Action buffer[kMaxActions];
+  if (figure_options(buffer) == 0) after_figure();
+}
+
+int State::arrow_figure_options(Action* out) const {
+  int n = 0;
+  if (supply_[turn_player_][int(FigureKind::Meeple)] == 0) return 0;
+  // Completed by this turn's tile (scored in phase 3) counts as finished (XX-4, XX-5 decisions).
+  auto finished = [&](const Segment& f) {
+    return f.done || ((f.type == FeatureType::Road || f.type == FeatureType::City || is_cloister_like(f.type)) && f.open == 0);
+  };
+  if (active_arrow_ == ArrowKind::MeepleBeside) {
+    for (int i = 0; i < num_figures_; ++i) {
+      const PlacedFigure& fig = figures_[i];
+      if (fig.owner != turn_player_ || fig.paired || fig.kind == FigureKind::Barn) continue;
+      const Segment& f = features_.feature(fig.segment);
+      if (finished(f) || (f.type == FeatureType::Field && f.barns)) continue;
+      const Segment& s = features_[fig.segment];
+      Action a = Action::figure_at(FigureKind::Meeple, s.local, board_.tile(s.tile).cell);
+      if (std::find(out, out + n, a) == out + n) out[n++] = a;
+    }
+  } else if (active_arrow_ == ArrowKind::PlaceAnywhere) {
+    for (int s = 0; s < features_.size(); ++s) {
+      const Segment& seg = features_[s];
+      const Segment& f = features_[seg.root];
+      if (!can_hold_figure(seg.type) || f.occupants || finished(f) || (seg.type == FeatureType::Field && f.barns)) continue;
+      out[n++] = Action::figure_at(FigureKind::Meeple, seg.local, board_.tile(seg.tile).cell);
+    }
+  }
+  return n;
+}
+
 bool State::placeable(KindId kind_id) const {
   const TileKind& kind = catalogue().kind(kind_id);
   for (int i = 0; i < kind.num_distinct_rotations; ++i)
@@ -364,6 +442,7 @@ int State::figure_options(Action* out) const {
         out[n++] = Action::figure(FigureKind::Barn, corner);
     }
   }
+  if (active_arrow_ == ArrowKind::MeepleBeside || active_arrow_ == ArrowKind::PlaceAnywhere) n += arrow_figure_options(out + n);
   return n;
 }
 
@@ -497,7 +576,12 @@ void State::start_turn() {
 }
 
 void State::finish_turn() {
-  turn_player_ = uint8_t((turn_player_ + 1) % rules_.players);
+  // XX-6: one more full turn, never a third in a row, and none once the bag is empty.
+  bool again = extra_turn_ && !in_extra_turn_ && bag_size_ > 0;
+  in_extra_turn_ = again;
+  extra_turn_ = false;
+  active_arrow_ = ArrowKind::None;
+  if (!again) turn_player_ = uint8_t((turn_player_ + 1) % rules_.players);
   ++turn_number_;
   start_turn();
 }
@@ -564,21 +648,36 @@ void State::apply_unchecked(Action a) {
       --abbeys_[turn_player_];
       placed_abbey_ = true;
       drawn_ = abbey_kind_;
-      phase_ = Phase::PlaceFigure;
-      {
-        Action buffer[kMaxActions];
-        if (figure_options(buffer) == 0) after_figure();
-      }
+      after_placement(a.cell());
       return;
-    case Phase::PlaceTile: {
+    case Phase::PlaceTile:
       put_tile(a.cell(), drawn_, a.rotation());
-      phase_ = Phase::PlaceFigure;
-      Action buffer[kMaxActions];
-      if (figure_options(buffer) == 0) after_figure();
+      after_placement(a.cell());
+      return;
+    case Phase::ArrowChoice: {
+      int chosen = board_.slot_at(a.cell());
+      for (int i = 0; i < num_arrow_candidates_; ++i) set_arrow_armed(arrow_candidates_[i], false);  // the others are lost
+      num_arrow_candidates_ = 0;
+      activate_arrow(chosen);
+      enter_figure_phase();
       return;
     }
     case Phase::PlaceFigure:
-      if (a.kind() == ActionKind::Figure) {
+      if (a.kind() == ActionKind::Figure && a.elsewhere()) {  // XX-4 or XX-5: a normal meeple
+        const PlacedTile& t = board_.tile(board_.slot_at(a.figure_cell()));
+        uint16_t seg = uint16_t(t.first_segment + a.feature());
+        if (active_arrow_ == ArrowKind::MeepleBeside) {
+          for (int i = 0; i < num_figures_; ++i) {
+            PlacedFigure& partner = figures_[i];
+            if (partner.segment == seg && partner.owner == turn_player_ && !partner.paired && partner.kind != FigureKind::Barn) {
+              partner.paired = true;
+              break;
+            }
+          }
+        }
+        add_figure(turn_player_, FigureKind::Meeple, seg, true);
+        if (active_arrow_ == ArrowKind::MeepleBeside) figures_[num_figures_ - 1].paired = true;
+      } else if (a.kind() == ActionKind::Figure) {
         const PlacedTile& t = board_.tile(last_slot_);
         FigureKind kind = a.figure_kind();
         uint16_t seg = uint16_t(t.first_segment + a.feature());
@@ -813,6 +912,9 @@ int State::legal_actions(Action* out) const {
       }
       break;
     }
+    case Phase::ArrowChoice:
+      for (int i = 0; i < num_arrow_candidates_; ++i) out[n++] = Action::arrow(board_.tile(arrow_candidates_[i]).cell);
+      break;
     case Phase::PlaceFigure:
       out[n++] = Action::pass();
       n += figure_options(out + n);
@@ -877,10 +979,18 @@ std::string State::why_illegal(Action a) const {
       if (!distinct) return "that rotation shows the same tile as a lower one: use the lowest";
       return "";
     }
+    case Phase::ArrowChoice:
+      return listed() ? "" : "choose which arrow activates (XX-3): arrow <x>,<y> of one of the candidates";
     case Phase::PlaceFigure: {
       if (a.kind() == ActionKind::Pass) return a.code == uint32_t(ActionKind::Pass) ? "" : "malformed action code";
       if (a.kind() != ActionKind::Figure) return "a figure (or pass) is to be chosen now";
-      if (a.elsewhere() || (a.code >> 12) != 0 || int(a.figure_kind()) >= kNumFigureKinds) return "malformed figure action";
+      if (a.elsewhere()) {
+        if (listed()) return "";
+        if (active_arrow_ == ArrowKind::MeepleBeside) return "a meeple goes beside an unpaired figure of yours on an unfinished feature (XX-4)";
+        if (active_arrow_ == ArrowKind::PlaceAnywhere) return "a meeple goes on an unoccupied, unfinished feature (XX-5)";
+        return "a figure goes on the tile just placed unless an arrow says otherwise (B-5)";
+      }
+      if ((a.code >> 12) != 0 || int(a.figure_kind()) >= kNumFigureKinds) return "malformed figure action";
       FigureKind kind = a.figure_kind();
       std::string name = figure_kind_name(kind);
       if (!figure_in_play(kind)) return "the " + name + " is not in play";
@@ -932,6 +1042,8 @@ std::string State::action_to_string(Action a) const {
       return "abbey " + cell_text(a.cell());
     case ActionKind::TakeTile:
       return "take-tile";
+    case ActionKind::Arrow:
+      return "arrow " + cell_text(a.cell());
     case ActionKind::Figure: {
       std::string name = figure_kind_name(a.figure_kind());
       if (a.figure_kind() == FigureKind::Barn) return name + " " + kCornerNames[a.feature() & 3];
@@ -984,10 +1096,10 @@ Action State::parse_action(std::string_view text) const {
     if (!catalogue().contains(words[1])) throw bad("unknown tile '" + words[1] + "'");
     return Action::draw(catalogue().find(words[1]));
   }
-  if (verb == "abbey") {
+  if (verb == "abbey" || verb == "arrow") {
     expect_words(2);
-    if (!parse_cell(words[1], cell)) throw bad("expected 'abbey <x>,<y>'");
-    return Action::abbey(cell);
+    if (!parse_cell(words[1], cell)) throw bad("expected '" + verb + " <x>,<y>'");
+    return verb == "abbey" ? Action::abbey(cell) : Action::arrow(cell);
   }
   if (verb == "place") {
     int r = 0;
@@ -1024,7 +1136,7 @@ Action State::parse_action(std::string_view text) const {
     }
     return elsewhere ? Action::figure_at(FigureKind(f), index, cell) : Action::figure(FigureKind(f), index);
   }
-  throw bad("unknown verb '" + verb + "' (draw, place, pass, meeple, mayor, wagon, barn, abbey, take-tile)");
+  throw bad("unknown verb '" + verb + "' (draw, place, pass, meeple, mayor, wagon, barn, abbey, take-tile, arrow)");
 }
 
 std::string State::to_string() const {
@@ -1044,7 +1156,7 @@ std::string State::to_string() const {
 void State::check_consistency() const {
   auto fail = [](const std::string& what) { throw std::logic_error("inconsistent state: " + what); };
   const Catalogue& cat = catalogue();
-  const bool mid_turn = phase_ == Phase::PlaceFigure;  // completions wait for scoring
+  const bool mid_turn = phase_ == Phase::PlaceFigure || phase_ == Phase::ArrowChoice;  // scoring comes later
   // Figures: supply + board (+ wagons waiting to move) = what each player owns.
   std::vector<std::array<int, kNumFigureKinds>> owned(kMaxPlayers);
   for (auto& o : owned) o.fill(0);
@@ -1069,6 +1181,13 @@ void State::check_consistency() const {
     }
   }
   for (int i = 0; i < num_wagons_; ++i) ++owned[wagons_[i].owner][int(FigureKind::Wagon)];
+  for (int i = 0; i < num_figures_; ++i) {  // XX-4 pairs: exactly two, one owner, one segment
+    if (!figures_[i].paired) continue;
+    int together = 0;
+    for (int j = 0; j < num_figures_; ++j)
+      together += figures_[j].paired && figures_[j].segment == figures_[i].segment && figures_[j].owner == figures_[i].owner;
+    if (together != 2) fail("a pair of " + std::to_string(together) + " figures");
+  }
   for (int p = 0; p < rules_.players; ++p)
     for (int k = 0; k < kNumFigureKinds; ++k) {
       int expected = k == 0 ? kMeeplesPerPlayer : rules_.abbey_mayor ? 1 : 0;

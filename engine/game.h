@@ -41,7 +41,8 @@ enum class Phase : uint8_t {
   Draw,         // chance: the bag gives a tile
   AbbeyChoice,  // the turn player places the abbey or takes a tile (AM-A-1, AM-A-5)
   PlaceTile,    // the turn player places the drawn tile
-  PlaceFigure,  // the turn player places a figure on the new tile, or passes
+  ArrowChoice,  // the placement would activate several arrows: the turn player picks one (XX-3)
+  PlaceFigure,  // the turn player places a figure on the new tile (or elsewhere, XX-4/5), or passes
   WagonMove,    // a wagon's owner moves it after its feature scored, or returns it (AM-W-2)
   GameOver,
 };
@@ -56,6 +57,7 @@ struct Rules {
   bool abbey_mayor = false;
   AbbeyEndgame abbey_endgame = AbbeyEndgame::Mandatory;
   WagonRule wagon_move = WagonRule::C2;
+  bool anniv20 = false;
 };
 
 // A figure on the board.
@@ -63,6 +65,7 @@ struct PlacedFigure {
   uint16_t segment = kNoSegment;
   uint8_t owner = 0;
   FigureKind kind = FigureKind::Meeple;
+  bool paired = false;  // one of two figures standing together after XX-4
 };
 
 // A position to set a game up from (tests, puzzles, analysis). Validated by State::from_position.
@@ -143,6 +146,11 @@ class State {
   int abbeys(int player) const { return abbeys_[player]; }
   // At a WagonMove node: the segment the wagon stood on when its feature scored.
   uint16_t wagon_origin() const { return wagons_[0].origin; }
+  // The arrow activated this turn (XX-1), ArrowKind::None if none.
+  ArrowKind active_arrow() const { return active_arrow_; }
+  // Returns true if the arrow of the tile in this slot can still activate.
+  bool arrow_armed(int slot) const { return arrow_armed_[slot / 64] >> (slot % 64) & 1; }
+  bool in_extra_turn() const { return in_extra_turn_; }
   int bag_size() const { return bag_size_; }
   int bag_count(KindId kind) const { return bag_count_[kind]; }
   // The tile to place at a PlaceTile node, the one just placed at a PlaceFigure node.
@@ -176,6 +184,13 @@ class State {
   void after_figure();
   void next_wagon();
   void score_barn_fields();
+  void after_placement(Cell c);  // arrows (XX-1 .. XX-3), then the figure decision
+  void activate_arrow(int slot);
+  void enter_figure_phase();
+  int arrow_figure_options(Action* out) const;
+  void set_arrow_armed(int slot, bool armed) {
+    arrow_armed_[slot / 64] = (arrow_armed_[slot / 64] & ~(1ull << (slot % 64))) | uint64_t(armed) << (slot % 64);
+  }
   bool placeable(KindId kind) const;
   void add_figure(int player, FigureKind kind, uint16_t segment, bool from_supply);
   void start_turn();
@@ -231,6 +246,15 @@ class State {
   uint8_t num_barn_fields_ = 0;
   // The abbey endgame (AM-A-5): 0 before the bag ran out; then final_round counts turns left + 1.
   uint8_t endgame_ = 0;
+
+  // 20th Anniversary arrows: which placed tiles' arrows can still activate, the candidates of
+  // this placement when there are several (XX-3), the arrow active this turn, extra turns.
+  std::array<uint64_t, (kMaxTiles + 63) / 64> arrow_armed_{};
+  std::array<uint8_t, 5> arrow_candidates_;
+  uint8_t num_arrow_candidates_ = 0;
+  ArrowKind active_arrow_ = ArrowKind::None;
+  bool extra_turn_ = false;     // XX-6: the turn player plays again after this turn
+  bool in_extra_turn_ = false;  // this turn is an extra turn: no third in a row
 
   std::array<int16_t, kMaxPlayers> scores_{};
   std::array<std::array<int16_t, kNumCauses>, kMaxPlayers> breakdown_{};

@@ -97,7 +97,8 @@ int fuzz(const Config& base, long moves) {
     bool abbeys = s.rules().abbey_mayor;
     int abbeys_placed = 0;
     for (int p = 0; p < players; ++p) abbeys_placed += abbeys && !s.abbeys(p);
-    EXPECT_EQ(s.board().num_tiles() + s.discarded(), 72 + (abbeys ? 12 : 0) + abbeys_placed);
+    int land = 72 + (abbeys ? 12 : 0) + (s.rules().anniv20 ? 15 : 0);
+    EXPECT_EQ(s.board().num_tiles() + s.discarded(), land + abbeys_placed);
     for (int p = 0; p < players; ++p) {
       int sum = 0;
       for (int c = 0; c < kNumCauses; ++c) sum += s.score(p, Cause(c));
@@ -141,6 +142,28 @@ TEST(RandomGames, InvariantsHoldWithAbbeyAndMayorInEveryVariant) {
       EXPECT_GT(fuzz(config, per_variant), 0) << endgame << " " << wagon;
       players = players % 6 + 1 + (players == 6);
     }
+}
+
+TEST(RandomGames, InvariantsHoldWithTheAnniversaryArrows) {
+  long moves = std::max(1000L, fuzz_moves() / 10);
+  for (int players : {2, 5}) {
+    Config config;
+    config.players = players;
+    config.expansions = {"anniv20"};
+    config.seed = 2021u + uint64_t(players);
+    EXPECT_GT(fuzz(config, moves), 0);
+  }
+}
+
+TEST(RandomGames, InvariantsHoldWithEverythingSupported) {
+  long moves = std::max(1000L, fuzz_moves() / 10);
+  for (int players : {3, 6}) {
+    Config config;
+    config.players = players;
+    config.expansions = {"abbey-mayor", "anniv20"};
+    config.seed = 99u + uint64_t(players);
+    EXPECT_GT(fuzz(config, moves), 0);
+  }
 }
 
 TEST(RandomGames, FastPlayoutMatchesTheCheckedApi) {
