@@ -2,6 +2,8 @@
 //   BM_RandomGame         whole 2-player base games, farmers on: each turn a uniformly random
 //                         placement, then a uniformly random figure option including none
 //   BM_RandomGameAbbeyMayor  the same with Abbey & Mayor (every decision uniformly random)
+//   BM_RandomGameAnniversary, BM_RandomGameAllSupported  with the 20th Anniversary arrows, and
+//                         with every supported expansion
 //   BM_LegalPlacements    legal placements of the drawn tile on a mid-game board
 //   BM_ApplyTurn          clone a mid-game state, place a tile and a figure, score
 //   BM_Clone              copy a mid-game state
@@ -57,6 +59,21 @@ void BM_RandomGameAbbeyMayor(benchmark::State& bench) {
   random_games(bench, config);
 }
 BENCHMARK(BM_RandomGameAbbeyMayor)->Arg(2)->Arg(4)->Unit(benchmark::kMicrosecond);
+
+void BM_RandomGameAnniversary(benchmark::State& bench) {
+  Config config;
+  config.expansions = {"anniv20"};
+  random_games(bench, config);
+}
+BENCHMARK(BM_RandomGameAnniversary)->Arg(2)->Unit(benchmark::kMicrosecond);
+
+// Every supported expansion at once.
+void BM_RandomGameAllSupported(benchmark::State& bench) {
+  Config config;
+  config.expansions = {"abbey-mayor", "anniv20"};
+  random_games(bench, config);
+}
+BENCHMARK(BM_RandomGameAllSupported)->Arg(2)->Arg(4)->Unit(benchmark::kMicrosecond);
 
 void BM_LegalPlacements(benchmark::State& bench) {
   std::vector<State> states;
