@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <stdexcept>
-#include <vector>
+
+#include "mcts.h"
 
 namespace carc {
 
@@ -12,8 +13,7 @@ Action RandomAgent::choose(const State& state, Rng& rng) {
   return buffer[rng.below(uint32_t(n))];
 }
 
-double GreedyAgent::evaluate(const State& state, int p) {
-  // Unfinished features count with the value they would score now, for the leaders.
+std::array<double, kMaxPlayers> feature_potential(const State& state) {
   std::array<double, kMaxPlayers> potential{};
   const Features& f = state.features();
   for (int s = 0; s < f.size(); ++s) {
@@ -24,21 +24,27 @@ double GreedyAgent::evaluate(const State& state, int p) {
                    : seg.type == FeatureType::Road ? double(seg.tiles)
                                                    : 9.0 - seg.open;
     for (int q = 0; q < state.num_players(); ++q)
-      if (seg.meeples[q] == best) potential[q] += value;
+      if (seg.meeples[size_t(q)] == best) potential[size_t(q)] += value;
   }
-  double mine = state.score(p) + 0.5 * potential[p] - 1.5 * (kMeeplesPerPlayer - state.supply(p));
+  return potential;
+}
+
+double GreedyAgent::evaluate(const State& state, int p) {
+  std::array<double, kMaxPlayers> potential = feature_potential(state);
+  double mine = state.score(p) + 0.5 * potential[size_t(p)] - 1.5 * (kMeeplesPerPlayer - state.supply(p));
   double other = -1e9;
   for (int q = 0; q < state.num_players(); ++q)
-    if (q != p) other = std::max(other, state.score(q) + 0.5 * potential[q]);
+    if (q != p) other = std::max(other, state.score(q) + 0.5 * potential[size_t(q)]);
   return mine - other;
 }
 
-Action GreedyAgent::choose(const State& state, Rng& rng) {
+Action greedy_action(const State& state, Rng& rng) {
   Action buffer[kMaxActions];
   int n = state.legal_actions(buffer);
   int me = state.current_player();
   double best = -1e18;
-  std::vector<Action> ties;
+  Action choice = buffer[0];
+  int ties = 0;
   for (int i = 0; i < n; ++i) {
     State next = state;
     next.apply_unchecked(buffer[i]);
@@ -51,25 +57,38 @@ Action GreedyAgent::choose(const State& state, Rng& rng) {
       for (int j = 0; j < m; ++j) {
         State after = next;
         after.apply_unchecked(figures[j]);
-        value = std::max(value, evaluate(after, me));
+        value = std::max(value, GreedyAgent::evaluate(after, me));
       }
     } else {
-      value = evaluate(next, me);
+      value = GreedyAgent::evaluate(next, me);
     }
     if (value > best + 1e-9) {
       best = value;
-      ties.assign(1, buffer[i]);
-    } else if (value > best - 1e-9) {
-      ties.push_back(buffer[i]);
+      choice = buffer[i];
+      ties = 1;
+    } else if (value > best - 1e-9 && rng.below(uint32_t(++ties)) == 0) {
+      choice = buffer[i];  // reservoir sampling: uniform among the ties
     }
   }
-  return ties[rng.below(uint32_t(ties.size()))];
+  return choice;
 }
 
-std::unique_ptr<Agent> make_agent(const std::string& name) {
-  if (name == "random") return std::make_unique<RandomAgent>();
-  if (name == "greedy") return std::make_unique<GreedyAgent>();
-  throw std::invalid_argument("unknown agent '" + name + "' (known: random, greedy)");
+Action GreedyAgent::choose(const State& state, Rng& rng) { return greedy_action(state, rng); }
+
+namespace {
+void no_options(const std::string& name, const std::string& options) {
+  if (!options.empty()) throw std::invalid_argument("agent '" + name + "' takes no options (got '" + options + "')");
+}
+}  // namespace
+
+std::unique_ptr<Agent> make_agent(const std::string& spec) {
+  size_t colon = spec.find(':');
+  std::string name = spec.substr(0, colon);
+  std::string options = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  if (name == "random") return no_options(name, options), std::make_unique<RandomAgent>();
+  if (name == "greedy") return no_options(name, options), std::make_unique<GreedyAgent>();
+  if (name == "mcts") return std::make_unique<MctsAgent>(parse_mcts_options(options));
+  throw std::invalid_argument("unknown agent '" + name + "' (known: random, greedy, mcts)");
 }
 
 }  // namespace carc

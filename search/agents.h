@@ -1,6 +1,7 @@
 // Agents: whatever chooses an action at a decision node. Search and the arena see only this.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 
@@ -35,7 +36,17 @@ class GreedyAgent final : public Agent {
   static double evaluate(const State& state, int p);
 };
 
-// Returns the agent with this name ("random", "greedy"); throws std::invalid_argument.
-std::unique_ptr<Agent> make_agent(const std::string& name);
+// GreedyAgent's choice, without allocating (rollouts use it too).
+Action greedy_action(const State& state, Rng& rng);
+
+// Per player: the value that the unfinished features each player leads would score now (cities
+// 2 per tile and pennant, roads 1 per tile, cloisters 9 less their empty neighbours; fields
+// not counted). Ties for the lead count for every leader.
+std::array<double, kMaxPlayers> feature_potential(const State& state);
+
+// Returns the agent named by a spec: "random", "greedy", or "mcts" with options after a colon,
+// e.g. "mcts:time=0.5,threads=2" (search/mcts.h lists them). Throws std::invalid_argument
+// naming the unknown agent, option or bad value.
+std::unique_ptr<Agent> make_agent(const std::string& spec);
 
 }  // namespace carc

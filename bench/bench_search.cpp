@@ -1,0 +1,110 @@
+// Search benchmarks (Google Benchmark). Run: build/carc_bench_search
+//   BM_MctsStart/T      MCTS iterations/s (items_per_second) from the first decision of a
+//                       2-player base game, T threads (tree parallelism), 2,000 iterations a search
+//   BM_MctsMid/T        the same from turn 36
+//   BM_MctsWall/T/P     iterations in 0.25 s of wall time with T threads, P = 0 tree / 1 root
+//                       parallelism: items_per_second at T = 2 over T = 1 is the speed-up at equal
+//                       wall time
+//   BM_Rollout/K        one leaf evaluation from the start: K = 0 random, 1 greedy-biased
+//                       figures, 2 greedy-biased with eps = 0.1, 3 random with a 10-turn cutoff
+#include <benchmark/benchmark.h>
+
+#include "engine/game.h"
+#include "search/evaluator.h"
+#include "search/mcts.h"
+
+namespace carc {
+namespace {
+
+// The first decision of turn `turns` of a seeded random 2-player base game.
+State position_at(int turns, uint64_t seed = 3) {
+  Config config;
+  config.seed = seed;
+  State s(config);
+  Rng rng(seed);
+  while (s.turn_number() < turns || s.is_chance()) {
+    if (s.is_chance())
+      s.apply_unchecked(s.sample_chance());
+    else
+      s.apply_unchecked(s.sample_legal_action(rng));
+  }
+  return s;
+}
+
+void run_search(benchmark::State& bench, const State& root, MctsConfig config) {
+  config.reuse = false;
+  Mcts mcts(config);
+  uint64_t iterations = 0, seed = 0;
+  for (auto _ : bench) {
+    SearchResult r = mcts.search(root, ++seed);
+    iterations += r.iterations;
+    benchmark::DoNotOptimize(r.best);
+  }
+  bench.SetItemsProcessed(int64_t(iterations));
+  bench.counters["iterations_per_search"] = double(iterations) / double(bench.iterations());
+}
+
+void BM_MctsStart(benchmark::State& bench) {
+  MctsConfig c;
+  c.iterations = 2000;
+  c.threads = int(bench.range(0));
+  run_search(bench, position_at(0), c);
+}
+BENCHMARK(BM_MctsStart)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_MctsMid(benchmark::State& bench) {
+  MctsConfig c;
+  c.iterations = 2000;
+  c.threads = int(bench.range(0));
+  run_search(bench, position_at(36), c);
+}
+BENCHMARK(BM_MctsMid)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The agent's default settings (evaluation cutoff, margin reward) from the start and mid-game.
+void BM_MctsDefault(benchmark::State& bench) {
+  MctsConfig c = parse_mcts_options("iters=20000");
+  run_search(bench, position_at(int(bench.range(0))), c);
+}
+BENCHMARK(BM_MctsDefault)->Arg(0)->Arg(36)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_MctsWall(benchmark::State& bench) {
+  MctsConfig c;
+  c.iterations = 0;
+  c.seconds = 0.25;
+  c.threads = int(bench.range(0));
+  c.parallelism = bench.range(1) ? Parallelism::Root : Parallelism::Tree;
+  run_search(bench, position_at(0), c);
+}
+BENCHMARK(BM_MctsWall)
+    ->Args({1, 0})
+    ->Args({2, 0})
+    ->Args({2, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(8);
+
+void BM_Rollout(benchmark::State& bench) {
+  RolloutConfig c;
+  switch (bench.range(0)) {
+    case 1: c.policy = RolloutPolicy::Greedy; break;
+    case 2: c.policy = RolloutPolicy::Greedy, c.greedy_eps = 0.1; break;
+    case 3: c.cutoff_turns = 10; break;
+    default: break;
+  }
+  RolloutEvaluator evaluator(c);
+  State root = position_at(0);
+  Rng rng(1);
+  for (auto _ : bench) {
+    State s = root;
+    Evaluation e;
+    evaluator.evaluate(s, rng, e);
+    benchmark::DoNotOptimize(e.reward[0]);
+  }
+  bench.SetItemsProcessed(bench.iterations());
+}
+BENCHMARK(BM_Rollout)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace carc
+
+BENCHMARK_MAIN();

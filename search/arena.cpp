@@ -1,0 +1,321 @@
+#include "arena.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "agents.h"
+#include "mcts.h"
+
+#ifdef CARC_HAVE_TBB
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+#endif
+
+namespace carc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t mix(uint64_t a, uint64_t b) {
+  uint64_t z = a * 0x9E3779B97F4A7C15ull + b + 0x2545F4914F6CDD1Dull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std::vector<KindId>& deck) {
+  const int players = config.game.players;
+  const Catalogue& cat = Catalogue::builtin();
+  GameRecord r;
+  r.deal = deal;
+  r.rotation = rotation;
+  std::vector<std::unique_ptr<Agent>> agents;
+  std::vector<Rng> rngs;
+  for (int s = 0; s < players; ++s) {
+    int e = (s + rotation) % players;
+    r.entrant.push_back(e);
+    agents.push_back(make_agent(config.agents[size_t(e)]));
+    rngs.emplace_back(mix(mix(config.agent_seed, uint64_t(deal)), uint64_t(e)));
+  }
+  r.think_seconds.assign(size_t(players), 0.0);
+  r.decisions.assign(size_t(players), 0);
+  r.iterations.assign(size_t(players), 0);
+  Config game = config.game;
+  game.seed = mix(config.game.seed, uint64_t(deal));
+  State state(game);
+  const auto start = Clock::now();
+  size_t next = 0;
+  while (!state.is_terminal()) {
+    if (state.is_chance()) {
+      // The deck's next tile still in the bag (an expansion may take tiles out by other means).
+      while (next < deck.size() && state.bag_count(deck[next]) == 0) ++next;
+      Action a = next < deck.size() ? Action::draw(deck[next++]) : state.sample_chance();
+      if (!state.is_legal(a)) a = state.sample_chance();
+      r.draws.push_back(cat.kind(KindId(a.tile_kind())).name);
+      state.apply(a);
+      continue;
+    }
+    const int seat = state.current_player();
+    const auto t = Clock::now();
+    Action a = agents[size_t(seat)]->choose(state, rngs[size_t(seat)]);
+    r.think_seconds[size_t(seat)] += seconds_since(t);
+    ++r.decisions[size_t(seat)];
+    state.apply(a);  // checked: an agent's illegal move is an error, not a silent corruption
+  }
+  for (int s = 0; s < players; ++s) {
+    r.scores.push_back(state.score(s));
+    if (auto* m = dynamic_cast<MctsAgent*>(agents[size_t(s)].get())) r.iterations[size_t(s)] = m->total_iterations();
+  }
+  r.win_share = state.returns();
+  r.seconds = seconds_since(start);
+  return r;
+}
+
+// Mean and 95% confidence half-width (normal approximation) of the values.
+std::pair<double, double> mean_ci(const std::vector<double>& v) {
+  if (v.empty()) return {0, 0};
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= double(v.size());
+  if (v.size() < 2) return {mean, INFINITY};
+  double var = 0;
+  for (double x : v) var += (x - mean) * (x - mean);
+  var /= double(v.size() - 1);
+  return {mean, 1.96 * std::sqrt(var / double(v.size()))};
+}
+
+// Bradley-Terry ratings (Elo scale, entrant 0 at 0) from pairwise results: every two seats of a
+// game are a match (the higher score wins, equal scores draw). One virtual draw between every
+// two entrants keeps the ratings finite when someone never wins. Hunter's MM iteration.
+std::vector<double> bradley_terry(const std::vector<const GameRecord*>& games, int entrants) {
+  size_t k = size_t(entrants);
+  std::vector<double> wins(k, 0.0);
+  std::vector<std::vector<double>> matches(k, std::vector<double>(k, 0.0));
+  for (size_t i = 0; i < k; ++i)
+    for (size_t j = 0; j < k; ++j)
+      if (i != j) matches[i][j] = 1, wins[i] += 0.5;
+  for (const GameRecord* g : games)
+    for (size_t s = 0; s < g->scores.size(); ++s)
+      for (size_t t = s + 1; t < g->scores.size(); ++t) {
+        size_t i = size_t(g->entrant[s]), j = size_t(g->entrant[t]);
+        if (i == j) continue;
+        matches[i][j] += 1, matches[j][i] += 1;
+        double w = g->scores[s] > g->scores[t] ? 1.0 : g->scores[s] < g->scores[t] ? 0.0 : 0.5;
+        wins[i] += w, wins[j] += 1 - w;
+      }
+  std::vector<double> gamma(k, 1.0);
+  for (int iter = 0; iter < 500; ++iter) {
+    double change = 0;
+    for (size_t i = 0; i < k; ++i) {
+      double denominator = 0;
+      for (size_t j = 0; j < k; ++j)
+        if (j != i) denominator += matches[i][j] / (gamma[i] + gamma[j]);
+      double updated = wins[i] / denominator;
+      change = std::max(change, std::abs(std::log(updated / gamma[i])));
+      gamma[i] = updated;
+    }
+    double anchor = gamma[0];
+    for (double& g : gamma) g /= anchor;
+    if (change < 1e-10) break;
+  }
+  std::vector<double> elo(k);
+  for (size_t i = 0; i < k; ++i) elo[i] = 400.0 * std::log10(gamma[i]);
+  return elo;
+}
+
+std::string fixed(double x, int decimals) {
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, x);
+  return buffer;
+}
+
+}  // namespace
+
+std::vector<KindId> make_deck(const Config& game, int deal) {
+  State fresh(game);
+  std::vector<KindId> deck;
+  for (int k = 0; k < kMaxKinds; ++k)
+    for (int i = 0; i < fresh.bag_count(KindId(k)); ++i) deck.push_back(KindId(k));
+  Rng rng(mix(game.seed ^ 0xDECC0DECull, uint64_t(deal)));
+  for (size_t i = deck.size(); i > 1; --i) std::swap(deck[i - 1], deck[rng.below(uint32_t(i))]);
+  return deck;
+}
+
+std::vector<EntrantStats> summarise(const std::vector<GameRecord>& games, const std::vector<std::string>& agents) {
+  const int k = int(agents.size());
+  std::vector<EntrantStats> out(static_cast<size_t>(k));
+  std::map<int, std::vector<const GameRecord*>> by_deal;
+  for (const GameRecord& g : games) by_deal[g.deal].push_back(&g);
+  for (int e = 0; e < k; ++e) {
+    EntrantStats& st = out[size_t(e)];
+    st.agent = agents[size_t(e)];
+    std::vector<double> deal_wins, deal_margins;
+    double seconds = 0, moves = 0, iterations = 0, score = 0;
+    for (const auto& [deal, list] : by_deal) {
+      double w = 0, m = 0;
+      int n = 0;
+      for (const GameRecord* g : list) {
+        for (size_t s = 0; s < g->entrant.size(); ++s) {
+          if (g->entrant[s] != e) continue;
+          int best_other = -1000000;
+          for (size_t t = 0; t < g->scores.size(); ++t)
+            if (t != s) best_other = std::max(best_other, g->scores[t]);
+          w += g->win_share[s];
+          m += g->scores[s] - best_other;
+          score += g->scores[s];
+          seconds += g->think_seconds[s];
+          moves += g->decisions[s];
+          iterations += double(g->iterations[s]);
+          ++n;
+          ++st.games;
+        }
+      }
+      if (n == 0) continue;
+      deal_wins.push_back(w / n);
+      deal_margins.push_back(m / n);
+    }
+    auto [win, win_ci] = mean_ci(deal_wins);
+    auto [margin, margin_ci] = mean_ci(deal_margins);
+    st.win_rate = win;
+    st.win_low = std::max(0.0, win - win_ci);
+    st.win_high = std::min(1.0, win + win_ci);
+    st.margin = margin;
+    st.margin_low = margin - margin_ci;
+    st.margin_high = margin + margin_ci;
+    st.score = st.games ? score / st.games : 0;
+    st.seconds_per_move = moves ? seconds / moves : 0;
+    st.iterations_per_move = moves ? iterations / moves : 0;
+  }
+  // Elo, with a bootstrap over deals for its confidence interval.
+  std::vector<const GameRecord*> all;
+  for (const GameRecord& g : games) all.push_back(&g);
+  std::vector<double> elo = bradley_terry(all, k);
+  std::vector<std::vector<double>> samples(static_cast<size_t>(k));
+  std::vector<const std::vector<const GameRecord*>*> deals;
+  for (const auto& [deal, list] : by_deal) deals.push_back(&list);
+  Rng rng(12345);
+  const int kResamples = deals.size() > 1 ? 300 : 0;
+  for (int b = 0; b < kResamples; ++b) {
+    std::vector<const GameRecord*> sample;
+    for (size_t i = 0; i < deals.size(); ++i) {
+      const auto& list = *deals[rng.below(uint32_t(deals.size()))];
+      sample.insert(sample.end(), list.begin(), list.end());
+    }
+    std::vector<double> e = bradley_terry(sample, k);
+    for (int i = 0; i < k; ++i) samples[size_t(i)].push_back(e[size_t(i)]);
+  }
+  for (int i = 0; i < k; ++i) {
+    EntrantStats& st = out[size_t(i)];
+    st.elo = elo[size_t(i)];
+    std::vector<double>& s = samples[size_t(i)];
+    if (s.empty()) {
+      st.elo_low = i == 0 ? 0 : -INFINITY;
+      st.elo_high = i == 0 ? 0 : INFINITY;
+      continue;
+    }
+    std::sort(s.begin(), s.end());
+    st.elo_low = s[size_t(0.025 * double(s.size() - 1))];
+    st.elo_high = s[size_t(0.975 * double(s.size() - 1))];
+  }
+  return out;
+}
+
+ArenaResult run_arena(const ArenaConfig& config) {
+  const int players = config.game.players;
+  Config rules = validate(config.game);  // ConfigError before anything starts
+  if (!rules.draw_order.empty())
+    throw std::invalid_argument("arena: the decks are the arena's own; leave draw_order empty");
+  if (int(config.agents.size()) != players)
+    throw std::invalid_argument("arena: one agent per player expected (" + std::to_string(players) + "), got " +
+                                std::to_string(config.agents.size()));
+  if (config.deals < 1) throw std::invalid_argument("arena: deals must be >= 1, got " + std::to_string(config.deals));
+  if (config.threads < 0) throw std::invalid_argument("arena: threads must be >= 0, got " + std::to_string(config.threads));
+  for (const std::string& spec : config.agents) make_agent(spec);  // std::invalid_argument for bad specs
+
+  const int rotations = config.paired ? players : 1;
+  const int total = config.deals * rotations;
+  ArenaResult result;
+  result.players = players;
+  result.deals = config.deals;
+  result.paired = config.paired;
+  result.agents = config.agents;
+  result.games.resize(size_t(total));
+  std::mutex report_mutex;
+  const auto start = Clock::now();
+  auto play = [&](int i) {
+    int deal = i / rotations;
+    int rotation = config.paired ? i % rotations : deal % players;
+    GameRecord r = play_one(config, deal, rotation, make_deck(config.game, deal));
+    r.index = i;
+    if (config.on_game) {
+      std::lock_guard<std::mutex> lock(report_mutex);
+      config.on_game(r);
+    }
+    result.games[size_t(i)] = std::move(r);
+  };
+  int threads = config.threads > 0 ? config.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads == 1) {
+    for (int i = 0; i < total; ++i) play(i);
+  } else {
+#ifdef CARC_HAVE_TBB
+    tbb::task_arena arena(threads);
+    arena.execute([&] { tbb::parallel_for(0, total, play); });
+#else
+    std::atomic<int> next{0};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&] {
+        for (int i; (i = next.fetch_add(1)) < total;) play(i);
+      });
+    for (std::thread& th : pool) th.join();
+#endif
+  }
+  result.seconds = seconds_since(start);
+  result.entrants = summarise(result.games, config.agents);
+  return result;
+}
+
+std::string ArenaResult::report() const {
+  std::string out = std::to_string(players) + " players, " + std::to_string(deals) + " deals" +
+                    (paired ? " x " + std::to_string(players) + " seat rotations (paired decks)" : " (unpaired)") +
+                    " = " + std::to_string(games.size()) + " games in " + fixed(seconds, 1) + " s\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "%-3s %-34s %6s  %-22s %7s  %-24s %-22s %8s %10s\n", "#", "agent", "games",
+                "win rate [95% CI]", "score", "margin [95% CI]", "Elo vs #0 [95% CI]", "s/move", "iters/move");
+  out += line;
+  for (size_t e = 0; e < entrants.size(); ++e) {
+    const EntrantStats& s = entrants[e];
+    std::string win = fixed(s.win_rate, 3) + " [" + fixed(s.win_low, 3) + ", " + fixed(s.win_high, 3) + "]";
+    std::string margin = fixed(s.margin, 1) + " [" + fixed(s.margin_low, 1) + ", " + fixed(s.margin_high, 1) + "]";
+    std::string elo = fixed(s.elo, 0) + " [" + fixed(s.elo_low, 0) + ", " + fixed(s.elo_high, 0) + "]";
+    std::snprintf(line, sizeof line, "%-3zu %-34s %6d  %-22s %7.1f  %-24s %-22s %8.4f %10.0f\n", e, s.agent.c_str(), s.games,
+                  win.c_str(), s.score, margin.c_str(), elo.c_str(), s.seconds_per_move, s.iterations_per_move);
+    out += line;
+  }
+  return out;
+}
+
+std::string ArenaResult::csv() const {
+  std::string out = "game,deal,rotation,seat,entrant,agent,score,win_share,decisions,think_seconds,iterations\n";
+  for (const GameRecord& g : games)
+    for (size_t s = 0; s < g.scores.size(); ++s) {
+      out += std::to_string(g.index) + "," + std::to_string(g.deal) + "," + std::to_string(g.rotation) + "," +
+             std::to_string(s) + "," + std::to_string(g.entrant[s]) + ",\"" + agents[size_t(g.entrant[s])] + "\"," +
+             std::to_string(g.scores[s]) + "," + fixed(g.win_share[s], 4) + "," + std::to_string(g.decisions[s]) + "," +
+             fixed(g.think_seconds[s], 4) + "," + std::to_string(g.iterations[s]) + "\n";
+    }
+  return out;
+}
+
+}  // namespace carc

@@ -1,0 +1,86 @@
+// The arena: many games between agents, in parallel, with statistics that say who is stronger
+// and by how much (win rates with 95% confidence intervals, score margins, Elo).
+//
+// Seats rotate and decks are paired: deal d fixes one shuffled tile sequence, and with pairing
+// it is played once per seat rotation (seat s is played by entrant (s + r) % players in
+// rotation r), so every entrant meets the same tiles from every seat and the luck of the draw
+// cancels out. The agents never see the deck: the game state keeps its ordinary random bag and
+// the arena applies each draw itself (the next deck tile still in the bag), so chance nodes show
+// agents the true uncertainty.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/game.h"
+
+namespace carc {
+
+struct GameRecord {
+  int index = 0;                      // position in ArenaResult::games
+  int deal = 0;                       // the deck
+  int rotation = 0;                   // seat s is played by entrant (s + rotation) % players
+  std::vector<int> entrant;           // per seat: the entrant playing it
+  std::vector<int> scores;            // per seat
+  std::vector<double> win_share;      // per seat: 1/k for each of the k top scorers
+  std::vector<double> think_seconds;  // per seat, summed over its decisions
+  std::vector<int> decisions;         // per seat
+  std::vector<uint64_t> iterations;   // per seat: search iterations (0 for agents without search)
+  std::vector<std::string> draws;     // the tiles drawn, in order (discarded ones included)
+  double seconds = 0;                 // wall time of the game
+};
+
+struct ArenaConfig {
+  Config game;                      // rules: players, expansions, variants; seed picks the decks
+  std::vector<std::string> agents;  // one agent spec per entrant; exactly game.players of them
+  int deals = 10;                   // decks to play
+  bool paired = true;               // each deck once per seat rotation (else one game per deck,
+                                    // rotation = deal % players)
+  int threads = 0;                  // games played at once (0: all cores); an MCTS agent's own
+                                    // threads come on top, so use 1 here for threads > 1 there
+  uint64_t agent_seed = 1;          // seeds the agents' random streams
+  // Called after each game, from the thread that played it, one call at a time (progress
+  // output). Optional; leave empty from Python (the GIL is released during the run).
+  std::function<void(const GameRecord&)> on_game;
+};
+
+struct EntrantStats {
+  std::string agent;
+  int games = 0;
+  double win_rate = 0, win_low = 0, win_high = 0;        // mean win share, 95% CI
+  double score = 0;                                      // mean score
+  double margin = 0, margin_low = 0, margin_high = 0;    // own score - best other score, 95% CI
+  double elo = 0, elo_low = 0, elo_high = 0;             // vs entrant 0 (Bradley-Terry), 95% CI
+  double seconds_per_move = 0;
+  double iterations_per_move = 0;                        // search agents only
+};
+
+struct ArenaResult {
+  int players = 0;
+  int deals = 0;
+  bool paired = true;
+  std::vector<std::string> agents;
+  std::vector<GameRecord> games;       // in (deal, rotation) order
+  std::vector<EntrantStats> entrants;
+  double seconds = 0;                  // wall time of the run
+  // A table of the entrant statistics.
+  std::string report() const;
+  // One line per game and seat: game,deal,rotation,seat,entrant,agent,score,win_share,...
+  std::string csv() const;
+};
+
+// Plays the games and summarises them. Throws std::invalid_argument for bad agent specs or
+// counts and ConfigError for bad rules, before any game starts.
+ArenaResult run_arena(const ArenaConfig& config);
+
+// The statistics of a set of games (run_arena's summary; exposed for tests and notebooks).
+// Confidence intervals treat deals as the independent units (paired games are correlated).
+std::vector<EntrantStats> summarise(const std::vector<GameRecord>& games, const std::vector<std::string>& agents);
+
+// The deck of deal `deal`: every tile of the bag of a new game of `game`, shuffled by a seed
+// derived from game.seed and deal.
+std::vector<KindId> make_deck(const Config& game, int deal);
+
+}  // namespace carc

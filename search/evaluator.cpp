@@ -1,0 +1,228 @@
+#include "evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "agents.h"
+
+namespace carc {
+
+namespace {
+// A meeple in supply is worth this many points early in the game (it can still be used).
+constexpr double kSupplyMeepleValue = 1.0;
+}  // namespace
+
+void Evaluator::priors(const State&, const Action*, int n, float* out) const {
+  std::fill(out, out + n, n > 0 ? 1.0f / float(n) : 0.0f);
+}
+
+Action sample_draw(const State& state, Rng& rng) {
+  // Walk the bag's counts with our own rng: O(kinds), no allocation. A fixed draw order (tests,
+  // puzzles) makes only one draw legal, which the walk may miss; then take the legal one.
+  int size = state.bag_size();
+  if (size > 0) {
+    int r = int(rng.below(uint32_t(size)));
+    for (int k = 0; k < kMaxKinds; ++k) {
+      r -= state.bag_count(KindId(k));
+      if (r < 0) {
+        Action a = Action::draw(k);
+        if (state.is_legal(a)) return a;
+        break;
+      }
+    }
+  }
+  Action actions[kMaxActions];
+  float probabilities[kMaxActions];
+  int n = chance_outcomes(state, actions, probabilities);
+  float x = float(rng.below(1u << 24)) / float(1u << 24);
+  for (int i = 0; i < n - 1; ++i) {
+    x -= probabilities[i];
+    if (x < 0) return actions[i];
+  }
+  return actions[n - 1];
+}
+
+int chance_outcomes(const State& state, Action* actions, float* probabilities) {
+  int n = state.legal_actions(actions);
+  if (n == 1) {
+    probabilities[0] = 1.0f;
+    return n;
+  }
+  bool draws = state.bag_size() > 0;
+  int total = 0;
+  for (int i = 0; i < n && draws; ++i) {
+    draws = actions[i].kind() == ActionKind::Draw;
+    if (draws) total += state.bag_count(KindId(actions[i].tile_kind()));
+  }
+  if (draws && total == state.bag_size()) {
+    for (int i = 0; i < n; ++i)
+      probabilities[i] = float(state.bag_count(KindId(actions[i].tile_kind()))) / float(total);
+    return n;
+  }
+  // Some other kind of chance event: ask the engine (allocates; not reached in the base game).
+  auto outcomes = state.chance_outcomes();
+  n = int(outcomes.size());
+  for (int i = 0; i < n; ++i) {
+    actions[i] = outcomes[size_t(i)].first;
+    probabilities[i] = float(outcomes[size_t(i)].second);
+  }
+  return n;
+}
+
+std::array<double, kMaxPlayers> heuristic_values(const State& state) {
+  // Expected final value of each unfinished feature for its leaders. Completion chances are
+  // rough guesses that shrink with the open ends and vanish as the bag empties.
+  const Features& f = state.features();
+  const Board& board = state.board();
+  const Catalogue& cat = Catalogue::builtin();
+  const int players = state.num_players();
+  const double late = std::min(1.0, state.bag_size() / 12.0);  // few tiles left: little completes
+  std::array<double, kMaxPlayers> out{};
+  for (int p = 0; p < players; ++p) out[size_t(p)] = state.score(p) + kSupplyMeepleValue * late * state.supply(p);
+  for (int s = 0; s < f.size(); ++s) {
+    const Segment& seg = f[s];
+    if (seg.root != s || seg.occupants == 0 || seg.done) continue;
+    double value = 0;
+    if (seg.type == FeatureType::City) {
+      double complete = seg.open == 0 ? 1.0 : late * 0.6 / seg.open;
+      value = (seg.tiles + seg.pennants) * (1.0 + complete);
+    } else if (seg.type == FeatureType::Road) {
+      value = seg.tiles;
+    } else if (is_cloister_like(seg.type)) {
+      value = 9.0 - seg.open * (1.0 - 0.6 * late);
+    } else if (seg.type == FeatureType::Field) {
+      // 3 per completed city next to the field, and a share of 3 for the open ones.
+      std::array<uint16_t, 48> seen;
+      int n = 0;
+      f.for_each_member(s, [&](int m) {
+        const Segment& member = f[m];
+        const PlacedTile& t = board.tile(member.tile);
+        uint16_t cities = cat.kind(t.kind).rotations[0].segments[member.local].cities;
+        for (; cities; cities &= uint16_t(cities - 1)) {
+          uint16_t city = f.root(t.first_segment + __builtin_ctz(cities));
+          if (std::find(seen.begin(), seen.begin() + n, city) != seen.begin() + n || n == int(seen.size())) continue;
+          seen[size_t(n++)] = city;
+          value += f[city].open == 0 ? 3.0 : 3.0 * late * 0.4 / f[city].open;
+        }
+      });
+    } else {
+      continue;
+    }
+    int best = *std::max_element(seg.meeples.begin(), seg.meeples.begin() + players);
+    if (best == 0) continue;
+    for (int q = 0; q < players; ++q)
+      if (seg.meeples[size_t(q)] == best) out[size_t(q)] += value;
+  }
+  return out;
+}
+
+namespace {
+
+// Returns 0.5 + 0.5 tanh(margin / scale): 0.5 for a tie, towards 1 for a large lead.
+float margin_reward(double margin, double scale) { return float(0.5 + 0.5 * std::tanh(margin / scale)); }
+
+// Fills out.reward from out.win and per-player values (scores or heuristic values).
+void set_rewards(const State& state, const RolloutConfig& config, const std::array<double, kMaxPlayers>& values,
+                 Evaluation& out) {
+  int n = state.num_players();
+  for (int p = 0; p < n; ++p) {
+    double other = -1e18;
+    for (int q = 0; q < n; ++q)
+      if (q != p) other = std::max(other, values[size_t(q)]);
+    float margin = margin_reward(values[size_t(p)] - other, config.margin_scale);
+    float win = out.win[size_t(p)];
+    switch (config.reward) {
+      case RewardKind::Win: out.reward[size_t(p)] = win; break;
+      case RewardKind::Margin: out.reward[size_t(p)] = margin; break;
+      case RewardKind::Mixed:
+        out.reward[size_t(p)] = float((1.0 - config.margin_weight) * win + config.margin_weight * margin);
+        break;
+    }
+  }
+}
+
+// A heuristic evaluation of an unfinished game (rollout cutoff): win estimates are a softmax of
+// the heuristic values, so they sum to 1 and a lead of `cutoff_temperature` points counts e:1.
+void cutoff_evaluation(const State& state, const RolloutConfig& config, Evaluation& out) {
+  std::array<double, kMaxPlayers> values = heuristic_values(state);
+  int n = state.num_players();
+  double top = *std::max_element(values.begin(), values.begin() + n);
+  double sum = 0;
+  std::array<double, kMaxPlayers> e{};
+  for (int p = 0; p < n; ++p) sum += e[size_t(p)] = std::exp((values[size_t(p)] - top) / config.cutoff_temperature);
+  for (int p = 0; p < n; ++p) out.win[size_t(p)] = float(e[size_t(p)] / sum);
+  set_rewards(state, config, values, out);
+}
+
+// The figure step of the greedy rollout policy, reading feature aggregates only (no copies):
+// a figure on a feature that the tile just completed scores at once and comes back, so take the
+// most valuable such grab; otherwise keep the meeple half the time (uniformly random play spends
+// meeples far faster than real players do), else a random option.
+Action greedy_figure(const State& state, const Action* actions, int n, Rng& rng) {
+  const Features& f = state.features();
+  const PlacedTile& tile = state.board().tile(state.last_slot());
+  int best = -1, best_value = 0, passes = 0;
+  for (int i = 0; i < n; ++i) {
+    Action a = actions[i];
+    if (a.kind() == ActionKind::Pass) ++passes;
+    if (a.kind() != ActionKind::Figure || a.figure_kind() != FigureKind::Meeple) continue;
+    int segment = tile.first_segment + a.feature();
+    if (segment >= f.size()) continue;
+    const Segment& s = f.feature(segment);
+    if (s.open != 0 || s.occupants != 0) continue;
+    int value = s.type == FeatureType::City ? 2 * (s.tiles + s.pennants)
+                : s.type == FeatureType::Road ? s.tiles
+                : is_cloister_like(s.type)    ? 9
+                                              : 0;
+    if (value > best_value) best_value = value, best = i;
+  }
+  if (best >= 0) return actions[best];
+  if (passes && (rng.next() & 1)) return Action::pass();
+  return actions[rng.below(uint32_t(n))];
+}
+
+// One rollout move of the greedy-biased policy.
+Action greedy_rollout_action(const State& state, const RolloutConfig& config, Rng& rng) {
+  if (config.greedy_eps > 0 && double(rng.below(1u << 24)) < config.greedy_eps * double(1u << 24))
+    return greedy_action(state, rng);
+  if (state.phase() != Phase::PlaceFigure) return state.sample_legal_action(rng);
+  Action actions[kMaxActions];
+  int n = state.legal_actions(actions);
+  return greedy_figure(state, actions, n, rng);
+}
+
+}  // namespace
+
+void terminal_evaluation(const State& state, const RolloutConfig& config, Evaluation& out) {
+  int n = state.num_players();
+  std::array<double, kMaxPlayers> scores{};
+  int best = 0;
+  for (int p = 0; p < n; ++p) best = std::max(best, state.score(p));
+  int winners = 0;
+  for (int p = 0; p < n; ++p) {
+    scores[size_t(p)] = state.score(p);
+    winners += state.score(p) == best;
+  }
+  for (int p = 0; p < n; ++p) out.win[size_t(p)] = state.score(p) == best ? 1.0f / float(winners) : 0.0f;
+  set_rewards(state, config, scores, out);
+}
+
+void RolloutEvaluator::evaluate(State& state, Rng& rng, Evaluation& out) const {
+  const int start = state.turn_number();
+  while (!state.is_terminal()) {
+    if (state.is_chance()) {
+      state.apply_unchecked(sample_draw(state, rng));
+      continue;
+    }
+    if (config_.cutoff_turns > 0 && state.turn_number() - start >= config_.cutoff_turns) {
+      cutoff_evaluation(state, config_, out);
+      return;
+    }
+    Action a = config_.policy == RolloutPolicy::Random ? state.sample_legal_action(rng)
+                                                       : greedy_rollout_action(state, config_, rng);
+    state.apply_unchecked(a);
+  }
+  terminal_evaluation(state, config_, out);
+}
+
+}  // namespace carc

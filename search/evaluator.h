@@ -1,0 +1,89 @@
+// Leaf evaluation for the tree search: what a node is worth to every player, and (for PUCT) how
+// promising each move there looks. The search sees only the Evaluator interface, so rollouts
+// today and a network later are interchangeable (KataGo's nninterface, OpenSpiel's Evaluator).
+//
+// Values are per player, in [0, 1], higher is better for that player. Two are reported:
+//   reward  what the search maximises (win share, normalised score margin, or a mix of both);
+//   win     the estimated win share (ties split), which the analysis output shows.
+// For a rollout to the end with RewardKind::Win they are the same number.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "engine/game.h"
+#include "engine/rng.h"
+
+namespace carc {
+
+// What the search maximises at the end of a rollout.
+enum class RewardKind : uint8_t {
+  Win,     // win share: 1/k to each of the k top scorers, else 0 (State::returns)
+  Margin,  // 0.5 + 0.5 tanh((own score - best other score) / margin_scale)
+  Mixed,   // (1 - margin_weight) * Win + margin_weight * Margin
+};
+
+enum class RolloutPolicy : uint8_t {
+  Random,  // uniform legal action at every decision (State::sample_legal_action)
+  Greedy,  // figures by a cheap rule (grab completed features, keep meeples), placements random,
+           // and with probability greedy_eps a full one-ply greedy move (GreedyAgent's valuation)
+};
+
+struct RolloutConfig {
+  RolloutPolicy policy = RolloutPolicy::Random;
+  double greedy_eps = 0.0;      // Greedy: chance of the full one-ply greedy move at a decision
+  int cutoff_turns = 10;        // > 0: stop after this many turns and evaluate heuristically
+  RewardKind reward = RewardKind::Margin;
+  double margin_scale = 20.0;   // points: a margin of this size gives reward 0.88
+  double margin_weight = 0.2;   // Mixed only
+  double cutoff_temperature = 10.0;  // points: softmax temperature turning heuristic values into
+                                     // win estimates at a cutoff
+};
+
+struct Evaluation {
+  std::array<float, kMaxPlayers> reward{};
+  std::array<float, kMaxPlayers> win{};
+};
+
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  // Evaluates `state` (any node, terminal included) into `out` for players 0 .. n-1. The state
+  // is the caller's scratch copy and may be played on. Called concurrently from every search
+  // thread, each with its own rng: implementations must be thread-safe (const, no shared state).
+  virtual void evaluate(State& state, Rng& rng, Evaluation& out) const = 0;
+  // Writes priors (non-negative, summing to 1) for the n legal actions at a decision node, for
+  // PUCT. The default is uniform. Same threading contract as evaluate().
+  virtual void priors(const State& state, const Action* actions, int n, float* out) const;
+};
+
+// Plays the leaf out with a rollout policy (to the end or to a cutoff) and scores it.
+class RolloutEvaluator final : public Evaluator {
+ public:
+  explicit RolloutEvaluator(const RolloutConfig& config) : config_(config) {}
+  void evaluate(State& state, Rng& rng, Evaluation& out) const override;
+  const RolloutConfig& config() const { return config_; }
+
+ private:
+  RolloutConfig config_;
+};
+
+// Draws a tile at a chance node with the caller's rng, weighted by the bag's counts. Never uses
+// the state's own PRNG (State::sample_chance would replay the real game's future draws).
+Action sample_draw(const State& state, Rng& rng);
+
+// Writes the outcomes of a chance node and their probabilities (summing to 1) into the caller's
+// buffers (capacity kMaxActions) and returns how many; no heap allocation for tile draws.
+int chance_outcomes(const State& state, Action* actions, float* probabilities);
+
+// The expected final score of every player from a (non-terminal) position: the score, plus
+// for the leaders of each unfinished feature a guess at what it will be worth at the end (cities
+// and cloisters with a completion chance that falls with open ends and as the bag empties, roads
+// as they stand, fields 3 per completed adjacent city and a share for open ones), plus a little
+// per meeple in supply. Used at a rollout cutoff.
+std::array<double, kMaxPlayers> heuristic_values(const State& state);
+
+// The rewards and win estimates of a terminal state.
+void terminal_evaluation(const State& state, const RolloutConfig& config, Evaluation& out);
+
+}  // namespace carc

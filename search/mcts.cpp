@@ -1,0 +1,655 @@
+#include "mcts.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include "tree.h"
+
+#ifdef CARC_HAVE_TBB
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+#endif
+
+namespace carc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kMaxDepth = 1024;    // nodes on one path: more than any game has
+constexpr int kReuseDepth = 12;    // plies below the old root searched for the new position
+constexpr size_t kMinPoolNodes = 4 * kMaxActions;
+
+uint64_t mix(uint64_t a, uint64_t b) {
+  uint64_t z = a * 0x9E3779B97F4A7C15ull + b + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// The nodes of one iteration, root first. Pushing a node adds a virtual loss to it (in_flight);
+// the destructor takes every one back, whichever way the iteration ends.
+class Path {
+ public:
+  Path() = default;
+  Path(const Path&) = delete;
+  Path& operator=(const Path&) = delete;
+  ~Path() {
+    for (int i = 0; i < size_; ++i) nodes_[size_t(i)]->in_flight.fetch_sub(1, std::memory_order_relaxed);
+  }
+  // Returns false (and adds nothing) when the path is full.
+  bool push(Node* n) {
+    if (size_ == kMaxDepth) return false;
+    n->in_flight.fetch_add(1, std::memory_order_relaxed);
+    nodes_[size_t(size_++)] = n;
+    return true;
+  }
+  Node& back() const { return *nodes_[size_t(size_ - 1)]; }
+  Node& operator[](int i) const { return *nodes_[size_t(i)]; }
+  int size() const { return size_; }
+
+ private:
+  std::array<Node*, kMaxDepth> nodes_;
+  int size_ = 0;
+};
+
+// Win-share sums of one root child over this search (the analysis output; rewards other than
+// the win share leave the node statistics unable to give it). Relaxed atomics, as node stats.
+struct WinStat {
+  std::array<std::atomic<float>, kMaxPlayers> sum{};
+  std::atomic<uint32_t> count{0};
+};
+
+// Per-thread scratch, kept between searches: the iteration loop allocates nothing.
+struct Worker {
+  explicit Worker(const State& s) : state(s) {}
+  State state;
+  Rng rng;
+  Action actions[kMaxActions];
+  float probabilities[kMaxActions];
+};
+
+// When a search stops: an iteration budget shared by the threads of one tree, and a deadline.
+struct Budget {
+  uint64_t iterations = 0;  // 0: none
+  std::optional<Clock::time_point> deadline;
+  std::atomic<uint64_t> claimed{0};
+  std::atomic<uint64_t> done{0};
+  std::atomic<bool> stop{false};
+
+  // Claims the next iteration; false once a limit is reached. The first is always granted.
+  bool claim() {
+    if (stop.load(std::memory_order_relaxed)) return false;
+    uint64_t i = claimed.fetch_add(1, std::memory_order_relaxed);
+    if ((iterations && i >= iterations) || (i > 0 && deadline && Clock::now() >= *deadline)) {
+      stop.store(true, std::memory_order_relaxed);
+      return false;
+    }
+    return true;
+  }
+};
+
+bool same_tile(const PlacedTile& a, const PlacedTile& b) {
+  return a.cell == b.cell && a.kind == b.kind && a.rotation == b.rotation;
+}
+
+// Returns false if no sequence of actions leads from a to target (prunes the reuse search):
+// tiles, scores and turns only grow, the bag only shrinks, and placed tiles never change.
+bool may_lead_to(const State& a, const State& target) {
+  int na = a.board().num_tiles(), nt = target.board().num_tiles();
+  if (a.turn_number() > target.turn_number() || a.bag_size() < target.bag_size() || na > nt ||
+      a.discarded() > target.discarded())
+    return false;
+  if (na > 0 && !same_tile(a.board().tile(na - 1), target.board().tile(na - 1))) return false;
+  if (a.phase() == Phase::PlaceTile && nt > na && target.board().tile(na).kind != a.drawn_tile()) return false;
+  for (int p = 0; p < a.num_players(); ++p)
+    if (a.score(p) > target.score(p)) return false;
+  return true;
+}
+
+// Returns true if a and b are the same game position, whatever their internal PRNGs (the tree's
+// states draw with the search's choices, the real game with its own). Compares what the API
+// shows, then the legal actions as a final check.
+bool same_position(const State& a, const State& b) {
+  if (a.phase() != b.phase() || a.current_player() != b.current_player() || a.turn_player() != b.turn_player() ||
+      a.turn_number() != b.turn_number() || a.bag_size() != b.bag_size() || a.discarded() != b.discarded() ||
+      a.num_placed_figures() != b.num_placed_figures() || a.board().num_tiles() != b.board().num_tiles() ||
+      a.last_slot() != b.last_slot() || a.drawn_tile() != b.drawn_tile())
+    return false;
+  for (int p = 0; p < a.num_players(); ++p)
+    if (a.score(p) != b.score(p) || a.supply(p) != b.supply(p)) return false;
+  for (int i = 0; i < a.board().num_tiles(); ++i)
+    if (!same_tile(a.board().tile(i), b.board().tile(i))) return false;
+  for (int i = 0; i < a.num_placed_figures(); ++i) {
+    const PlacedFigure &fa = a.placed_figure(i), &fb = b.placed_figure(i);
+    if (fa.segment != fb.segment || fa.owner != fb.owner || fa.kind != fb.kind) return false;
+  }
+  for (int k = 0; k < kMaxKinds; ++k)
+    if (a.bag_count(KindId(k)) != b.bag_count(KindId(k))) return false;
+  return a.legal_actions() == b.legal_actions();
+}
+
+}  // namespace
+
+// One search tree: its pool, the position at its root, and the search loop. Several threads run
+// iterate() on one tree at once (tree parallelism); see tree.h for the rules on shared fields.
+class SearchTree {
+ public:
+  SearchTree(const MctsConfig& config, const Evaluator& evaluator, size_t capacity)
+      : config_(config), evaluator_(evaluator), pool_(capacity) {}
+
+  // Makes node 0 the node of `state`, keeping the old subtree if `state` lies in it; expands
+  // the root. Single-threaded. Returns the root's visits carried over.
+  uint64_t set_root(const State& state, Worker& w) {
+    uint32_t found = NodePool::kNoNode;
+    if (config_.reuse && root_state_ && pool_.size() > 0) found = find(state);
+    if (found == NodePool::kNoNode) {
+      reset_pool();
+    } else if (found != 0) {
+      compact(found);
+    }
+    root_state_ = state;
+    Node& root = pool_[0];
+    if (root.expansion.load(std::memory_order_relaxed) != Expansion::Done) {
+      root.expansion.store(Expansion::None, std::memory_order_relaxed);
+      if (expand(root, state, w) != Expansion::Done) {  // the kept subtree filled the pool
+        reset_pool();
+        expand(pool_[0], state, w);
+      }
+    }
+    num_root_children_ = pool_[0].num_children;
+    wins_ = std::make_unique<WinStat[]>(num_root_children_);
+    return pool_[0].visits.load(std::memory_order_relaxed);
+  }
+
+  // Runs iterations until the budget says stop.
+  void run(Worker& w, Budget& budget) {
+    while (budget.claim()) {
+      iterate(w);
+      budget.done.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  const Node& root() const { return pool_[0]; }
+  const Node& child(int i) const { return pool_[pool_[0].first_child + uint32_t(i)]; }
+  const WinStat& wins(int i) const { return wins_[size_t(i)]; }
+  size_t nodes() const { return pool_.size(); }
+  void clear() {
+    pool_.clear();
+    root_state_.reset();
+  }
+
+ private:
+  void reset_pool() {
+    pool_.clear();
+    Action none;
+    float one = 1.0f;
+    pool_.allocate(1, &none, &one);
+  }
+
+  // One iteration: select down to a leaf (expanding it if it is due), evaluate, back up.
+  void iterate(Worker& w) {
+    State& s = w.state;
+    s = *root_state_;
+    Path path;
+    path.push(&pool_[0]);
+    while (!s.is_terminal()) {
+      Node& node = path.back();
+      Expansion e = node.expansion.load(std::memory_order_acquire);
+      if (e == Expansion::None && node.visits.load(std::memory_order_relaxed) >= config_.expand_after)
+        e = expand(node, s, w);
+      if (e != Expansion::Done) break;  // a leaf (or busy elsewhere, or no room): evaluate here
+      Node& next = s.is_chance() ? select_outcome(node, w) : select_action(node, s.current_player());
+      s.apply_unchecked(next.action);
+      if (!path.push(&next)) break;
+    }
+    Evaluation eval;
+    evaluator_.evaluate(s, w.rng, eval);
+    const int players = root_state_->num_players();
+    for (int i = 0; i < path.size(); ++i) {
+      Node& n = path[i];
+      for (int p = 0; p < players; ++p) n.value_sum[size_t(p)].fetch_add(eval.reward[size_t(p)], std::memory_order_relaxed);
+      n.visits.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (path.size() > 1) {
+      WinStat& stat = wins_[&path[1] - &pool_[pool_[0].first_child]];
+      for (int p = 0; p < players; ++p) stat.sum[size_t(p)].fetch_add(eval.win[size_t(p)], std::memory_order_relaxed);
+      stat.count.fetch_add(1, std::memory_order_relaxed);
+    }
+  }  // ~Path removes the virtual losses after the statistics are in
+
+  // Expands `node` (the node of state s) if no other thread is: lists its children into a
+  // block of the pool in random order (so unvisited children are tried in random order and
+  // ties break at random) and publishes them. Returns the node's expansion state.
+  Expansion expand(Node& node, const State& s, Worker& w) {
+    Expansion expected = Expansion::None;
+    if (!node.expansion.compare_exchange_strong(expected, Expansion::Busy, std::memory_order_acquire))
+      return expected;
+    int n;
+    if (s.is_chance()) {
+      n = chance_outcomes(s, w.actions, w.probabilities);
+    } else {
+      n = s.legal_actions(w.actions);
+      if (config_.selection == SelectionRule::Puct)
+        evaluator_.priors(s, w.actions, n, w.probabilities);
+      else
+        std::fill(w.probabilities, w.probabilities + n, 1.0f / float(n));
+    }
+    for (int i = n - 1; i > 0; --i) {
+      int j = int(w.rng.below(uint32_t(i + 1)));
+      std::swap(w.actions[i], w.actions[j]);
+      std::swap(w.probabilities[i], w.probabilities[j]);
+    }
+    uint32_t first = pool_.allocate(uint32_t(n), w.actions, w.probabilities);
+    if (first == NodePool::kNoNode) {
+      node.expansion.store(Expansion::Full, std::memory_order_release);
+      return Expansion::Full;
+    }
+    node.first_child = first;
+    node.num_children = uint16_t(n);
+    node.mover = int8_t(s.current_player());
+    node.expansion.store(Expansion::Done, std::memory_order_release);
+    return Expansion::Done;
+  }
+
+  // The child of decision node `node` that player p should try next (UCT or PUCT).
+  Node& select_action(Node& node, int p) {
+    Node* children = &pool_[node.first_child];
+    const int n = node.num_children;
+    const float vl = config_.virtual_loss;
+    const float parent = float(node.visits.load(std::memory_order_relaxed)) +
+                         vl * float(node.in_flight.load(std::memory_order_relaxed));
+    const float c = float(config_.exploration);
+    int best = 0;
+    float best_score = -1e30f;
+    if (config_.selection == SelectionRule::Uct) {
+      const float c_log = c * std::sqrt(std::log(std::max(parent, 1.0f)));
+      for (int i = 0; i < n; ++i) {
+        const Node& ch = children[i];
+        float visits = float(ch.visits.load(std::memory_order_relaxed)) +
+                       vl * float(ch.in_flight.load(std::memory_order_relaxed));
+        if (visits == 0) return children[i];  // unvisited first, in the block's random order
+        float score = ch.value_sum[size_t(p)].load(std::memory_order_relaxed) / visits + c_log / std::sqrt(visits);
+        if (score > best_score) best_score = score, best = i;
+      }
+    } else {
+      const float sqrt_parent = std::sqrt(std::max(parent, 1.0f));
+      const float fpu = node.mean(p, 0.5f) - float(config_.fpu_reduction);
+      for (int i = 0; i < n; ++i) {
+        const Node& ch = children[i];
+        float visits = float(ch.visits.load(std::memory_order_relaxed)) +
+                       vl * float(ch.in_flight.load(std::memory_order_relaxed));
+        float q = visits > 0 ? ch.value_sum[size_t(p)].load(std::memory_order_relaxed) / visits : fpu;
+        float score = q + c * ch.prior * sqrt_parent / (1.0f + visits);
+        if (score > best_score) best_score = score, best = i;
+      }
+    }
+    return children[best];
+  }
+
+  // The outcome of chance node `node` to follow: sampled by probability, or (stratified) the
+  // one furthest below its share of the visits.
+  Node& select_outcome(Node& node, Worker& w) {
+    Node* children = &pool_[node.first_child];
+    const int n = node.num_children;
+    if (config_.chance == ChanceMode::Sample) {
+      float x = float(w.rng.below(1u << 24)) / float(1u << 24);
+      for (int i = 0; i < n - 1; ++i) {
+        x -= children[i].prior;
+        if (x < 0) return children[i];
+      }
+      return children[n - 1];
+    }
+    float total = 0;
+    for (int i = 0; i < n; ++i)
+      total += float(children[i].visits.load(std::memory_order_relaxed) + children[i].in_flight.load(std::memory_order_relaxed));
+    int best = 0;
+    float best_gap = -1e30f;
+    for (int i = 0; i < n; ++i) {
+      float visits = float(children[i].visits.load(std::memory_order_relaxed) +
+                           children[i].in_flight.load(std::memory_order_relaxed));
+      float gap = children[i].prior * (total + 1.0f) - visits;
+      if (gap > best_gap) best_gap = gap, best = i;
+    }
+    return children[best];
+  }
+
+  // Returns the node of `target` among the nodes within kReuseDepth plies of the root, or kNoNode.
+  uint32_t find(const State& target) {
+    std::vector<State> levels(kReuseDepth + 1, *root_state_);
+    return find_from(target, levels, 0, 0);
+  }
+  uint32_t find_from(const State& target, std::vector<State>& levels, uint32_t index, int depth) {
+    const State& s = levels[size_t(depth)];
+    if (same_position(s, target)) return index;
+    const Node& node = pool_[index];
+    if (depth == kReuseDepth || node.expansion.load(std::memory_order_relaxed) != Expansion::Done) return NodePool::kNoNode;
+    for (uint32_t i = 0; i < node.num_children; ++i) {
+      State& next = levels[size_t(depth + 1)];
+      next = s;
+      next.apply_unchecked(pool_[node.first_child + i].action);
+      if (!may_lead_to(next, target)) continue;
+      uint32_t found = find_from(target, levels, node.first_child + i, depth + 1);
+      if (found != NodePool::kNoNode) return found;
+    }
+    return NodePool::kNoNode;
+  }
+
+  // Moves the subtree under node `top` to the front of the pool (breadth first, so every
+  // children block stays contiguous) and drops the rest. Single-threaded, between searches.
+  void compact(uint32_t top) {
+    struct Copy {
+      Action action;
+      float prior;
+      uint32_t first_child;
+      uint16_t num_children;
+      int8_t mover;
+      bool expanded;
+      uint32_t visits;
+      std::array<float, kMaxPlayers> sums;
+    };
+    auto copy_of = [&](uint32_t i) {
+      const Node& n = pool_[i];
+      Copy c{n.action, n.prior, 0, 0, n.mover, n.expansion.load(std::memory_order_relaxed) == Expansion::Done,
+             n.visits.load(std::memory_order_relaxed), {}};
+      for (int p = 0; p < kMaxPlayers; ++p) c.sums[size_t(p)] = n.value_sum[size_t(p)].load(std::memory_order_relaxed);
+      return c;
+    };
+    std::vector<Copy> out{copy_of(top)};
+    std::vector<uint32_t> old{top};
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!out[i].expanded) continue;
+      const Node& n = pool_[old[i]];
+      out[i].first_child = uint32_t(out.size());
+      out[i].num_children = n.num_children;
+      for (uint32_t k = 0; k < n.num_children; ++k) {
+        old.push_back(n.first_child + k);
+        out.push_back(copy_of(n.first_child + k));
+      }
+    }
+    pool_.clear();
+    for (const Copy& c : out) {
+      uint32_t i = pool_.allocate(1, &c.action, &c.prior);
+      Node& n = pool_[i];
+      n.first_child = c.first_child;
+      n.num_children = c.num_children;
+      n.mover = c.mover;
+      n.expansion.store(c.expanded ? Expansion::Done : Expansion::None, std::memory_order_relaxed);
+      n.visits.store(c.visits, std::memory_order_relaxed);
+      for (int p = 0; p < kMaxPlayers; ++p) n.value_sum[size_t(p)].store(c.sums[size_t(p)], std::memory_order_relaxed);
+    }
+  }
+
+  const MctsConfig& config_;
+  const Evaluator& evaluator_;
+  NodePool pool_;
+  std::optional<State> root_state_;
+  std::unique_ptr<WinStat[]> wins_;
+  uint32_t num_root_children_ = 0;
+};
+
+struct MctsImpl {
+  std::shared_ptr<const Evaluator> evaluator;
+  std::vector<std::unique_ptr<SearchTree>> trees;  // one, or one per thread (root parallelism)
+  std::vector<std::unique_ptr<Worker>> workers;
+#ifdef CARC_HAVE_TBB
+  std::unique_ptr<tbb::task_arena> arena;
+#endif
+
+  // Runs body(t) for t in [0, threads) concurrently (as far as the machine allows).
+  template <class Body>
+  void run_threads(int threads, Body&& body) {
+    if (threads == 1) {
+      body(0);
+      return;
+    }
+#ifdef CARC_HAVE_TBB
+    if (!arena) arena = std::make_unique<tbb::task_arena>(threads);
+    arena->execute([&] {
+      tbb::task_group group;
+      for (int t = 1; t < threads; ++t) group.run([&body, t] { body(t); });
+      body(0);
+      group.wait();
+    });
+#else
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back([&body, t] { body(t); });
+    body(0);
+    for (std::thread& th : pool) th.join();
+#endif
+  }
+};
+
+void validate(const MctsConfig& c) {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("MctsConfig: " + what); };
+  if (c.iterations == 0 && !(c.seconds > 0)) fail("set a budget: iterations > 0 or seconds > 0");
+  if (c.seconds < 0 || !std::isfinite(c.seconds)) fail("seconds must be >= 0");
+  if (c.threads < 1 || c.threads > 256) fail("threads must be 1 to 256, got " + std::to_string(c.threads));
+  if (!(c.virtual_loss >= 0)) fail("virtual_loss must be >= 0");
+  if (!(c.exploration >= 0)) fail("exploration must be >= 0");
+  if (!std::isfinite(c.fpu_reduction)) fail("fpu_reduction must be finite");
+  if (c.expand_after < 1) fail("expand_after must be >= 1");
+  if (!(c.rollout.greedy_eps >= 0 && c.rollout.greedy_eps <= 1)) fail("rollout.greedy_eps must be in [0, 1]");
+  if (c.rollout.cutoff_turns < 0) fail("rollout.cutoff_turns must be >= 0");
+  if (!(c.rollout.margin_scale > 0)) fail("rollout.margin_scale must be > 0");
+  if (!(c.rollout.margin_weight >= 0 && c.rollout.margin_weight <= 1)) fail("rollout.margin_weight must be in [0, 1]");
+  if (!(c.rollout.cutoff_temperature > 0)) fail("rollout.cutoff_temperature must be > 0");
+  int trees = c.parallelism == Parallelism::Root ? c.threads : 1;
+  if (!(c.memory_mb > 0) || c.memory_mb * 1048576.0 / sizeof(Node) / trees < double(kMinPoolNodes))
+    fail("memory_mb too small: each tree needs at least " + std::to_string(kMinPoolNodes * sizeof(Node) / 1024) + " KB");
+}
+
+Mcts::Mcts(const MctsConfig& config) : config_(config), impl_(std::make_unique<MctsImpl>()) {
+  validate(config_);
+  impl_->evaluator = config_.evaluator ? config_.evaluator : std::make_shared<RolloutEvaluator>(config_.rollout);
+  int trees = config_.parallelism == Parallelism::Root ? config_.threads : 1;
+  size_t capacity = size_t(config_.memory_mb * 1048576.0 / sizeof(Node)) / size_t(trees);
+  for (int t = 0; t < trees; ++t) impl_->trees.push_back(std::make_unique<SearchTree>(config_, *impl_->evaluator, capacity));
+}
+
+Mcts::~Mcts() = default;
+
+void Mcts::clear() {
+  for (auto& tree : impl_->trees) tree->clear();
+}
+
+SearchResult Mcts::search(const State& state, uint64_t seed) {
+  if (state.is_terminal() || state.is_chance())
+    throw std::invalid_argument("Mcts::search: the state must be a decision node (player " +
+                                std::to_string(state.current_player()) + " to move)");
+  const auto start = Clock::now();
+  const int threads = config_.threads;
+  const uint64_t base = mix(config_.seed, seed);
+  MctsImpl& m = *impl_;
+  while (int(m.workers.size()) < threads) m.workers.push_back(std::make_unique<Worker>(state));
+  for (int t = 0; t < threads; ++t) m.workers[size_t(t)]->rng.reseed(mix(base, uint64_t(t)));
+
+  std::optional<Clock::time_point> deadline;
+  if (config_.seconds > 0) deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.seconds));
+  const int trees = int(m.trees.size());
+  std::vector<uint64_t> reused(static_cast<size_t>(trees));
+  std::vector<std::unique_ptr<Budget>> budgets;
+  for (int i = 0; i < trees; ++i) {
+    auto b = std::make_unique<Budget>();
+    b->iterations = config_.iterations / uint64_t(trees) + (uint64_t(i) < config_.iterations % uint64_t(trees) ? 1 : 0);
+    if (config_.iterations && b->iterations == 0) b->iterations = 1;
+    b->deadline = deadline;
+    budgets.push_back(std::move(b));
+  }
+  if (trees == 1) {
+    reused[0] = m.trees[0]->set_root(state, *m.workers[0]);
+    m.run_threads(threads, [&](int t) { m.trees[0]->run(*m.workers[size_t(t)], *budgets[0]); });
+  } else {
+    m.run_threads(threads, [&](int t) {
+      reused[size_t(t)] = m.trees[size_t(t)]->set_root(state, *m.workers[size_t(t)]);
+      m.trees[size_t(t)]->run(*m.workers[size_t(t)], *budgets[size_t(t)]);
+    });
+  }
+
+  // Sum the root statistics of every tree by action.
+  const int players = state.num_players();
+  const int me = state.current_player();
+  struct Sum {
+    uint64_t visits = 0;
+    double value = 0, prior = 0;
+    std::array<double, kMaxPlayers> win{}, fallback{};
+    uint64_t win_count = 0;
+  };
+  std::map<uint32_t, Sum> sums;
+  SearchResult result;
+  result.player = me;
+  for (int t = 0; t < trees; ++t) {
+    const SearchTree& tree = *m.trees[size_t(t)];
+    result.iterations += budgets[size_t(t)]->done.load();
+    result.nodes += tree.nodes();
+    result.reused_visits += reused[size_t(t)];
+    for (int i = 0; i < tree.root().num_children; ++i) {
+      const Node& ch = tree.child(i);
+      Sum& s = sums[ch.action.code];
+      uint32_t v = ch.visits.load();
+      s.visits += v;
+      s.value += ch.value_sum[size_t(me)].load();
+      s.prior += ch.prior / float(trees);
+      const WinStat& w = tree.wins(i);
+      s.win_count += w.count.load();
+      for (int p = 0; p < players; ++p) {
+        s.win[size_t(p)] += w.sum[size_t(p)].load();
+        s.fallback[size_t(p)] += ch.value_sum[size_t(p)].load();
+      }
+    }
+  }
+  std::array<double, kMaxPlayers> root_win{};
+  uint64_t root_count = 0;
+  for (const auto& [code, s] : sums) {
+    ActionStats a;
+    a.action = Action{code};
+    a.text = state.action_to_string(a.action);
+    a.visits = uint32_t(std::min<uint64_t>(s.visits, UINT32_MAX));
+    a.value = s.visits ? s.value / double(s.visits) : 0.0;
+    a.prior = s.prior;
+    for (int p = 0; p < players; ++p) {
+      // Win shares seen in this search; else (reused, unvisited now) the mean rewards.
+      double win = s.win_count ? s.win[size_t(p)] / double(s.win_count)
+                   : s.visits  ? s.fallback[size_t(p)] / double(s.visits)
+                               : 1.0 / players;
+      a.win.push_back(win);
+      root_win[size_t(p)] += s.win[size_t(p)];
+    }
+    root_count += s.win_count;
+    result.actions.push_back(std::move(a));
+  }
+  for (int p = 0; p < players; ++p) result.win.push_back(root_count ? root_win[size_t(p)] / double(root_count) : 1.0 / players);
+  std::stable_sort(result.actions.begin(), result.actions.end(), [](const ActionStats& a, const ActionStats& b) {
+    return a.visits != b.visits ? a.visits > b.visits : a.value > b.value;
+  });
+  result.best = result.actions.front().action;
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!config_.reuse) clear();
+  return result;
+}
+
+SearchResult analyse(const State& state, const MctsConfig& config, uint64_t seed) {
+  MctsConfig fresh = config;
+  fresh.reuse = false;
+  Mcts mcts(fresh);
+  return mcts.search(state, seed);
+}
+
+Action MctsAgent::choose(const State& state, Rng& rng) {
+  Action buffer[kMaxActions];
+  uint64_t seed = rng.next();
+  if (state.legal_actions(buffer) == 1) {
+    last_ = SearchResult{};
+    return buffer[0];
+  }
+  last_ = mcts_.search(state, seed);
+  total_iterations_ += last_.iterations;
+  ++searches_;
+  return last_.best;
+}
+
+// ---- Options --------------------------------------------------------------------------------
+
+namespace {
+
+const char* const kOptionKeys =
+    "time, iters, threads, parallel, vl, select, c, fpu, chance, expand, rollout, eps, cutoff, reward, scale, "
+    "mix, temp, memory, reuse, seed";
+
+double parse_number(const std::string& key, const std::string& value, double lo, double hi) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v) || v < lo || v > hi)
+    throw std::invalid_argument("mcts option " + key + "=" + value + ": expected a number in [" + std::to_string(lo) +
+                                ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+uint64_t parse_count(const std::string& key, const std::string& value, uint64_t lo, uint64_t hi) {
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || end != value.data() + value.size() || v < lo || v > hi)
+    throw std::invalid_argument("mcts option " + key + "=" + value + ": expected an integer in [" + std::to_string(lo) +
+                                ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+template <class E>
+E parse_choice(const std::string& key, const std::string& value, std::initializer_list<std::pair<const char*, E>> choices) {
+  std::string names;
+  for (const auto& [name, e] : choices) {
+    if (value == name) return e;
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  }
+  throw std::invalid_argument("mcts option " + key + "=" + value + ": expected one of " + names);
+}
+
+}  // namespace
+
+MctsConfig parse_mcts_options(const std::string& options) {
+  MctsConfig c;
+  bool iterations_set = false, time_set = false;
+  size_t pos = 0;
+  while (pos < options.size()) {
+    size_t comma = options.find(',', pos);
+    if (comma == std::string::npos) comma = options.size();
+    std::string item = options.substr(pos, comma - pos);
+    pos = comma + 1;
+    size_t eq = item.find('=');
+    if (item.empty() || eq == std::string::npos)
+      throw std::invalid_argument("mcts option '" + item + "': expected key=value (keys: " + kOptionKeys + ")");
+    std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "time") c.seconds = parse_number(key, value, 1e-6, 1e6), time_set = true;
+    else if (key == "iters") c.iterations = parse_count(key, value, 1, uint64_t(1) << 48), iterations_set = true;
+    else if (key == "threads") c.threads = int(parse_count(key, value, 1, 256));
+    else if (key == "parallel") c.parallelism = parse_choice<Parallelism>(key, value, {{"tree", Parallelism::Tree}, {"root", Parallelism::Root}});
+    else if (key == "vl") c.virtual_loss = float(parse_number(key, value, 0, 1000));
+    else if (key == "select") c.selection = parse_choice<SelectionRule>(key, value, {{"uct", SelectionRule::Uct}, {"puct", SelectionRule::Puct}});
+    else if (key == "c") c.exploration = parse_number(key, value, 0, 1000);
+    else if (key == "fpu") c.fpu_reduction = parse_number(key, value, -1, 1);
+    else if (key == "chance") c.chance = parse_choice<ChanceMode>(key, value, {{"sample", ChanceMode::Sample}, {"stratified", ChanceMode::Stratified}});
+    else if (key == "expand") c.expand_after = uint32_t(parse_count(key, value, 1, 1000000));
+    else if (key == "rollout") c.rollout.policy = parse_choice<RolloutPolicy>(key, value, {{"random", RolloutPolicy::Random}, {"greedy", RolloutPolicy::Greedy}});
+    else if (key == "eps") c.rollout.greedy_eps = parse_number(key, value, 0, 1);
+    else if (key == "cutoff") c.rollout.cutoff_turns = int(parse_count(key, value, 0, 10000));
+    else if (key == "reward") c.rollout.reward = parse_choice<RewardKind>(key, value, {{"win", RewardKind::Win}, {"margin", RewardKind::Margin}, {"mixed", RewardKind::Mixed}});
+    else if (key == "scale") c.rollout.margin_scale = parse_number(key, value, 1e-3, 1e6);
+    else if (key == "mix") c.rollout.margin_weight = parse_number(key, value, 0, 1);
+    else if (key == "temp") c.rollout.cutoff_temperature = parse_number(key, value, 1e-3, 1e6);
+    else if (key == "memory") c.memory_mb = parse_number(key, value, 1, 1 << 20);
+    else if (key == "reuse") c.reuse = parse_choice<bool>(key, value, {{"1", true}, {"0", false}, {"true", true}, {"false", false}});
+    else if (key == "seed") c.seed = parse_count(key, value, 0, UINT64_MAX);
+    else throw std::invalid_argument("unknown mcts option '" + key + "' (known: " + kOptionKeys + ")");
+  }
+  if (time_set && !iterations_set) c.iterations = 0;  // a time budget alone
+  validate(c);
+  return c;
+}
+
+}  // namespace carc

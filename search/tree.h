@@ -1,0 +1,109 @@
+// The search tree's storage: compact nodes in one pool, shared lock-free by all search threads.
+//
+// A node stands for one game node (decision, chance or terminal) and also holds the edge from
+// its parent (the action and its prior or probability). A node's children are one contiguous
+// block of the pool, allocated and filled by the one thread that expands the node.
+//
+// Concurrency rules (tree parallelism; the fields are grouped by them):
+//   * Constant once published: `action`, `prior`. They are written by the thread that expands
+//     the parent, before that thread's release store of the parent's `expansion` = Done.
+//   * Written once, by the thread that wins the None -> Busy CAS on `expansion`, before its
+//     release store of Done: `first_child`, `num_children`, `mover`. Readers must see Done from
+//     an acquire load of `expansion` before reading them (and before touching the children).
+//   * `expansion` only moves forward: None -> Busy -> Done, or None -> Busy -> Full when the
+//     pool has no room (the node then stays a leaf; a compaction after reuse resets it to None).
+//     A thread that finds a node Busy evaluates it as a leaf instead of waiting.
+//   * Statistics, updated by every thread with relaxed atomic read-modify-writes and read with
+//     relaxed loads: `visits`, `in_flight`, `value_sum`. They are racy by design: a reader may
+//     see a visit count and value sums from slightly different moments, which only nudges one
+//     selection; no invariant depends on them. After all threads have joined, they are exact.
+//   * `in_flight` is the virtual loss: iterations currently below this node. Selection counts
+//     them as visits with reward 0 for the mover, which steers concurrent threads apart. It is
+//     only ever changed by the RAII guard Path (mcts.cpp), so it returns to 0 on every exit path.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <type_traits>
+
+#include "engine/action.h"
+#include "engine/types.h"
+
+namespace carc {
+
+enum class Expansion : uint8_t { None, Busy, Done, Full };
+
+struct Node {
+  Node(Action a, float p) : action(a), prior(p) {}
+
+  // Constant once published.
+  Action action;      // the move from the parent: a player's action or a chance outcome
+  float prior = 0;    // decision: PUCT prior; chance outcome: its probability
+  // Written once before `expansion` = Done (release).
+  uint32_t first_child = 0;
+  uint16_t num_children = 0;
+  int8_t mover = 0;   // current_player() here: a player, kChancePlayer or kTerminalPlayer
+  std::atomic<Expansion> expansion{Expansion::None};
+  // Statistics (relaxed).
+  std::atomic<uint32_t> visits{0};
+  std::atomic<uint32_t> in_flight{0};
+  std::array<std::atomic<float>, kMaxPlayers> value_sum{};  // sum of the rewards backed up, per player
+
+  // Returns the mean reward of player p over this node's visits, or `otherwise` if none.
+  float mean(int p, float otherwise) const {
+    uint32_t n = visits.load(std::memory_order_relaxed);
+    return n ? value_sum[size_t(p)].load(std::memory_order_relaxed) / float(n) : otherwise;
+  }
+};
+// Small and fixed: 6 per-player sums dominate. Children blocks are scanned linearly by selection.
+static_assert(sizeof(Node) == 48, "Node layout changed: check the pool's memory arithmetic");
+static_assert(std::atomic<float>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free);
+static_assert(std::is_trivially_destructible_v<Node>);
+
+// A fixed-capacity array of nodes. The memory is reserved once and touched only as nodes are
+// allocated, so a large cap costs nothing until the tree grows into it.
+class NodePool {
+ public:
+  static constexpr uint32_t kNoNode = 0xFFFFFFFFu;
+
+  explicit NodePool(size_t capacity)
+      : capacity_(std::min<size_t>(capacity, kNoNode - 1)),
+        nodes_(static_cast<Node*>(std::malloc(std::max<size_t>(capacity_, 1) * sizeof(Node)))) {
+    if (!nodes_) throw std::bad_alloc();
+  }
+
+  // Returns the index of `count` consecutive nodes, constructed from actions[i] and priors[i],
+  // or kNoNode when the pool is full. Thread-safe: one relaxed fetch_add claims the block (the
+  // nodes are published by the caller's release store of the parent's `expansion`).
+  uint32_t allocate(uint32_t count, const Action* actions, const float* priors) {
+    size_t first = used_.fetch_add(count, std::memory_order_relaxed);
+    if (first + count > capacity_) return kNoNode;  // used_ overshoots; size() clamps
+    for (uint32_t i = 0; i < count; ++i) new (&nodes_.get()[first + i]) Node(actions[i], priors[i]);
+    return uint32_t(first);
+  }
+  // Makes the pool empty. Not thread-safe: only between searches.
+  void clear() { used_.store(0, std::memory_order_relaxed); }
+  // Sets the number of nodes in use after the caller rebuilt nodes [0, n) (compaction).
+  void set_size(size_t n) { used_.store(n, std::memory_order_relaxed); }
+
+  Node& operator[](uint32_t i) { return nodes_.get()[i]; }
+  const Node& operator[](uint32_t i) const { return nodes_.get()[i]; }
+  size_t size() const { return std::min(used_.load(std::memory_order_relaxed), capacity_); }
+  size_t capacity() const { return capacity_; }
+
+ private:
+  struct Free {
+    void operator()(Node* p) const { std::free(p); }
+  };
+  size_t capacity_;
+  std::unique_ptr<Node, Free> nodes_;
+  std::atomic<size_t> used_{0};
+};
+
+}  // namespace carc

@@ -1,0 +1,420 @@
+// MCTS and arena tests: constructed positions with one right answer, determinism, the search's
+// independence from the game's own PRNG, parallel bookkeeping, reuse, memory caps, complete
+// games for every player count, agent specs, and the arena's paired decks and statistics.
+// Every search runs on an iteration budget (no clock in any assertion).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+#include "engine/config.h"
+#include "engine/game.h"
+#include "search/agents.h"
+#include "search/arena.h"
+#include "search/mcts.h"
+#include "search/tree.h"
+
+namespace carc {
+namespace {
+
+MctsConfig iterations(uint64_t n, int threads = 1) {
+  MctsConfig c;
+  c.iterations = n;
+  c.threads = threads;
+  c.memory_mb = 64;
+  return c;
+}
+
+// The start tile alone (city north, road east-west); base.E (a city on one side) is the last
+// tile in the bag and player `mover` is about to place it, trailing the leader by 3 points.
+// Only "place 0,-1 r2" (closing the 2-tile city) then "meeple city#0" (4 points) wins outright;
+// a farmer there ties on 3, anything else loses.
+State last_tile_position(int players, int mover) {
+  Position p;
+  p.config.players = players;
+  p.tiles = {{"base.D-start", Cell{0, 0}, 0}};
+  p.scores.assign(size_t(players), 3);
+  p.scores[size_t(mover)] = 0;
+  p.bag = std::vector<std::string>{"base.E"};
+  p.current_player = mover;
+  State s = State::from_position(p);
+  s.apply(s.parse_action("draw base.E"));
+  return s;
+}
+
+// A state `turns` turns into a random 2-player game, at a decision node.
+State random_position(uint64_t seed, int turns, int players = 2) {
+  Config c;
+  c.seed = seed;
+  c.players = players;
+  State s(c);
+  Rng rng(seed);
+  while (!s.is_terminal() && (s.turn_number() < turns || s.is_chance())) {
+    if (s.is_chance())
+      s.apply(s.sample_chance());
+    else
+      s.apply(s.sample_legal_action(rng));
+  }
+  return s;
+}
+
+std::string best_move(const State& s, const MctsConfig& config, uint64_t seed = 1) {
+  SearchResult r = analyse(s, config, seed);
+  return s.action_to_string(r.best);
+}
+
+TEST(MctsSearch, FindsTheOnlyWinningMoveOnTheLastTile) {
+  for (uint64_t seed : {1, 2, 3}) {
+    State s = last_tile_position(2, 0);
+    EXPECT_EQ(best_move(s, iterations(400), seed), "place 0,-1 r2");
+    s.apply(s.parse_action("place 0,-1 r2"));
+    SearchResult r = analyse(s, iterations(200), seed);
+    EXPECT_EQ(s.action_to_string(r.best), "meeple city#0");
+    // The estimates know the outcome: a sure win for the mover (and a win by one point is
+    // worth a little more than the tie that the farmer gives, under the margin reward too).
+    EXPECT_NEAR(r.actions.front().win[0], 1.0, 1e-6);
+    EXPECT_GT(r.actions.front().value, 0.5);
+  }
+}
+
+TEST(MctsSearch, DecidesForTheCurrentPlayerWhoeverThatIs) {
+  // Three players, the third to move: max^n must maximise player 2's value, not seat 0's.
+  State s = last_tile_position(3, 2);
+  EXPECT_EQ(s.current_player(), 2);
+  EXPECT_EQ(best_move(s, iterations(600)), "place 0,-1 r2");
+  s.apply(s.parse_action("place 0,-1 r2"));
+  SearchResult r = analyse(s, iterations(300));
+  EXPECT_EQ(r.player, 2);
+  EXPECT_EQ(s.action_to_string(r.best), "meeple city#0");
+  EXPECT_NEAR(r.actions.front().win[2], 1.0, 1e-6);
+  EXPECT_NEAR(r.actions.front().win[0] + r.actions.front().win[1], 0.0, 1e-6);
+}
+
+TEST(MctsSearch, GrabsAClosedCityWithMoreTilesToCome) {
+  // The same city, closable now for 4 points with the meeple back at once, while 8 more tiles
+  // are in the bag: grabbing it beats every other use of the turn.
+  for (int players : {2, 4}) {
+    Position p;
+    p.config.players = players;
+    p.tiles = {{"base.D-start", Cell{0, 0}, 0}};
+    p.bag = std::vector<std::string>{"base.E", "base.U", "base.V", "base.B", "base.U", "base.V", "base.W", "base.K", "base.D"};
+    State s = State::from_position(p);
+    s.apply(s.parse_action("draw base.E"));
+    EXPECT_EQ(best_move(s, iterations(3000)), "place 0,-1 r2") << players << " players";
+    s.apply(s.parse_action("place 0,-1 r2"));
+    EXPECT_EQ(best_move(s, iterations(1500)), "meeple city#0") << players << " players";
+  }
+}
+
+TEST(MctsSearch, SameSeedSameSearchInSingleThreadMode) {
+  State s = random_position(7, 12);
+  MctsConfig c = iterations(500);
+  SearchResult a = analyse(s, c, 42), b = analyse(s, c, 42);
+  ASSERT_EQ(a.actions.size(), b.actions.size());
+  EXPECT_EQ(a.best, b.best);
+  for (size_t i = 0; i < a.actions.size(); ++i) {
+    EXPECT_EQ(a.actions[i].action, b.actions[i].action);
+    EXPECT_EQ(a.actions[i].visits, b.actions[i].visits);
+    EXPECT_EQ(a.actions[i].value, b.actions[i].value);
+  }
+  // The agent too: the same rng state gives the same move.
+  for (int round = 0; round < 2; ++round) {
+    auto x = make_agent("mcts:iters=300"), y = make_agent("mcts:iters=300");
+    Rng r1(5), r2(5);
+    EXPECT_EQ(x->choose(s, r1), y->choose(s, r2));
+  }
+}
+
+TEST(MctsSearch, NeverUsesTheGamesOwnRandomStream) {
+  // Two games with different seeds (so different internal PRNGs, hence different future draws
+  // from sample_chance) brought to the same position: the search must not tell them apart.
+  Config ca, cb;
+  ca.seed = 1;
+  cb.seed = 999;
+  State a(ca), b(cb);
+  Rng rng(3);
+  while (a.turn_number() < 10 || a.is_chance()) {
+    Action x = a.is_chance() ? a.sample_chance() : a.sample_legal_action(rng);
+    a.apply(x);
+    b.apply(x);
+  }
+  auto next_draws = [](State s) {  // the next draws by the game's own PRNG, placing anywhere
+    std::vector<uint32_t> out;
+    Rng r(1);
+    while (out.size() < 6 && !s.is_terminal()) {
+      if (s.is_chance()) {
+        Action d = s.sample_chance();
+        out.push_back(d.code);
+        s.apply(d);
+      } else {
+        s.apply(s.sample_legal_action(r));
+      }
+    }
+    return out;
+  };
+  ASSERT_NE(next_draws(a), next_draws(b)) << "pick seeds whose future draws differ";
+  MctsConfig c = iterations(400);
+  SearchResult ra = analyse(a, c, 11), rb = analyse(b, c, 11);
+  ASSERT_EQ(ra.actions.size(), rb.actions.size());
+  for (size_t i = 0; i < ra.actions.size(); ++i) {
+    EXPECT_EQ(ra.actions[i].action, rb.actions[i].action);
+    EXPECT_EQ(ra.actions[i].visits, rb.actions[i].visits);
+  }
+}
+
+TEST(MctsSearch, AnalysisCoversEveryLegalActionAndEveryPlayer) {
+  for (int players : {2, 3}) {
+    State s = random_position(3, 8, players);
+    SearchResult r = analyse(s, iterations(800));
+    std::vector<Action> legal = s.legal_actions();
+    ASSERT_EQ(r.actions.size(), legal.size());
+    uint64_t visits = 0;
+    for (const ActionStats& a : r.actions) {
+      visits += a.visits;
+      EXPECT_EQ(a.text, s.action_to_string(a.action));
+      ASSERT_EQ(a.win.size(), size_t(players));
+      EXPECT_GE(a.value, 0.0);
+      EXPECT_LE(a.value, 1.0);
+      if (a.visits) {
+        EXPECT_NEAR(std::accumulate(a.win.begin(), a.win.end(), 0.0), 1.0, 1e-3);
+      }
+    }
+    EXPECT_EQ(visits, r.iterations);
+    EXPECT_EQ(r.iterations, 800u);
+    EXPECT_TRUE(std::is_sorted(r.actions.begin(), r.actions.end(),
+                               [](const ActionStats& x, const ActionStats& y) { return x.visits > y.visits; }));
+    EXPECT_EQ(r.best, r.actions.front().action);
+    EXPECT_NEAR(std::accumulate(r.win.begin(), r.win.end(), 0.0), 1.0, 1e-3);
+  }
+}
+
+TEST(MctsSearch, ParallelSearchesCountEveryIterationOnce) {
+  // Tree parallelism: statistics are lock-free atomics, so after the threads join, the root's
+  // children hold exactly one visit per iteration. Root parallelism sums separate trees.
+  State s = random_position(5, 20);
+  for (Parallelism mode : {Parallelism::Tree, Parallelism::Root}) {
+    MctsConfig c = iterations(3000, 2);
+    c.parallelism = mode;
+    SearchResult r = analyse(s, c);
+    uint64_t visits = 0;
+    for (const ActionStats& a : r.actions) visits += a.visits;
+    EXPECT_EQ(r.iterations, 3000u);
+    EXPECT_EQ(visits, 3000u);
+    EXPECT_TRUE(s.is_legal(r.best));
+  }
+  // Root parallelism with an iteration budget is deterministic whatever the scheduling.
+  MctsConfig c = iterations(1000, 2);
+  c.parallelism = Parallelism::Root;
+  SearchResult a = analyse(s, c, 9), b = analyse(s, c, 9);
+  for (size_t i = 0; i < a.actions.size(); ++i) EXPECT_EQ(a.actions[i].visits, b.actions[i].visits);
+}
+
+TEST(MctsSearch, EveryOptionRuns) {
+  State s = random_position(11, 30, 3);
+  for (const char* spec : {"select=puct,c=1.5", "chance=sample", "rollout=greedy", "rollout=greedy,eps=0.2",
+                           "cutoff=4", "reward=margin", "reward=mixed,mix=0.3", "expand=4", "vl=3,threads=2",
+                           "parallel=root,threads=2", "reuse=0"}) {
+    MctsConfig c = parse_mcts_options(std::string(spec) + ",iters=300");
+    SearchResult r = analyse(s, c);
+    EXPECT_TRUE(s.is_legal(r.best)) << spec;
+    EXPECT_EQ(r.iterations, 300u) << spec;
+  }
+}
+
+TEST(MctsSearch, ATinyPoolStopsGrowthNotTheSearch) {
+  State s = random_position(2, 4);
+  MctsConfig c = iterations(20000);
+  c.memory_mb = 1;  // 21,845 nodes: full after a few hundred iterations
+  SearchResult r = analyse(s, c);
+  EXPECT_EQ(r.iterations, 20000u);
+  EXPECT_LE(r.nodes, size_t(1048576 / sizeof(Node)));
+  EXPECT_GT(r.nodes, size_t(1048576 / sizeof(Node)) * 9 / 10);
+  EXPECT_TRUE(s.is_legal(r.best));
+}
+
+TEST(MctsSearch, KeepsTheSubtreeOfItsOwnMove) {
+  State s = random_position(4, 6);
+  MctsConfig c = iterations(2000);
+  Mcts mcts(c);
+  SearchResult first = mcts.search(s, 1);
+  EXPECT_EQ(first.reused_visits, 0u);
+  uint32_t best_visits = first.actions.front().visits;
+  s.apply(first.best);
+  ASSERT_FALSE(s.is_chance());  // the figure decision after the placement
+  SearchResult second = mcts.search(s, 2);
+  EXPECT_EQ(second.reused_visits, best_visits);
+  // Visits carried over plus this search's iterations.
+  uint64_t visits = 0;
+  for (const ActionStats& a : second.actions) visits += a.visits;
+  EXPECT_EQ(visits, best_visits - 1 + 2000);  // the first visit evaluated the node unexpanded
+  // Far later positions are not in the tree: a fresh start.
+  State later = random_position(4, 30);
+  EXPECT_EQ(mcts.search(later, 3).reused_visits, 0u);
+}
+
+TEST(MctsSearch, RejectsNodesWithoutADecision) {
+  Config c;
+  State s(c);
+  ASSERT_TRUE(s.is_chance());
+  EXPECT_THROW(analyse(s, iterations(10)), std::invalid_argument);
+}
+
+// Plays a whole game with MCTS in every seat and checks the result.
+void play_mcts_game(const Config& config, const std::string& spec) {
+  State s(config);
+  std::vector<std::unique_ptr<Agent>> agents;
+  for (int p = 0; p < config.players; ++p) agents.push_back(make_agent(spec));
+  Rng rng(config.seed);
+  int decisions = 0;
+  while (!s.is_terminal()) {
+    if (s.is_chance()) {
+      s.apply(s.sample_chance());
+      continue;
+    }
+    s.apply(agents[size_t(s.current_player())]->choose(s, rng));  // checked
+    ++decisions;
+  }
+  s.check_consistency();
+  EXPECT_GT(decisions, 50);
+  std::vector<double> returns = s.returns();
+  EXPECT_NEAR(std::accumulate(returns.begin(), returns.end(), 0.0), 1.0, 1e-9);
+}
+
+TEST(MctsGames, CompleteGamesForEveryPlayerCountWithEverySupportedExpansion) {
+  std::vector<std::string> supported;
+  for (const ExpansionInfo& e : known_expansions())
+    if (e.supported) supported.push_back(e.name);
+  for (int players = 2; players <= 6; ++players) {
+    Config config;
+    config.players = players;
+    config.seed = uint64_t(players);
+    play_mcts_game(config, "mcts:iters=25");
+    if (!supported.empty()) {
+      config.expansions = supported;
+      play_mcts_game(config, "mcts:iters=25");
+    }
+  }
+  Config config;
+  config.expansions = supported;
+  play_mcts_game(config, "mcts:iters=40,threads=2");
+}
+
+TEST(MctsAgentSpec, ParsesOptionsAndRejectsMistakes) {
+  EXPECT_EQ(make_agent("mcts")->name(), "mcts");
+  MctsConfig c = parse_mcts_options("time=0.5,threads=2,select=puct,c=1.2,chance=sample,rollout=greedy,eps=0.1");
+  EXPECT_EQ(c.seconds, 0.5);
+  EXPECT_EQ(c.iterations, 0u);  // a time budget alone
+  EXPECT_EQ(c.threads, 2);
+  EXPECT_EQ(c.selection, SelectionRule::Puct);
+  EXPECT_EQ(c.exploration, 1.2);
+  EXPECT_EQ(c.chance, ChanceMode::Sample);
+  EXPECT_EQ(c.rollout.policy, RolloutPolicy::Greedy);
+  EXPECT_EQ(parse_mcts_options("iters=2000").iterations, 2000u);
+  EXPECT_EQ(parse_mcts_options("time=1,iters=50").iterations, 50u);
+  auto message = [](const std::string& spec) {
+    try {
+      make_agent(spec);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("mcts:bogus=1").find("unknown mcts option 'bogus'"), std::string::npos);
+  EXPECT_NE(message("mcts:iters=abc").find("iters=abc"), std::string::npos);
+  EXPECT_NE(message("mcts:iters=0").find("iters=0"), std::string::npos);
+  EXPECT_NE(message("mcts:threads").find("key=value"), std::string::npos);
+  EXPECT_NE(message("mcts:select=minimax").find("uct, puct"), std::string::npos);
+  EXPECT_NE(message("mcts:memory=0.01").find("memory"), std::string::npos);
+  EXPECT_NE(message("greedy:iters=5").find("takes no options"), std::string::npos);
+  EXPECT_NE(message("alphago").find("unknown agent 'alphago'"), std::string::npos);
+}
+
+TEST(Arena, PairedDecksReplayTheSameDrawsWithSeatsRotated) {
+  ArenaConfig a;
+  a.agents = {"random", "greedy"};
+  a.deals = 3;
+  a.threads = 2;
+  ArenaResult r = run_arena(a);
+  ASSERT_EQ(r.games.size(), 6u);
+  for (int d = 0; d < 3; ++d) {
+    const GameRecord &x = r.games[size_t(2 * d)], &y = r.games[size_t(2 * d + 1)];
+    EXPECT_EQ(x.deal, d);
+    EXPECT_EQ(y.deal, d);
+    EXPECT_EQ(x.draws, y.draws);
+    EXPECT_EQ(x.draws.size(), 71u);
+    EXPECT_EQ(x.entrant, (std::vector<int>{0, 1}));
+    EXPECT_EQ(y.entrant, (std::vector<int>{1, 0}));
+  }
+  EXPECT_NE(r.games[0].draws, r.games[2].draws);
+  // The greedy player wins nearly every game against random play.
+  EXPECT_GT(r.entrants[1].win_rate, 0.8);
+  EXPECT_GT(r.entrants[1].elo, 100);
+  EXPECT_EQ(r.entrants[0].elo, 0);
+  EXPECT_EQ(r.entrants[1].games, 6);
+  // Reproducible: the same seeds give the same games, whatever the thread count.
+  a.threads = 1;
+  ArenaResult again = run_arena(a);
+  for (size_t i = 0; i < r.games.size(); ++i) EXPECT_EQ(r.games[i].scores, again.games[i].scores);
+  EXPECT_NE(r.report().find("greedy"), std::string::npos);
+}
+
+TEST(Arena, ThreePlayersRotateEverySeat) {
+  ArenaConfig a;
+  a.game.players = 3;
+  a.agents = {"random", "random", "greedy"};
+  a.deals = 1;
+  ArenaResult r = run_arena(a);
+  ASSERT_EQ(r.games.size(), 3u);
+  std::set<std::vector<int>> seatings;
+  for (const GameRecord& g : r.games) seatings.insert(g.entrant);
+  EXPECT_EQ(seatings.size(), 3u);
+  for (const EntrantStats& e : r.entrants) EXPECT_EQ(e.games, 3);
+}
+
+TEST(Arena, StatisticsOfKnownResults) {
+  // Entrant 0 wins 3 of 4 deals outright (both seatings), the 4th deal is split.
+  std::vector<GameRecord> games;
+  for (int d = 0; d < 4; ++d)
+    for (int r = 0; r < 2; ++r) {
+      GameRecord g;
+      g.deal = d;
+      g.entrant = r == 0 ? std::vector<int>{0, 1} : std::vector<int>{1, 0};
+      int winner_seat = d < 3 ? r : (r == 0 ? 1 : 1);  // deal 3: seat 1 wins both games
+      g.scores = winner_seat == 0 ? std::vector<int>{80, 60} : std::vector<int>{60, 80};
+      g.win_share = winner_seat == 0 ? std::vector<double>{1, 0} : std::vector<double>{0, 1};
+      g.think_seconds = {0, 0};
+      g.decisions = {1, 1};
+      g.iterations = {0, 0};
+      games.push_back(g);
+    }
+  std::vector<EntrantStats> s = summarise(games, {"a", "b"});
+  EXPECT_DOUBLE_EQ(s[0].win_rate, 7.0 / 8.0);
+  EXPECT_DOUBLE_EQ(s[1].win_rate, 1.0 / 8.0);
+  EXPECT_DOUBLE_EQ(s[0].margin, 15.0);  // deals: +20, +20, +20, 0
+  EXPECT_LE(s[0].win_low, s[0].win_rate);
+  EXPECT_GE(s[0].win_high, s[0].win_rate);
+  // Bradley-Terry with one virtual draw: (7 + 0.5) / (1 + 0.5) = 5, 400 log10(5) = 280.
+  EXPECT_NEAR(s[1].elo, -400 * std::log10(7.5 / 1.5), 0.5);
+}
+
+TEST(Arena, RejectsBadInputBeforePlaying) {
+  ArenaConfig a;
+  a.agents = {"greedy"};
+  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  a.agents = {"greedy", "mcts:wat=1"};
+  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  a.agents = {"greedy", "random"};
+  a.deals = 0;
+  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  a.deals = 1;
+  a.game.draw_order = {"base.E"};
+  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  a.game.draw_order.clear();
+  a.game.players = 9;
+  EXPECT_THROW(run_arena(a), ConfigError);
+}
+
+}  // namespace
+}  // namespace carc
