@@ -13,8 +13,8 @@ const std::vector<ExpansionInfo>& known_expansions() {
       {"abbey-mayor", "RULES 2 (Abbey & Mayor)", true},
       {"river2", "RULES 3 RV (River II)", false},
       {"city", "RULES 3 CK (City of Carcassonne and the Count)", false},
-      {"king-robber", "RULES 3 KR + CK-T-1 (King & Robber, 5 land tiles)", false},
-      {"shrines", "RULES 3 SH (cult places)", false},
+      {"king-robber", "RULES 3 KR + CK-T-1 (King & Robber, 5 land tiles)", true},
+      {"shrines", "RULES 3 SH (cult places)", true},
       {"anniv20", "RULES 4 (20th Anniversary)", true},
   };
   return kList;

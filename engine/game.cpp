@@ -86,6 +86,8 @@ void State::init(const Config& config) {
                                                   : AbbeyEndgame::Mandatory;
   rules_.wagon_move = config.variants.at("wagon_move") == "c1" ? WagonRule::C1 : WagonRule::C2;
   rules_.anniv20 = has_expansion(config, "anniv20");
+  rules_.king_robber = has_expansion(config, "king-robber");
+  rules_.shrines = has_expansion(config, "shrines");
   seed_ = config.seed;
   rng_.reseed(config.seed);
   board_.clear();
@@ -132,6 +134,8 @@ State State::from_position(const Position& position) {
         throw PositionError(where + ": an abbey goes into a hole, 4 neighbours (AM-A-1)");
       if (!st.board_.fits(f, kind.rotations[t.rotation].signature))
         throw PositionError(where + ": sides do not match its neighbours (B-3)");
+      if (!st.cult_limit_ok(t.cell, kind))
+        throw PositionError(where + ": a shrine and a monastery may not have two of the other kind around them (SH-2)");
     }
     st.put_tile(t.cell, kind.id, t.rotation);
     for (int p = 0; p < st.num_pending_; ++p) st.features_[st.pending_[p]].done = 1;
@@ -372,10 +376,46 @@ int State::arrow_figure_options(Action* out) const {
   return n;
 }
 
+int State::cult_class(int slot) const {
+  const TileKind& k = catalogue().kind(board_.tile(slot).kind);
+  if (k.cloister_segment < 0) return 0;
+  return k.rotations[0].segments[k.cloister_segment].type == FeatureType::Shrine ? 1 : 2;
+}
+
+bool State::cult_limit_ok(Cell c, const TileKind& kind) const {
+  if (!rules_.shrines || kind.cloister_segment < 0) return true;
+  int mine = kind.rotations[0].segments[kind.cloister_segment].type == FeatureType::Shrine ? 1 : 2;
+  int others = 0;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      Cell n{int16_t(c.x + dx), int16_t(c.y + dy)};
+      int slot = (dx || dy) ? board_.slot_at(n) : -1;
+      if (slot < 0 || cult_class(slot) != 3 - mine) continue;
+      if (++others > 1) return false;  // two of the other kind around the new one
+      // The neighbour may not end up with two of the new one's kind around it.
+      for (int ey = -1; ey <= 1; ++ey)
+        for (int ex = -1; ex <= 1; ++ex) {
+          Cell m{int16_t(n.x + ex), int16_t(n.y + ey)};
+          int other = (ex || ey) && !(m == c) ? board_.slot_at(m) : -1;
+          if (other >= 0 && cult_class(other) == mine) return false;
+        }
+    }
+  return true;
+}
+
 bool State::placeable(KindId kind_id) const {
   const TileKind& kind = catalogue().kind(kind_id);
-  for (int i = 0; i < kind.num_distinct_rotations; ++i)
-    if (board_.fits_anywhere(kind.rotations[kind.distinct_rotations[i]].signature)) return true;
+  const bool limited = rules_.shrines && kind.cloister_segment >= 0;
+  for (int i = 0; i < kind.num_distinct_rotations; ++i) {
+    int r = kind.distinct_rotations[i];
+    if (!limited) {
+      if (board_.fits_anywhere(kind.rotations[r].signature)) return true;
+      continue;
+    }
+    bool found = false;
+    board_.for_each_fit(kind.rotations[r].signature, [&](int f) { found |= cult_limit_ok(board_.frontier_cell(f), kind); });
+    if (found) return true;
+  }
   return false;
 }
 
@@ -447,15 +487,16 @@ int State::figure_options(Action* out) const {
 }
 
 bool State::has_hole() const {
-  for (int f = 0; f < board_.frontier_size(); ++f)
-    if (board_.frontier_neighbours(f) == 0xF) return true;
-  return false;
+  Action buffer[kMaxActions];
+  return abbey_options(buffer) > 0;
 }
 
 int State::abbey_options(Action* out) const {
   int n = 0;
+  const TileKind& abbey = catalogue().kind(abbey_kind_);
   for (int f = 0; f < board_.frontier_size(); ++f)
-    if (board_.frontier_neighbours(f) == 0xF) out[n++] = Action::abbey(board_.frontier_cell(f));
+    if (board_.frontier_neighbours(f) == 0xF && cult_limit_ok(board_.frontier_cell(f), abbey))
+      out[n++] = Action::abbey(board_.frontier_cell(f));
   return n;
 }
 
@@ -718,7 +759,7 @@ Action State::sample_chance() {
 }
 
 Action State::sample_legal_action(Rng& rng) const {
-  if (phase_ == Phase::PlaceTile) {
+  if (phase_ == Phase::PlaceTile && !(rules_.shrines && catalogue().kind(drawn_).cloister_segment >= 0)) {
     const TileKind& kind = catalogue().kind(drawn_);
     std::array<int, 4> counts{};
     int total = 0;
@@ -833,15 +874,45 @@ void State::score_completed() {
     int ra = scoring_rank(features_[a].type), rb = scoring_rank(features_[b].type);
     return ra != rb ? ra < rb : a < b;
   });
+  for (int i = 0; i < num_pending_; ++i) features_[pending_[i]].done = 1;  // finished for SH-5 and wagons
   for (int i = 0; i < num_pending_; ++i) {
     uint16_t root = pending_[i];
-    if (features_[root].occupants) {
+    const Segment& f = features_[root];
+    if (f.occupants) {
+      bool challenger = rules_.shrines && is_cloister_like(f.type);
       score_feature(root, false);
       return_figures(root);
+      if (challenger) resolve_challenge(root);
     }
-    features_[root].done = 1;
+    // KR-1: completing a strictly larger city or road takes the King or the Robber.
+    if (rules_.king_robber && f.type == FeatureType::City && f.tiles > king_size_) {
+      king_size_ = f.tiles;
+      king_holder_ = int8_t(turn_player_);
+    }
+    if (rules_.king_robber && f.type == FeatureType::Road && f.tiles > robber_size_) {
+      robber_size_ = f.tiles;
+      robber_holder_ = int8_t(turn_player_);
+    }
   }
   num_pending_ = 0;
+}
+
+void State::resolve_challenge(uint16_t winner) {
+  // SH-4/SH-5: an occupied, unfinished cloister of the other kind next to the completed one
+  // loses: its figures go back with no points (a wagon too, without moving: AM-W-5).
+  Cell c = board_.tile(features_[winner].tile).cell;
+  int mine = cult_class(features_[winner].tile);
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      int slot = (dx || dy) ? board_.slot_at(Cell{int16_t(c.x + dx), int16_t(c.y + dy)}) : -1;
+      if (slot < 0 || cult_class(slot) != 3 - mine) continue;
+      uint16_t loser = features_.root(board_.tile(slot).first_segment + catalogue().kind(board_.tile(slot).kind).cloister_segment);
+      if (features_[loser].done || !features_[loser].occupants) continue;
+      int queued = num_wagons_;
+      return_figures(loser);
+      for (int w = queued; w < num_wagons_; ++w) ++supply_[wagons_[w].owner][int(FigureKind::Wagon)];
+      num_wagons_ = uint8_t(queued);
+    }
 }
 
 void State::score_barn_fields() {
@@ -858,11 +929,23 @@ void State::score_barn_fields() {
 }
 
 void State::final_scoring() {
+  int cities = 0, roads = 0;
   for (int s = 0; s < features_.size(); ++s) {
     const Segment& f = features_[s];
-    if (f.root != s || f.done || (f.occupants == 0 && f.barns == 0)) continue;
+    if (f.root != s) continue;
+    cities += f.type == FeatureType::City && f.open == 0;
+    roads += f.type == FeatureType::Road && f.open == 0;
+    if (f.done || (f.occupants == 0 && f.barns == 0)) continue;
     score_feature(uint16_t(s), true);
   }
+  // KR-2: 1 point per completed city for the King, per completed road for the Robber.
+  auto bonus = [&](int holder, int points, Cause cause) {
+    if (holder < 0 || points == 0) return;
+    scores_[holder] = int16_t(scores_[holder] + points);
+    breakdown_[holder][int(cause)] = int16_t(breakdown_[holder][int(cause)] + points);
+  };
+  bonus(king_holder_, cities, Cause::King);
+  bonus(robber_holder_, roads, Cause::Robber);
 }
 
 std::vector<double> State::returns() const {
@@ -905,10 +988,12 @@ int State::legal_actions(Action* out) const {
       break;
     case Phase::PlaceTile: {
       const TileKind& kind = catalogue().kind(drawn_);
+      const bool limited = rules_.shrines && kind.cloister_segment >= 0;
       for (int i = 0; i < kind.num_distinct_rotations; ++i) {
         int r = kind.distinct_rotations[i];
-        board_.for_each_fit(kind.rotations[r].signature,
-                            [&](int f) { out[n++] = Action::place_at_key(board_.frontier_key(f), r); });
+        board_.for_each_fit(kind.rotations[r].signature, [&](int f) {
+          if (!limited || cult_limit_ok(board_.frontier_cell(f), kind)) out[n++] = Action::place_at_key(board_.frontier_key(f), r);
+        });
       }
       break;
     }
@@ -977,6 +1062,7 @@ std::string State::why_illegal(Action a) const {
                                 a.rotation()) != kind.distinct_rotations.begin() + kind.num_distinct_rotations;
       if (!board_.fits(f, kind.rotations[a.rotation()].signature)) return "the tile's sides do not match its neighbours (B-3)";
       if (!distinct) return "that rotation shows the same tile as a lower one: use the lowest";
+      if (!cult_limit_ok(c, kind)) return "a shrine and a monastery may not have two of the other kind around them (SH-2)";
       return "";
     }
     case Phase::ArrowChoice:

@@ -58,6 +58,8 @@ struct Rules {
   AbbeyEndgame abbey_endgame = AbbeyEndgame::Mandatory;
   WagonRule wagon_move = WagonRule::C2;
   bool anniv20 = false;
+  bool king_robber = false;
+  bool shrines = false;
 };
 
 // A figure on the board.
@@ -151,6 +153,9 @@ class State {
   // Returns true if the arrow of the tile in this slot can still activate.
   bool arrow_armed(int slot) const { return arrow_armed_[slot / 64] >> (slot % 64) & 1; }
   bool in_extra_turn() const { return in_extra_turn_; }
+  // King & Robber (KR-1): the holder (-1: nobody yet) and the size that took it.
+  int king() const { return king_holder_; }
+  int robber() const { return robber_holder_; }
   int bag_size() const { return bag_size_; }
   int bag_count(KindId kind) const { return bag_count_[kind]; }
   // The tile to place at a PlaceTile node, the one just placed at a PlaceFigure node.
@@ -185,6 +190,15 @@ class State {
   void next_wagon();
   void score_barn_fields();
   void after_placement(Cell c);  // arrows (XX-1 .. XX-3), then the figure decision
+  // SH-2: may a tile of this kind go on c as far as the cult-place limit is concerned?
+  bool cult_limit_ok(Cell c, const TileKind& kind) const;
+  // Returns true if a tile of this kind in rotation r may go on frontier cell f.
+  bool tile_fits(int f, const TileKind& kind, int r) const {
+    return board_.fits(f, kind.rotations[r].signature) && cult_limit_ok(board_.frontier_cell(f), kind);
+  }
+  // The class of a cloister-like tile for SH-2 and SH-4: 1 shrine, 2 monastery or abbey, 0 none.
+  int cult_class(int slot) const;
+  void resolve_challenge(uint16_t winner);
   void activate_arrow(int slot);
   void enter_figure_phase();
   int arrow_figure_options(Action* out) const;
@@ -253,6 +267,11 @@ class State {
   std::array<uint8_t, 5> arrow_candidates_;
   uint8_t num_arrow_candidates_ = 0;
   ArrowKind active_arrow_ = ArrowKind::None;
+  // King & Robber (KR-1): holders (-1 nobody) and the sizes they took them with.
+  int8_t king_holder_ = -1;
+  int8_t robber_holder_ = -1;
+  uint16_t king_size_ = 0;
+  uint16_t robber_size_ = 0;
   bool extra_turn_ = false;     // XX-6: the turn player plays again after this turn
   bool in_extra_turn_ = false;  // this turn is an extra turn: no third in a row
 

@@ -20,6 +20,34 @@ long fuzz_moves() {
   return env ? std::atol(env) : 20000;
 }
 
+// The cult-place class of the tile at c: 1 shrine, 2 monastery or abbey, 0 other or empty.
+int cult(const State& s, int x, int y) {
+  const Catalogue& cat = Catalogue::builtin();
+  int slot = s.board().slot_at(Cell{int16_t(x), int16_t(y)});
+  if (slot < 0) return 0;
+  const TileKind& k = cat.kind(s.board().tile(slot).kind);
+  if (k.cloister_segment < 0) return 0;
+  return k.rotations[0].segments[k.cloister_segment].type == FeatureType::Shrine ? 1 : 2;
+}
+
+// SH-2 by counting: at most one of the other kind around the new tile, and none of those may
+// then have two of the new tile's kind around it.
+bool scanned_cult_limit(const State& s, int x, int y, const TileKind& kind) {
+  if (!s.rules().shrines || kind.cloister_segment < 0) return true;
+  int mine = kind.rotations[0].segments[kind.cloister_segment].type == FeatureType::Shrine ? 1 : 2;
+  int others = 0;
+  for (int nx = x - 1; nx <= x + 1; ++nx)
+    for (int ny = y - 1; ny <= y + 1; ++ny) {
+      if (cult(s, nx, ny) != 3 - mine) continue;
+      ++others;
+      int same = 1;  // the new tile
+      for (int mx = nx - 1; mx <= nx + 1; ++mx)
+        for (int my = ny - 1; my <= ny + 1; ++my) same += cult(s, mx, my) == mine;
+      if (same > 1) return false;
+    }
+  return others <= 1;
+}
+
 // Legal placements by scanning every empty cell next to a tile, every rotation and every side.
 std::set<std::tuple<int, int, int>> scanned_placements(const State& s) {
   const Catalogue& cat = Catalogue::builtin();
@@ -44,7 +72,7 @@ std::set<std::tuple<int, int, int>> scanned_placements(const State& s) {
         Edge theirs = cat.kind(t.kind).rotations[t.rotation].edges[opposite(Side(d))];
         ok = theirs == Edge::Abbey || theirs == kind.rotations[r].edges[d];
       }
-      if (ok) out.insert({x, y, r});
+      if (ok && scanned_cult_limit(s, x, y, kind)) out.insert({x, y, r});
     }
   }
   return out;
@@ -97,7 +125,8 @@ int fuzz(const Config& base, long moves) {
     bool abbeys = s.rules().abbey_mayor;
     int abbeys_placed = 0;
     for (int p = 0; p < players; ++p) abbeys_placed += abbeys && !s.abbeys(p);
-    int land = 72 + (abbeys ? 12 : 0) + (s.rules().anniv20 ? 15 : 0);
+    int land = 72 + (abbeys ? 12 : 0) + (s.rules().anniv20 ? 15 : 0) + (s.rules().king_robber ? 5 : 0) +
+               (s.rules().shrines ? 5 : 0);
     EXPECT_EQ(s.board().num_tiles() + s.discarded(), land + abbeys_placed);
     for (int p = 0; p < players; ++p) {
       int sum = 0;
@@ -155,12 +184,23 @@ TEST(RandomGames, InvariantsHoldWithTheAnniversaryArrows) {
   }
 }
 
+TEST(RandomGames, InvariantsHoldWithKingRobberAndShrines) {
+  long moves = std::max(1000L, fuzz_moves() / 10);
+  for (int players : {2, 4}) {
+    Config config;
+    config.players = players;
+    config.expansions = {"king-robber", "shrines"};
+    config.seed = 606u + uint64_t(players);
+    EXPECT_GT(fuzz(config, moves), 0);
+  }
+}
+
 TEST(RandomGames, InvariantsHoldWithEverythingSupported) {
   long moves = std::max(1000L, fuzz_moves() / 10);
   for (int players : {3, 6}) {
     Config config;
     config.players = players;
-    config.expansions = {"abbey-mayor", "anniv20"};
+    config.expansions = {"abbey-mayor", "anniv20", "king-robber", "shrines"};
     config.seed = 99u + uint64_t(players);
     EXPECT_GT(fuzz(config, moves), 0);
   }

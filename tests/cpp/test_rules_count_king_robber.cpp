@@ -1,0 +1,147 @@
+// Count, King & Robber (RULES section 3): King & Robber (KR) and cult places (SH).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "position_builder.h"
+
+namespace carc {
+namespace {
+
+using testing::play;
+
+State ck_position(std::vector<std::string> expansions, std::vector<Position::Tile> tiles,
+                  std::vector<Position::Figure> figures, std::vector<std::string> draws, int current = 0) {
+  Position p;
+  p.config.expansions = std::move(expansions);
+  p.config.draw_order = std::move(draws);
+  if (p.config.draw_order.empty()) p.bag = std::vector<std::string>{};
+  p.tiles = std::move(tiles);
+  p.figures = std::move(figures);
+  p.current_player = current;
+  return State::from_position(p);
+}
+
+std::vector<std::string> legal_texts(const State& s) {
+  std::vector<std::string> out;
+  for (Action a : s.legal_actions()) out.push_back(s.action_to_string(a));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool offers(const State& s, const std::string& text) {
+  std::vector<std::string> all = legal_texts(s);
+  return std::find(all.begin(), all.end(), text) != all.end();
+}
+
+// ---- King & Robber ----------------------------------------------------------------------------
+
+TEST(KingRobber, KR1_KingGoesToWhoCompletesAStrictlyLargerCity) {
+  // Three open one-tile cities side by side, facing north.
+  State s = ck_position({"king-robber"}, {{"base.D-start", {0, 0}, 0}, {"base.K", {1, 0}, 0}, {"base.E", {2, 0}, 0}}, {},
+                        {"base.E", "base.E", "base.F", "base.E"});
+  EXPECT_EQ(s.king(), -1);
+  play(s, {"draw base.E", "place 0,-1 r2", "pass"});  // player 0 completes a 2-tile city, unoccupied
+  EXPECT_EQ(s.king(), 0);  // completing, not scoring, is what counts
+  play(s, {"draw base.E", "place 1,-1 r2", "pass"});  // player 1: 2 tiles again, not larger
+  EXPECT_EQ(s.king(), 0);
+  play(s, {"draw base.F", "place 2,-1 r1", "pass"});
+  play(s, {"draw base.E", "place 2,-2 r2", "pass"});  // player 1: 3 tiles
+  EXPECT_EQ(s.king(), 1);
+  ASSERT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.score(1, Cause::King), 3);  // KR-2: 1 per completed city on the board
+  EXPECT_EQ(s.score(0), 0);
+}
+
+TEST(KingRobber, KR1_KR2_RobberForRoads) {
+  State s = ck_position({"king-robber"}, {{"base.D-start", {0, 0}, 0}, {"base.A", {1, 0}, 1}}, {}, {"base.A", "base.U"});
+  play(s, {"draw base.A", "place -1,0 r3", "pass"});  // completes a 3-tile road
+  EXPECT_EQ(s.robber(), 0);
+  EXPECT_EQ(s.king(), -1);
+  play(s, {"draw base.U", "place 0,1 r0", "pass"});
+  ASSERT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.score(0, Cause::Robber), 1);  // one completed road
+}
+
+TEST(KingRobber, CKT1_FiveNewLandTilesJoinTheBag) {
+  Config config;
+  config.expansions = {"king-robber"};
+  State s(config);
+  EXPECT_EQ(s.bag_size(), 71 + 5);
+  const Catalogue& cat = Catalogue::builtin();
+  EXPECT_EQ(s.bag_count(cat.find("king-robber.C")), 1);  // the bridge: two crossing cities
+  EXPECT_EQ(cat.kind(cat.find("king-robber.C")).num_segments, 4);
+}
+
+// ---- Cult places ------------------------------------------------------------------------------
+
+TEST(Shrines, SH2_AShrineNeverHasTwoMonasteriesAround) {
+  State s = ck_position({"shrines"}, {{"base.B", {0, 0}, 0}, {"base.U", {1, 0}, 1}, {"base.B", {2, 0}, 0}}, {},
+                        {"shrines.E", "base.U"});
+  play(s, {"draw shrines.E"});
+  for (const char* cell : {"1,-1", "1,1"}) EXPECT_FALSE(offers(s, std::string("place ") + cell + " r0")) << cell;
+  EXPECT_TRUE(offers(s, "place -1,0 r0"));
+  EXPECT_TRUE(offers(s, "place 3,0 r0"));
+  EXPECT_THROW(s.apply(s.parse_action("place 1,-1 r0")), IllegalActionError);
+}
+
+TEST(Shrines, SH2_NoMonasteryMayGiveAShrineASecondMonastery) {
+  State s = ck_position({"shrines"}, {{"shrines.E", {0, 0}, 0}, {"base.B", {1, 0}, 0}}, {}, {"base.B", "base.U"});
+  play(s, {"draw base.B"});
+  EXPECT_FALSE(offers(s, "place -1,0 r0"));
+  EXPECT_FALSE(offers(s, "place 0,1 r0"));
+  EXPECT_TRUE(offers(s, "place 2,0 r0"));  // two away from the shrine
+  Position p;
+  p.config.expansions = {"shrines"};
+  p.tiles = {{"shrines.E", {0, 0}, 0}, {"base.B", {1, 0}, 0}, {"base.B", {-1, 0}, 0}};
+  EXPECT_THROW(State::from_position(p), PositionError);
+}
+
+// A shrine at (0,0) (heretic: player 0) beside a monastery at (1,0) (player 1's figure); the
+// shrine's 8 neighbours are filled but (1,1).
+std::vector<Position::Tile> cult_ring() {
+  return {{"shrines.E", {0, 0}, 0}, {"base.B", {1, 0}, 0},  {"base.E", {0, -1}, 0}, {"base.E", {-1, 0}, 3},
+          {"base.E", {0, 1}, 2},    {"base.V", {-1, -1}, 1}, {"base.V", {1, -1}, 2}, {"base.V", {-1, 1}, 0}};
+}
+
+TEST(Shrines, E8_SH5_CompletedShrineWinsTheChallengeTheMonkReturnsEmptyHanded) {
+  State s = ck_position({"shrines"}, cult_ring(), {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}}, {"base.V", "base.U"}, 1);
+  play(s, {"draw base.V", "place 1,1 r3", "pass"});
+  EXPECT_EQ(s.score(0), 9);
+  EXPECT_EQ(s.score(0, Cause::Shrine), 9);
+  EXPECT_EQ(s.score(1), 0);
+  EXPECT_EQ(s.supply(1), 7);  // the monk came back with nothing
+  // The monastery is an ordinary unoccupied feature again: a meeple may go there later.
+  const PlacedTile& b = s.board().tile(s.board().slot_at(Cell{1, 0}));
+  EXPECT_EQ(s.features().feature(b.first_segment + 1).occupants, 0);
+}
+
+TEST(Shrines, SH5_BothCompletedInOnePhaseBothScoreNine) {
+  std::vector<Position::Tile> tiles = cult_ring();
+  tiles.push_back({"base.E", {2, 0}, 1});
+  tiles.push_back({"base.V", {2, -1}, 1});
+  tiles.push_back({"base.V", {2, 1}, 0});
+  State s = ck_position({"shrines"}, tiles, {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}}, {"base.V", "base.U"});
+  play(s, {"draw base.V", "place 1,1 r3", "pass"});
+  EXPECT_EQ(s.score(0, Cause::Shrine), 9);
+  EXPECT_EQ(s.score(1, Cause::Cloister), 9);
+}
+
+TEST(Shrines, AM_W5_ALosingWagonReturnsWithoutMoving) {
+  State s = ck_position({"shrines", "abbey-mayor"}, cult_ring(), {{0, "meeple", {0, 0}, 1}, {1, "wagon", {1, 0}, 1}},
+                        {"base.V", "base.U"}, 1);
+  play(s, {"draw base.V", "place 1,1 r3", "pass"});
+  EXPECT_EQ(s.score(0), 9);
+  EXPECT_EQ(s.phase(), Phase::Draw);  // no wagon decision
+  EXPECT_EQ(s.supply(1, FigureKind::Wagon), 1);
+}
+
+TEST(Shrines, SH5_ChallengesOpenAtTheEndAreIgnored) {
+  State s = ck_position({"shrines"}, cult_ring(), {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}}, {});
+  ASSERT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.score(0, Cause::Shrine), 8);    // SH-3: 1 + 7 neighbours
+  EXPECT_EQ(s.score(1, Cause::Cloister), 5);  // 1 + 4 neighbours
+}
+
+}  // namespace
+}  // namespace carc
