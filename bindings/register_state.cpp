@@ -143,10 +143,14 @@ void register_state(py::module_& m) {
       .def_readwrite("current_player", &Position::current_player);
 
   // ---- State ----------------------------------------------------------------------------------
+  // Every phase must be listed (a State in an unlisted phase could not report it): a new phase
+  // in the engine stops the build here until it is added.
+  static_assert(int(Phase::GameOver) == 6, "update the Phase values below (and _core.pyi)");
   py::native_enum<Phase>(m, "Phase", "enum.Enum", "Where a turn is (engine/game.h).")
       .value("DRAW", Phase::Draw)
       .value("ABBEY_CHOICE", Phase::AbbeyChoice)
       .value("PLACE_TILE", Phase::PlaceTile)
+      .value("ARROW_CHOICE", Phase::ArrowChoice)
       .value("PLACE_FIGURE", Phase::PlaceFigure)
       .value("WAGON_MOVE", Phase::WagonMove)
       .value("GAME_OVER", Phase::GameOver)

@@ -73,9 +73,10 @@ class Phase(enum.Enum):
     DRAW = 0
     ABBEY_CHOICE = 1
     PLACE_TILE = 2
-    PLACE_FIGURE = 3
-    WAGON_MOVE = 4
-    GAME_OVER = 5
+    ARROW_CHOICE = 3
+    PLACE_FIGURE = 4
+    WAGON_MOVE = 5
+    GAME_OVER = 6
 
 class State:
     def __init__(self, config: Config) -> None: ...

@@ -283,7 +283,8 @@ class Game:
 
     @property
     def phase(self) -> str:
-        """Where the turn is: "draw", "place_tile", "place_figure" or "game_over"."""
+        """Where the turn is: "draw", "abbey_choice", "place_tile", "arrow_choice",
+        "place_figure", "wagon_move" or "game_over"."""
         return self._state.phase().name.lower()
 
     @property
@@ -428,6 +429,9 @@ class Game:
         """
         if self.phase not in ("draw", "abbey_choice"):
             raise Error(f"a position is taken at the start of a turn (a draw), not at {self.phase}")
+        if "king-robber" in self._config.expansions:
+            # Who holds the King and the Robber (KR-1, KR-2) is not part of a position yet.
+            raise Error("a position of a King & Robber game cannot be described yet")
         if any(f["kind"] == "barn" for f in self.figures):
             # A position names a barn by its corner, which the engine does not record yet.
             raise Error("a position with a barn on the board cannot be described yet")

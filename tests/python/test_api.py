@@ -13,11 +13,7 @@ from carcassonne import CAUSES, CHANCE_PLAYER, MEEPLES_PER_PLAYER, TERMINAL_PLAY
 from helpers import play_randomly, snapshot
 
 FIGURES = ("meeple", "mayor", "wagon", "barn")
-# Engine bug (reported): a road or city closed by an abbey's side is never scored or marked done,
-# so check_consistency fails after such an abbey (see test_rules.py, AM-A-3).
-ABBEY_BUG = pytest.mark.xfail(
-    raises=RuntimeError, reason="engine: features closed by an abbey are not scored"
-)
+SUPPORTED = [e["name"] for e in carcassonne.known_expansions() if e["supported"]]
 MIXES = [
     pytest.param(2, 0, [], id="base-2p"),
     pytest.param(2, 1, [], id="base-2p-b"),
@@ -25,9 +21,16 @@ MIXES = [
     pytest.param(4, 3, [], id="base-4p"),
     pytest.param(5, 4, [], id="base-5p"),
     pytest.param(6, 5, [], id="base-6p"),
-    pytest.param(2, 6, ["abbey-mayor"], id="abbey-mayor-2p", marks=ABBEY_BUG),
-    pytest.param(4, 7, ["abbey-mayor"], id="abbey-mayor-4p", marks=ABBEY_BUG),
-    pytest.param(6, 8, ["abbey-mayor"], id="abbey-mayor-6p", marks=ABBEY_BUG),
+    pytest.param(2, 6, ["abbey-mayor"], id="abbey-mayor-2p"),
+    pytest.param(4, 7, ["abbey-mayor"], id="abbey-mayor-4p"),
+    pytest.param(6, 8, ["abbey-mayor"], id="abbey-mayor-6p"),
+    pytest.param(3, 9, ["king-robber"], id="king-robber-3p"),
+    pytest.param(3, 10, ["shrines"], id="shrines-3p"),
+    pytest.param(3, 11, ["anniv20"], id="anniv20-3p"),
+    *(
+        pytest.param(players, 20 + players, SUPPORTED, id=f"every-supported-{players}p")
+        for players in (2, 4, 6)
+    ),
 ]
 
 
@@ -41,7 +44,7 @@ def test_random_game_keeps_invariants(players: int, seed: int, expansions: list[
     rng = random.Random(seed)
     previous = game.scores
     tiles_at_start = game.bag_size + 1  # the bag and the start tile
-    figures = {"meeple": MEEPLES_PER_PLAYER, **dict.fromkeys(FIGURES[1:], 1 if expansions else 0)}
+    figures = {"meeple": MEEPLES_PER_PLAYER, **dict.fromkeys(FIGURES[1:], int("abbey-mayor" in expansions))}
     draws = decisions = 0
 
     def check(g: Game) -> None:
@@ -76,7 +79,7 @@ def test_random_game_keeps_invariants(players: int, seed: int, expansions: list[
             assert g.phase == "draw"
         else:
             assert 0 <= g.current_player < players
-            assert g.phase in ("abbey_choice", "place_tile", "place_figure", "wagon_move")
+            assert g.phase in ("abbey_choice", "place_tile", "arrow_choice", "place_figure", "wagon_move")
             if g.phase != "wagon_move":  # a wagon's owner moves it, whoever's turn it is (AM-W-2)
                 assert g.current_player == g.turn_player
 
@@ -315,6 +318,34 @@ def test_position_round_trip_at_every_draw(rng: random.Random) -> None:
         else:
             game.apply(rng.choice(game.legal_actions()))
     assert rebuilt >= 60
+
+
+@pytest.mark.parametrize("expansions", [[], ["shrines"], ["anniv20"], ["shrines", "anniv20"]])
+def test_position_continues_like_the_game(expansions: list[str]) -> None:
+    """A game rebuilt from its position mid-game, given the same draws and moves, ends with the
+    same board and scores (only the score causes before the position are lost)."""
+    game = Game(players=3, seed=31, expansions=expansions)
+    rng = random.Random(31)
+    while len(game.history) < 90 or game.phase != "draw":
+        if game.is_chance:
+            game.apply_random_chance()
+        else:
+            game.apply(rng.choice(game.legal_actions()))
+    twin = Game.from_position(game.position())
+    while not game.is_terminal:
+        action = (
+            game.apply_random_chance() if game.is_chance else game.apply(rng.choice(game.legal_actions()))
+        )
+        twin.apply(action)
+        assert twin.legal_actions() == game.legal_actions()
+    assert twin.is_terminal
+    assert (twin.scores, twin.tiles, twin.figures) == (game.scores, game.tiles, game.figures)
+
+
+def test_position_is_refused_where_it_would_lose_state() -> None:
+    game = Game(expansions=["king-robber"])
+    with pytest.raises(carcassonne.Error, match="King & Robber"):
+        game.position()
 
 
 def test_position_is_only_taken_at_a_draw() -> None:

@@ -29,7 +29,16 @@ def _played(
 
 @pytest.mark.parametrize(
     ("seed", "players", "expansions"),
-    [(0, 2, ()), (1, 3, ()), (2, 5, ()), (3, 2, ("abbey-mayor",)), (4, 4, ("abbey-mayor",))],
+    [
+        (0, 2, ()),
+        (1, 3, ()),
+        (2, 5, ()),
+        (3, 2, ("abbey-mayor",)),
+        (4, 4, ("abbey-mayor",)),
+        (5, 3, ("king-robber", "shrines")),
+        (6, 3, ("anniv20",)),
+        (7, 4, ("abbey-mayor", "king-robber", "shrines", "anniv20")),
+    ],
 )
 def test_record_replays_the_same_scores_and_legal_actions_at_every_step(
     seed: int, players: int, expansions: tuple[str, ...]

@@ -206,7 +206,6 @@ def test_am_a1_abbey_instead_of_a_draw_into_a_hole() -> None:
     assert game.is_chance
 
 
-@pytest.mark.xfail(raises=AssertionError, reason="engine: features closed by an abbey are not scored")
 def test_am_a3_abbey_closes_the_road_ending_at_it() -> None:
     """AM-A-3/4: the abbey closes the road that ends at its side; the road (1 tile, the abbey
     not counted) is complete and scored at once for its thief."""
