@@ -144,6 +144,18 @@ void finish_kind(TileKind& kind, int line) {
       base.segment_at[p] = int8_t(i);
     }
     if (is_cloister_like(seg.type)) kind.cloister_segment = i;
+    if (seg.type == FeatureType::River) kind.river_sides += seg.num_sides;
+  }
+  if (std::find(kind.marks.begin(), kind.marks.end(), "pig-herd") != kind.marks.end()) {
+    int best = 0;
+    for (int i = 0; i < kind.num_segments; ++i) {
+      const SegmentSpec& seg = base.segments[i];
+      int halves = __builtin_popcount(seg.points);
+      if (seg.type == FeatureType::Field && halves > best) {
+        best = halves;
+        kind.pig_segment = i;
+      }
+    }
   }
   // Sides agree with features: a city/road/river side has that feature at its middle point, a
   // field side has field halves, and no other side has any.

@@ -57,6 +57,8 @@ struct TileKind {
   bool provisional = false;
   int num_segments = 0;
   int cloister_segment = -1;  // the monastery/shrine/abbey segment, or -1
+  int pig_segment = -1;       // mark:pig-herd lies in the tile's largest field (RULES RV-4)
+  int river_sides = 0;        // sides its river reaches: 1 spring or lake, 2 river, 3 fork
   ArrowKind arrow = ArrowKind::None;
   std::vector<std::string> marks;
   std::array<RotatedTile, 4> rotations{};

@@ -11,7 +11,7 @@ namespace carc {
 const std::vector<ExpansionInfo>& known_expansions() {
   static const std::vector<ExpansionInfo> kList = {
       {"abbey-mayor", "RULES 2 (Abbey & Mayor)", true},
-      {"river2", "RULES 3 RV (River II)", false},
+      {"river2", "RULES 3 RV (River II; the same as variant start = river2)", true},
       {"city", "RULES 3 CK (City of Carcassonne and the Count)", false},
       {"king-robber", "RULES 3 KR + CK-T-1 (King & Robber, 5 land tiles)", true},
       {"shrines", "RULES 3 SH (cult places)", true},
@@ -66,8 +66,18 @@ Config validate(Config config) {
     if (std::find(it->values.begin(), it->values.end(), value) == it->values.end())
       throw ConfigError("variant " + key + " has no value '" + value + "' (values: " + join(it->values) + ")");
     if (!it->supported) throw ConfigError("variant '" + key + "' is not supported yet");
-    if (key == "start" && value != "tile") throw ConfigError("start = " + value + " is not supported yet");
+    if (key == "start" && value != "tile" && value != "river2") throw ConfigError("start = " + value + " is not supported yet");
   }
+  // CK-0: River II is a start option; naming the expansion or the start means the same.
+  bool river = std::find(seen.begin(), seen.end(), "river2") != seen.end();
+  auto start = config.variants.find("start");
+  if (river && start != config.variants.end() && start->second != "river2")
+    throw ConfigError("expansion river2 is the start option start = river2 (CK-0), not start = " + start->second);
+  if (start != config.variants.end() && start->second == "river2" && !river) {
+    config.expansions.push_back("river2");
+    seen.push_back("river2");
+  }
+  if (river) config.variants["start"] = "river2";
   for (const VariantInfo& v : known_variants())
     if (v.supported && !config.variants.count(v.name)) config.variants[v.name] = v.values.front();
   const Catalogue& cat = Catalogue::builtin();

@@ -21,6 +21,7 @@ uint16_t Features::add_tile(int slot, const TileKind& kind, const RotatedTile& r
     s.tiles = 1;
     s.size = 1;
     s.pennants = spec.pennants;
+    s.pig = i == kind.pig_segment;
   }
   return first;
 }
@@ -63,6 +64,7 @@ uint16_t Features::merge(uint16_t a, uint16_t b) {
   big.mayors |= small.mayors;
   big.twins |= small.twins;
   big.done |= small.done;
+  big.pig |= small.pig;
   for (int p = 0; p < kMaxPlayers; ++p) big.meeples[p] = uint8_t(big.meeples[p] + small.meeples[p]);
   return ra;
 }

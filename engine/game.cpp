@@ -29,6 +29,10 @@ bool enabled_set(const Config& config, const std::string& set) {
   return set == "base" || has_expansion(config, set == "count-city" ? std::string("city") : set);
 }
 
+bool has_mark(const TileKind& kind, const char* mark) {
+  return std::find(kind.marks.begin(), kind.marks.end(), mark) != kind.marks.end();
+}
+
 bool is_abbey(const TileKind& kind) {
   return kind.cloister_segment >= 0 && kind.rotations[0].segments[kind.cloister_segment].type == FeatureType::Abbey;
 }
@@ -64,14 +68,21 @@ State::State(const Config& raw) {
   const Catalogue& cat = catalogue();
   KindId start = 0;
   for (const TileKind& k : cat.kinds())
-    if (k.is_start) start = k.id;
+    if (rules_.river ? has_mark(k, "spring") : k.is_start) start = k.id;
   put_tile(Cell{0, 0}, start, 0);
+  if (rules_.river) extend_river(Cell{0, 0}, cat.kind(start), 0);
   num_pending_ = 0;
   if (!fixed_order_) {
     for (const TileKind& k : cat.kinds()) {
+      if (k.set == "river2" && rules_.river && k.id != start) {
+        for (int i = 0; i < k.count; ++i) river_[river_size_++] = k.id;
+        bag_count_[k.id] = uint8_t(k.count);
+      }
       if (!bag_tile(config, k)) continue;
-      for (int i = k.is_start ? 1 : 0; i < k.count; ++i) bag_[bag_size_++] = k.id;
-      bag_count_[k.id] = uint8_t(k.count - (k.is_start ? 1 : 0));
+      // The start tile goes back to the box when River II starts the game (CK-0).
+      int copies = k.count - (k.is_start ? 1 : 0);
+      for (int i = 0; i < copies; ++i) bag_[bag_size_++] = k.id;
+      bag_count_[k.id] = uint8_t(copies);
     }
   }
   start_turn();
@@ -88,6 +99,7 @@ void State::init(const Config& config) {
   rules_.anniv20 = has_expansion(config, "anniv20");
   rules_.king_robber = has_expansion(config, "king-robber");
   rules_.shrines = has_expansion(config, "shrines");
+  rules_.river = has_expansion(config, "river2");
   seed_ = config.seed;
   rng_.reseed(config.seed);
   board_.clear();
@@ -114,6 +126,7 @@ State State::from_position(const Position& position) {
   st.init(config);
   const Catalogue& cat = catalogue();
   const int players = st.rules_.players;
+  if (st.rules_.river) throw PositionError("positions with River II are not supported yet: use a draw_order game");
   if (position.tiles.empty()) throw PositionError("a position needs at least one tile");
   std::vector<int> used(cat.size(), 0);
   for (size_t i = 0; i < position.tiles.size(); ++i) {
@@ -405,6 +418,10 @@ bool State::cult_limit_ok(Cell c, const TileKind& kind) const {
 
 bool State::placeable(KindId kind_id) const {
   const TileKind& kind = catalogue().kind(kind_id);
+  if (kind.river_sides) {
+    Action buffer[kMaxActions];
+    return river_placements(kind, buffer) > 0;
+  }
   const bool limited = rules_.shrines && kind.cloister_segment >= 0;
   for (int i = 0; i < kind.num_distinct_rotations; ++i) {
     int r = kind.distinct_rotations[i];
@@ -585,7 +602,7 @@ int State::wagon_targets(Action* out) const {
 void State::start_turn() {
   placed_abbey_ = false;
   const int players = rules_.players;
-  if (bag_size_ > 0) {
+  if (bag_size_ + river_size_ > 0) {
     phase_ = rules_.abbey_mayor && abbeys_[turn_player_] && has_hole() ? Phase::AbbeyChoice : Phase::Draw;
     return;
   }
@@ -618,9 +635,11 @@ void State::start_turn() {
 
 void State::finish_turn() {
   // XX-6: one more full turn, never a third in a row, and none once the bag is empty.
-  bool again = extra_turn_ && !in_extra_turn_ && bag_size_ > 0;
+  bool again = extra_turn_ && !in_extra_turn_ && bag_size_ + river_size_ > 0;
   in_extra_turn_ = again;
   extra_turn_ = false;
+  if (volcano_turn_) again = true;  // RV-6, apart from the XX-6 count
+  volcano_turn_ = false;
   active_arrow_ = ArrowKind::None;
   if (!again) turn_player_ = uint8_t((turn_player_ + 1) % rules_.players);
   ++turn_number_;
@@ -629,6 +648,12 @@ void State::finish_turn() {
 
 void State::remove_from_bag(KindId kind) {
   assert(bag_count_[kind] > 0);
+  for (int i = 0; i < river_size_; ++i)
+    if (river_[i] == kind) {
+      river_[i] = river_[--river_size_];
+      --bag_count_[kind];
+      return;
+    }
   int i = bag_size_ - 1;
   if (!fixed_order_)
     while (bag_[i] != kind) --i;
@@ -669,7 +694,7 @@ void State::apply_unchecked(Action a) {
       remove_from_bag(kind);
       if (!placeable(kind)) {  // B-4: out of the game, draw again
         ++discarded_;
-        if (bag_size_ == 0) start_turn();
+        if (bag_size_ + river_size_ == 0) start_turn();
         return;
       }
       drawn_ = kind;
@@ -691,10 +716,21 @@ void State::apply_unchecked(Action a) {
       drawn_ = abbey_kind_;
       after_placement(a.cell());
       return;
-    case Phase::PlaceTile:
+    case Phase::PlaceTile: {
       put_tile(a.cell(), drawn_, a.rotation());
+      const TileKind& kind = catalogue().kind(drawn_);
+      if (kind.river_sides) {
+        extend_river(a.cell(), kind, a.rotation());
+        if (has_mark(kind, "volcano")) {  // RV-6: no figure, and another turn at once
+          volcano_turn_ = true;
+          phase_ = Phase::PlaceFigure;
+          after_figure();
+          return;
+        }
+      }
       after_placement(a.cell());
       return;
+    }
     case Phase::ArrowChoice: {
       int chosen = board_.slot_at(a.cell());
       for (int i = 0; i < num_arrow_candidates_; ++i) set_arrow_armed(arrow_candidates_[i], false);  // the others are lost
@@ -753,13 +789,86 @@ void State::apply_unchecked(Action a) {
 }
 
 Action State::sample_chance() {
-  assert(phase_ == Phase::Draw && bag_size_ > 0);
+  assert(phase_ == Phase::Draw && bag_size_ + river_size_ > 0);
+  if (river_size_ > 0) {  // RV-3: the fork first, the volcano lake last, the others shuffled
+    Action options[16];
+    int n = legal_actions(options);
+    return options[n == 1 ? 0 : rng_.below(uint32_t(n))];
+  }
   KindId kind = fixed_order_ ? bag_[bag_size_ - 1] : bag_[rng_.below(uint32_t(bag_size_))];
   return Action::draw(kind);
 }
 
+bool State::catalogue_kind_river(KindId kind) { return catalogue().kind(kind).river_sides > 0; }
+
+int State::river_placements(const TileKind& kind, Action* out) const {
+  int n = 0;
+  for (int e = 0; e < num_river_ends_; ++e) {
+    const RiverEnd& end = river_ends_[e];
+    Cell target = neighbour(end.cell, Side(end.side));
+    int f = board_.frontier_index(target);
+    if (f < 0) continue;
+    // RV-1: it continues exactly one open end: no other river side faces it there.
+    int river_neighbours = 0;
+    for (int s = 0; s < kNumSides; ++s) {
+      int slot = board_.slot_at(neighbour(target, Side(s)));
+      river_neighbours += slot >= 0 && rotated(board_.tile(slot)).edges[opposite(Side(s))] == Edge::River;
+    }
+    if (river_neighbours != 1) continue;
+    // RV-2: the two branches never share a side.
+    bool touches_other_branch = false;
+    for (int i = 0; i < num_river_cells_; ++i) {
+      Cell c = river_cells_[i];
+      bool adjacent = std::abs(c.x - target.x) + std::abs(c.y - target.y) == 1;
+      touches_other_branch |= adjacent && end.branch && river_branches_[i] && river_branches_[i] != end.branch;
+    }
+    if (touches_other_branch) continue;
+    for (int i = 0; i < kind.num_distinct_rotations; ++i) {
+      int r = kind.distinct_rotations[i];
+      const RotatedTile& rt = kind.rotations[r];
+      if (!board_.fits(f, rt.signature)) continue;
+      // RV-2: no U-turn, i.e. no second curve of a branch turning the same way as the one before.
+      int entry = opposite(Side(end.side));
+      int flow = end.side;
+      int turn = 0;
+      if (kind.river_sides == 2)
+        for (int s = 0; s < kNumSides; ++s)
+          if (s != entry && rt.edges[s] == Edge::River) turn = s == flow ? 0 : s == (flow + 1) % 4 ? 1 : -1;
+      if (turn != 0 && turn == end.turn) continue;
+      out[n++] = Action::place(target, r);
+    }
+  }
+  return n;
+}
+
+void State::extend_river(Cell c, const TileKind& kind, int rotation) {
+  const RotatedTile& rt = kind.rotations[rotation];
+  // The end this tile continues (none for the spring).
+  RiverEnd from{};
+  int entry = -1;
+  for (int e = 0; e < num_river_ends_; ++e)
+    if (neighbour(river_ends_[e].cell, Side(river_ends_[e].side)) == c) {
+      from = river_ends_[e];
+      entry = opposite(Side(from.side));
+      river_ends_[e] = river_ends_[--num_river_ends_];
+      break;
+    }
+  river_cells_[num_river_cells_] = c;
+  river_branches_[num_river_cells_++] = from.branch;
+  int exits = 0;
+  for (int s = 0; s < kNumSides; ++s) {
+    if (s == entry || rt.edges[s] != Edge::River) continue;
+    RiverEnd end{c, uint8_t(s), from.branch, 0};
+    if (kind.river_sides == 3) end.branch = uint8_t(1 + exits);  // the fork starts two branches
+    if (kind.river_sides == 2 && entry >= 0) end.turn = int8_t(s == from.side ? 0 : s == (from.side + 1) % 4 ? 1 : -1);
+    ++exits;
+    if (num_river_ends_ < river_ends_.size()) river_ends_[num_river_ends_++] = end;
+  }
+}
+
 Action State::sample_legal_action(Rng& rng) const {
-  if (phase_ == Phase::PlaceTile && !(rules_.shrines && catalogue().kind(drawn_).cloister_segment >= 0)) {
+  const TileKind& drawn = catalogue().kind(drawn_);
+  if (phase_ == Phase::PlaceTile && !(rules_.shrines && drawn.cloister_segment >= 0) && !drawn.river_sides) {
     const TileKind& kind = catalogue().kind(drawn_);
     std::array<int, 4> counts{};
     int total = 0;
@@ -860,7 +969,7 @@ void State::score_feature(uint16_t root, bool final) {
           breakdown_[fig.owner][int(Cause::Barn)] = int16_t(breakdown_[fig.owner][int(Cause::Barn)] + 4 * cities);
         }
       } else {
-        award(strength, 3 * cities, Cause::Field);
+        award(strength, (3 + f.pig) * cities, Cause::Field);  // RV-4: the pig herd adds 1 per city
       }
       break;
     }
@@ -922,7 +1031,7 @@ void State::score_barn_fields() {
     if (!f.occupants) continue;
     std::array<int, kMaxPlayers> strength{};
     for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
-    award(strength, barn_field_points_[i] * completed_cities_touching(root), Cause::FieldBarn);
+    award(strength, (barn_field_points_[i] + f.pig) * completed_cities_touching(root), Cause::FieldBarn);
     return_figures(root);
   }
   num_barn_fields_ = 0;
@@ -974,7 +1083,20 @@ int State::legal_actions(Action* out) const {
   int n = 0;
   switch (phase_) {
     case Phase::Draw:
-      if (fixed_order_) {
+      if (river_size_ > 0) {  // RV-3: the fork first, the volcano lake last
+        const Catalogue& cat = catalogue();
+        int stage = 2;  // 0 the fork, 1 the others, 2 the volcano lake
+        for (int i = 0; i < river_size_; ++i) {
+          const TileKind& k = cat.kind(river_[i]);
+          stage = std::min(stage, k.river_sides == 3 ? 0 : has_mark(k, "volcano") ? 2 : 1);
+        }
+        for (int k = 0; k < cat.size(); ++k) {
+          if (!bag_count_[k] || !cat.kind(KindId(k)).river_sides) continue;
+          const TileKind& kind = cat.kind(KindId(k));
+          int s = kind.river_sides == 3 ? 0 : has_mark(kind, "volcano") ? 2 : 1;
+          if (s == stage) out[n++] = Action::draw(k);
+        }
+      } else if (fixed_order_) {
         out[n++] = Action::draw(bag_[bag_size_ - 1]);
       } else {
         for (int k = 0; k < catalogue().size(); ++k)
@@ -988,6 +1110,10 @@ int State::legal_actions(Action* out) const {
       break;
     case Phase::PlaceTile: {
       const TileKind& kind = catalogue().kind(drawn_);
+      if (kind.river_sides) {
+        n = river_placements(kind, out);
+        break;
+      }
       const bool limited = rules_.shrines && kind.cloister_segment >= 0;
       for (int i = 0; i < kind.num_distinct_rotations; ++i) {
         int r = kind.distinct_rotations[i];
@@ -1024,8 +1150,10 @@ std::vector<Action> State::legal_actions() const {
 std::vector<std::pair<Action, double>> State::chance_outcomes() const {
   std::vector<std::pair<Action, double>> out;
   if (phase_ != Phase::Draw) return out;
-  for (Action a : legal_actions())
-    out.emplace_back(a, fixed_order_ ? 1.0 : double(bag_count_[a.tile_kind()]) / bag_size_);
+  std::vector<Action> draws = legal_actions();
+  int total = 0;
+  for (Action a : draws) total += bag_count_[a.tile_kind()];
+  for (Action a : draws) out.emplace_back(a, fixed_order_ && !river_size_ ? 1.0 : double(bag_count_[a.tile_kind()]) / total);
   return out;
 }
 
@@ -1043,6 +1171,7 @@ std::string State::why_illegal(Action a) const {
     case Phase::Draw:
       if (a.kind() != ActionKind::Draw) return "a tile must be drawn first";
       if ((a.code >> 12) != 0 || a.tile_kind() >= catalogue().size() || bag_count_[a.tile_kind()] == 0) return "that tile is not in the bag";
+      if (river_size_ > 0) return listed() ? "" : "the river tiles come first: the fork, then the others, the volcano lake last (RV-3)";
       if (fixed_order_ && bag_[bag_size_ - 1] != a.tile_kind()) return "the draw order is fixed: the next tile is " + catalogue().kind(bag_[bag_size_ - 1]).name;
       return "";
     case Phase::AbbeyChoice:
@@ -1058,6 +1187,8 @@ std::string State::why_illegal(Action a) const {
       int f = board_.frontier_index(c);
       if (f < 0) return "the cell touches no tile (B-3)";
       const TileKind& kind = catalogue().kind(drawn_);
+      if (kind.river_sides && !listed())
+        return "a river tile continues exactly one open river end, with no U-turn and without touching the other branch (RV-1, RV-2)";
       bool distinct = std::find(kind.distinct_rotations.begin(), kind.distinct_rotations.begin() + kind.num_distinct_rotations,
                                 a.rotation()) != kind.distinct_rotations.begin() + kind.num_distinct_rotations;
       if (!board_.fits(f, kind.rotations[a.rotation()].signature)) return "the tile's sides do not match its neighbours (B-3)";
@@ -1351,7 +1482,7 @@ void State::check_consistency() const {
   if (frontier != board_.frontier_size()) fail("frontier size");
   int bag = 0;
   for (int k = 0; k < cat.size(); ++k) bag += bag_count_[k];
-  if (bag != bag_size_) fail("bag counts");
+  if (bag != bag_size_ + river_size_) fail("bag counts");
 }
 
 }  // namespace carc

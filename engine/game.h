@@ -60,6 +60,7 @@ struct Rules {
   bool anniv20 = false;
   bool king_robber = false;
   bool shrines = false;
+  bool river = false;  // River II start (RV)
 };
 
 // A figure on the board.
@@ -155,8 +156,10 @@ class State {
   bool in_extra_turn() const { return in_extra_turn_; }
   // King & Robber (KR-1): the holder (-1: nobody yet) and the size that took it.
   int king() const { return king_holder_; }
+  // River II: river tiles still to come (they are drawn before any land tile, RV-3).
+  int river_left() const { return river_size_; }
   int robber() const { return robber_holder_; }
-  int bag_size() const { return bag_size_; }
+  int bag_size() const { return bag_size_ + river_size_; }  // the river stack included
   int bag_count(KindId kind) const { return bag_count_[kind]; }
   // The tile to place at a PlaceTile node, the one just placed at a PlaceFigure node.
   KindId drawn_tile() const { return drawn_; }
@@ -199,6 +202,11 @@ class State {
   // The class of a cloister-like tile for SH-2 and SH-4: 1 shrine, 2 monastery or abbey, 0 none.
   int cult_class(int slot) const;
   void resolve_challenge(uint16_t winner);
+  // River II (RV-1, RV-2): the placements of a river tile, and the river's ends after one.
+  int river_placements(const TileKind& kind, Action* out) const;
+  void extend_river(Cell c, const TileKind& kind, int rotation);
+  bool is_river_tile(KindId kind) const { return catalogue_kind_river(kind); }
+  static bool catalogue_kind_river(KindId kind);
   void activate_arrow(int slot);
   void enter_figure_phase();
   int arrow_figure_options(Action* out) const;
@@ -267,6 +275,24 @@ class State {
   std::array<uint8_t, 5> arrow_candidates_;
   uint8_t num_arrow_candidates_ = 0;
   ArrowKind active_arrow_ = ArrowKind::None;
+  // River II: the river tiles left (the fork first, the volcano lake last, RV-3), the river's
+  // open ends with their branch (0 before the fork) and last turn (-1 left, 1 right, 0 none),
+  // and the river tiles placed with their branch (RV-2).
+  struct RiverEnd {
+    Cell cell;
+    uint8_t side = 0;
+    uint8_t branch = 0;
+    int8_t turn = 0;
+  };
+  std::array<KindId, 16> river_;
+  uint8_t river_size_ = 0;
+  std::array<RiverEnd, 4> river_ends_;
+  uint8_t num_river_ends_ = 0;
+  std::array<Cell, 16> river_cells_;
+  std::array<uint8_t, 16> river_branches_;
+  uint8_t num_river_cells_ = 0;
+  bool volcano_turn_ = false;  // RV-6: the placer of the volcano lake plays again at once
+
   // King & Robber (KR-1): holders (-1 nobody) and the sizes they took them with.
   int8_t king_holder_ = -1;
   int8_t robber_holder_ = -1;

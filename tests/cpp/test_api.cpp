@@ -93,7 +93,7 @@ TEST(Api, ConfigErrorsNameTheProblem) {
   unknown.expansions = {"inns-cathedrals"};
   EXPECT_NE(message(unknown).find("unknown expansion 'inns-cathedrals'"), std::string::npos);
   Config unsupported;
-  unsupported.expansions = {"river2"};
+  unsupported.expansions = {"city"};
   EXPECT_NE(message(unsupported).find("not supported yet"), std::string::npos);
   Config variant;
   variant.variants = {{"farmers", "off"}};
