@@ -14,12 +14,14 @@
 //   TakeTile    no payload: draw a tile rather than place the abbey
 //   Arrow       bits 4-12  x + 256, bits 13-21 y + 256: the arrow tile whose arrow activates
 //               when one placement would activate several (XX-3)
+//   Quarter     bits 4-7   FigureKind, bits 8-9 Quarter: put a figure into the City (CK-3)
+//   Count       bits 8-9   Quarter: where the Count goes (CK-3, CK-7 free)
 // Codes are compared as integers, so legal action lists sort by kind, then payload.
 //
 // String forms (State::action_to_string / State::parse_action round-trip):
 //   "draw base.D"  "place 3,-1 r1"  "meeple city#0"  "mayor city#0"  "wagon road#1"
 //   "barn NE"  "wagon road#1 @3,-1"  "meeple city#0 @2,2"  "pass"  "abbey 2,1"  "take-tile"
-//   "arrow 1,0"
+//   "arrow 1,0"  "meeple @castle"  "count market"
 #pragma once
 
 #include <cstdint>
@@ -30,9 +32,14 @@
 
 namespace carc {
 
-enum class ActionKind : uint8_t { Draw = 0, Place = 1, Figure = 2, Pass = 3, Abbey = 4, TakeTile = 5, Arrow = 6 };
+enum class ActionKind : uint8_t { Draw = 0, Place = 1, Figure = 2, Pass = 3, Abbey = 4, TakeTile = 5, Arrow = 6, Quarter = 7, Count = 8 };
 enum class FigureKind : uint8_t { Meeple = 0, Mayor = 1, Wagon = 2, Barn = 3 };
 inline constexpr int kNumFigureKinds = 4;
+
+// The quarters of the City of Carcassonne, in the Count's clockwise order (CK-2, CK-7).
+enum class Quarter : uint8_t { Castle = 0, Market = 1, Blacksmith = 2, Cathedral = 3 };
+inline constexpr int kNumQuarters = 4;
+inline constexpr const char* kQuarterNames[kNumQuarters] = {"castle", "market", "blacksmith", "cathedral"};
 
 struct Action {
   uint32_t code;  // no initializer: action buffers on hot paths stay uninitialized
@@ -57,6 +64,10 @@ struct Action {
   static constexpr Action abbey(Cell c) { return {uint32_t(ActionKind::Abbey) | cell_bits(c) << 4}; }
   static constexpr Action take_tile() { return {uint32_t(ActionKind::TakeTile)}; }
   static constexpr Action arrow(Cell c) { return {uint32_t(ActionKind::Arrow) | cell_bits(c) << 4}; }
+  static constexpr Action enter_city(FigureKind f, Quarter q) {
+    return {uint32_t(ActionKind::Quarter) | uint32_t(f) << 4 | uint32_t(q) << 8};
+  }
+  static constexpr Action count_to(Quarter q) { return {uint32_t(ActionKind::Count) | uint32_t(q) << 8}; }
 
   constexpr ActionKind kind() const { return ActionKind(code & 0xF); }
   constexpr int tile_kind() const { return int(code >> 4 & 0xFF); }
@@ -65,6 +76,7 @@ struct Action {
   constexpr int rotation() const { return int(code >> 22 & 3); }
   constexpr FigureKind figure_kind() const { return FigureKind(code >> 4 & 0xF); }
   constexpr int feature() const { return int(code >> 8 & 0xF); }
+  constexpr Quarter quarter() const { return Quarter(code >> 8 & 3); }
   constexpr bool elsewhere() const { return code >> 12 & 1; }
   // The target cell of a Figure action with elsewhere() set.
   constexpr Cell figure_cell() const { return cell_from(code >> 13); }

@@ -12,7 +12,7 @@ const std::vector<ExpansionInfo>& known_expansions() {
   static const std::vector<ExpansionInfo> kList = {
       {"abbey-mayor", "RULES 2 (Abbey & Mayor)", true},
       {"river2", "RULES 3 RV (River II; the same as variant start = river2)", true},
-      {"city", "RULES 3 CK (City of Carcassonne and the Count)", false},
+      {"city", "RULES 3 CK (City of Carcassonne and the Count; the same as variant start = city)", true},
       {"king-robber", "RULES 3 KR + CK-T-1 (King & Robber, 5 land tiles)", true},
       {"shrines", "RULES 3 SH (cult places)", true},
       {"anniv20", "RULES 4 (20th Anniversary)", true},
@@ -25,7 +25,7 @@ const std::vector<VariantInfo>& known_variants() {
       {"abbey_endgame", {"mandatory", "final_round", "none"}, true},
       {"wagon_move", {"c2", "c1"}, true},
       {"start", {"tile", "river2", "city", "city_plain"}, true},
-      {"count_move", {"free", "clockwise", "follow"}, false},
+      {"count_move", {"free", "clockwise", "follow"}, true},
   };
   return kList;
 }
@@ -66,11 +66,14 @@ Config validate(Config config) {
     if (std::find(it->values.begin(), it->values.end(), value) == it->values.end())
       throw ConfigError("variant " + key + " has no value '" + value + "' (values: " + join(it->values) + ")");
     if (!it->supported) throw ConfigError("variant '" + key + "' is not supported yet");
-    if (key == "start" && value != "tile" && value != "river2") throw ConfigError("start = " + value + " is not supported yet");
   }
   // CK-0: River II is a start option; naming the expansion or the start means the same.
   bool river = std::find(seen.begin(), seen.end(), "river2") != seen.end();
   auto start = config.variants.find("start");
+  bool any_city = std::find(seen.begin(), seen.end(), "city") != seen.end() ||
+                  (start != config.variants.end() && start->second.rfind("city", 0) == 0);
+  if ((river || (start != config.variants.end() && start->second == "river2")) && any_city)
+    throw ConfigError("River II and the City of Carcassonne are not combined (CK-0)");
   if (river && start != config.variants.end() && start->second != "river2")
     throw ConfigError("expansion river2 is the start option start = river2 (CK-0), not start = " + start->second);
   if (start != config.variants.end() && start->second == "river2" && !river) {
@@ -78,6 +81,17 @@ Config validate(Config config) {
     seen.push_back("river2");
   }
   if (river) config.variants["start"] = "river2";
+  // The City of Carcassonne likewise: expansion "city" is start = city (or city_plain).
+  bool city = std::find(seen.begin(), seen.end(), "city") != seen.end();
+  start = config.variants.find("start");
+  bool city_start = start != config.variants.end() && (start->second == "city" || start->second == "city_plain");
+  if (city && start != config.variants.end() && !city_start)
+    throw ConfigError("expansion city is the start option start = city or city_plain (CK-0), not start = " + start->second);
+  if (city_start && !city) {
+    config.expansions.push_back("city");
+    seen.push_back("city");
+  }
+  if (city && !city_start) config.variants["start"] = "city";
   for (const VariantInfo& v : known_variants())
     if (v.supported && !config.variants.count(v.name)) config.variants[v.name] = v.values.front();
   const Catalogue& cat = Catalogue::builtin();

@@ -22,6 +22,7 @@ uint16_t Features::add_tile(int slot, const TileKind& kind, const RotatedTile& r
     s.size = 1;
     s.pennants = spec.pennants;
     s.pig = i == kind.pig_segment;
+    s.carcassonne = kind.set == "count-city" && spec.type == FeatureType::Field;
   }
   return first;
 }
@@ -65,6 +66,7 @@ uint16_t Features::merge(uint16_t a, uint16_t b) {
   big.twins |= small.twins;
   big.done |= small.done;
   big.pig |= small.pig;
+  big.carcassonne |= small.carcassonne;
   for (int p = 0; p < kMaxPlayers; ++p) big.meeples[p] = uint8_t(big.meeples[p] + small.meeples[p]);
   return ra;
 }

@@ -38,6 +38,7 @@ struct Segment {
   uint8_t twins = 0;   // some member's tile has another segment of the same type
   uint8_t done = 0;    // completed and scored (road, city, cloister-like)
   uint8_t pig = 0;     // a field with the pig herd (RV-4)
+  uint8_t carcassonne = 0;  // a field on the City of Carcassonne's squares: touches the City (CK-1)
   std::array<uint8_t, kMaxPlayers> meeples{};  // normal meeples and wagons per player
 };
 

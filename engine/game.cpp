@@ -69,7 +69,11 @@ State::State(const Config& raw) {
   KindId start = 0;
   for (const TileKind& k : cat.kinds())
     if (rules_.river ? has_mark(k, "spring") : k.is_start) start = k.id;
-  put_tile(Cell{0, 0}, start, 0);
+  if (rules_.city_block) {
+    lay_city_block();
+  } else {
+    put_tile(Cell{0, 0}, start, 0);
+  }
   if (rules_.river) extend_river(Cell{0, 0}, cat.kind(start), 0);
   num_pending_ = 0;
   if (!fixed_order_) {
@@ -88,6 +92,17 @@ State::State(const Config& raw) {
   start_turn();
 }
 
+void State::lay_city_block() {
+  // CK-1: the 12 squares in their 4 x 3 grid, CO1 at the origin; their roads and small cities
+  // are open features like any other.
+  std::vector<KindId> squares = catalogue().set_kinds("count-city");
+  for (size_t i = 0; i < squares.size(); ++i) {
+    put_tile(Cell{int16_t(i % 4), int16_t(i / 4)}, squares[i], 0);
+    for (int p = 0; p < num_pending_; ++p) features_[pending_[p]].done = 1;
+    num_pending_ = 0;
+  }
+}
+
 void State::init(const Config& config) {
   rules_.players = uint8_t(config.players);
   rules_.abbey_mayor = has_expansion(config, "abbey-mayor");
@@ -100,6 +115,13 @@ void State::init(const Config& config) {
   rules_.king_robber = has_expansion(config, "king-robber");
   rules_.shrines = has_expansion(config, "shrines");
   rules_.river = has_expansion(config, "river2");
+  rules_.city_block = has_expansion(config, "city");
+  rules_.count = rules_.city_block && config.variants.at("start") == "city";
+  const std::string& count_move = config.variants.at("count_move");
+  rules_.count_move = count_move == "clockwise" ? Rules::CountMove::Clockwise
+                      : count_move == "follow"  ? Rules::CountMove::Follow
+                                                : Rules::CountMove::Free;
+  count_ = uint8_t(Quarter::Castle);
   seed_ = config.seed;
   rng_.reseed(config.seed);
   board_.clear();
@@ -127,7 +149,8 @@ State State::from_position(const Position& position) {
   const Catalogue& cat = catalogue();
   const int players = st.rules_.players;
   if (st.rules_.river) throw PositionError("positions with River II are not supported yet: use a draw_order game");
-  if (position.tiles.empty()) throw PositionError("a position needs at least one tile");
+  if (st.rules_.city_block) st.lay_city_block();
+  if (position.tiles.empty() && !st.rules_.city_block) throw PositionError("a position needs at least one tile");
   std::vector<int> used(cat.size(), 0);
   for (size_t i = 0; i < position.tiles.size(); ++i) {
     const Position::Tile& t = position.tiles[i];
@@ -140,12 +163,13 @@ State State::from_position(const Position& position) {
     if (std::abs(t.cell.x) > 200 || std::abs(t.cell.y) > 200) throw PositionError(where + ": cell out of range");
     if (st.board_.occupied(t.cell)) throw PositionError(where + ": cell already holds a tile");
     if (st.board_.num_tiles() == kMaxTiles) throw PositionError(where + ": too many tiles");
-    if (i > 0) {
+    if (kind.set == "count-city") throw PositionError(where + ": the City's squares are laid by the engine");
+    if (st.board_.num_tiles() > 0) {
       int f = st.board_.frontier_index(t.cell);
       if (f < 0) throw PositionError(where + ": does not touch an earlier tile");
       if (is_abbey(kind) && st.board_.frontier_neighbours(f) != 0xF)
         throw PositionError(where + ": an abbey goes into a hole, 4 neighbours (AM-A-1)");
-      if (!st.board_.fits(f, kind.rotations[t.rotation].signature))
+      if (!is_abbey(kind) && !st.board_.fits(f, kind.rotations[t.rotation].signature))  // any side fits an abbey
         throw PositionError(where + ": sides do not match its neighbours (B-3)");
       if (!st.cult_limit_ok(t.cell, kind))
         throw PositionError(where + ": a shrine and a monastery may not have two of the other kind around them (SH-2)");
@@ -197,6 +221,31 @@ State State::from_position(const Position& position) {
   for (int s = 0; s < st.features_.size(); ++s) {
     const Segment& f = st.features_[s];
     if (f.root == s && f.barns && f.occupants) throw PositionError("a field holds both a barn and farmers (AM-B-4)");
+  }
+  if (!position.city.empty() && !st.rules_.count) throw PositionError("city: figures in the City need start = city");
+  for (size_t i = 0; i < position.city.size(); ++i) {
+    const Position::CityFigure& f = position.city[i];
+    std::string where = "city figure #" + std::to_string(i) + " (" + f.kind + " in the " + f.quarter + ")";
+    if (f.player < 0 || f.player >= players) throw PositionError(where + ": no such player");
+    int q = -1, kind = -1;
+    for (int j = 0; j < kNumQuarters; ++j)
+      if (f.quarter == kQuarterNames[j]) q = j;
+    for (int k = 0; k < kNumFigureKinds; ++k)
+      if (f.kind == figure_kind_name(FigureKind(k))) kind = k;
+    if (q < 0) throw PositionError(where + ": unknown quarter (castle, market, blacksmith, cathedral)");
+    if (kind < 0 || !st.figure_in_play(FigureKind(kind))) throw PositionError(where + ": unknown figure kind");
+    if (st.supply_[f.player][kind] == 0) throw PositionError(where + ": player has none left");
+    FigureKind fk = FigureKind(kind);
+    if (fk == FigureKind::Barn || (fk == FigureKind::Mayor && q != int(Quarter::Castle)) || (fk == FigureKind::Wagon && q == int(Quarter::Market)))
+      throw PositionError(where + ": that figure may not enter that quarter (CK-3)");
+    st.enter_quarter(f.player, fk, Quarter(q));
+  }
+  if (st.rules_.count) {
+    int q = -1;
+    for (int j = 0; j < kNumQuarters; ++j)
+      if (position.count == kQuarterNames[j]) q = j;
+    if (q < 0) throw PositionError("count: unknown quarter '" + position.count + "'");
+    st.count_ = uint8_t(q);
   }
   st.num_barn_fields_ = 0;
   if (!position.scores.empty()) {
@@ -469,6 +518,7 @@ bool State::barn_corner_ok(Cell c, int corner, uint16_t* field) const {
     int slot = board_.slot_at(cells[i]);
     if (slot < 0) return false;
     const PlacedTile& t = board_.tile(slot);
+    if (catalogue().kind(t.kind).set == "count-city") return false;  // AM-B-1 decision: land tiles only
     const RotatedTile& rt = rotated(t);
     int a = rt.segment_at[kCornerPoints[corners[i]][0]], b = rt.segment_at[kCornerPoints[corners[i]][1]];
     if (a < 0 || a != b || rt.segments[a].type != FeatureType::Field) return false;
@@ -629,8 +679,42 @@ void State::start_turn() {
       }
     }
   }
+  begin_game_end();
+}
+
+void State::begin_game_end() {
+  // CK-6: market meeples go to fields, one per player in turn, from the left of the last placer.
+  if (rules_.count && count_ != uint8_t(Quarter::Market)) {
+    next_market_player(last_placer_ + 1);
+    if (phase_ == Phase::MarketMove) return;
+  }
   final_scoring();
-  phase_ = Phase::GameOver;
+  phase_ = Phase::GameOver;  // figures left in the City score nothing
+}
+
+void State::next_market_player(int from) {
+  for (int i = 0; i < rules_.players; ++i) {
+    int p = (from + i) % rules_.players;
+    if (quarters_[p][int(Quarter::Market)][0]) {
+      market_player_ = uint8_t(p);
+      phase_ = Phase::MarketMove;
+      return;
+    }
+  }
+  phase_ = Phase::GameOver;  // the caller scores
+}
+
+int State::market_options(Action* out) const {
+  int n = 0;
+  for (int s = 0; s < features_.size(); ++s)
+    if (features_[s].type == FeatureType::Field)
+      out[n++] = Action::figure_at(FigureKind::Meeple, features_[s].local, board_.tile(features_[s].tile).cell);
+  return n;
+}
+
+void State::enter_quarter(int player, FigureKind kind, Quarter q) {
+  --supply_[player][int(kind)];
+  ++quarters_[player][int(q)][int(kind)];
 }
 
 void State::finish_turn() {
@@ -664,13 +748,126 @@ void State::remove_from_bag(KindId kind) {
 }
 
 void State::after_figure() {
-  score_completed();
-  score_barn_fields();
+  // Phase 3: completed features (cities, roads, cloister-like), then barn-triggered fields.
+  phase3_start_ = scores_;
+  phase3_scored_ = false;
+  moved_out_ = 0;
+  std::sort(pending_.begin(), pending_.begin() + num_pending_, [&](uint16_t a, uint16_t b) {
+    int ra = scoring_rank(features_[a].type), rb = scoring_rank(features_[b].type);
+    return ra != rb ? ra < rb : a < b;
+  });
+  for (int i = 0; i < num_pending_; ++i) features_[pending_[i]].done = 1;  // finished for SH-5 and wagons
+  scoring_next_ = 0;
+  city_step_ = 0;
+  continue_scoring();
+}
+
+uint16_t State::item_root() const {
+  return features_.root(scoring_next_ < num_pending_ ? pending_[scoring_next_] : barn_fields_[scoring_next_ - num_pending_]);
+}
+
+Quarter State::item_quarter() const {
+  FeatureType t = features_[item_root()].type;
+  return t == FeatureType::City ? Quarter::Castle : t == FeatureType::Road ? Quarter::Blacksmith
+         : t == FeatureType::Field ? Quarter::Market : Quarter::Cathedral;
+}
+
+bool State::start_city_round() {
+  Quarter q = item_quarter();
+  if (uint8_t(q) == count_) return false;  // the Count blocks his quarter
+  // CK-5: a barn scoring is an occasion only if the field holds a farmer before any move.
+  if (city_step_ == 0 && scoring_next_ >= num_pending_ && !features_[item_root()].occupants) return false;
+  // CK-4: clockwise from the player after the active one, ending with the active one.
+  for (; city_step_ < rules_.players; ++city_step_) {
+    int p = (turn_player_ + 1 + city_step_) % rules_.players;
+    const auto& figures = quarters_[p][int(q)];
+    if (figures[0] + figures[1] + figures[2]) {
+      phase_ = Phase::CityMove;
+      return true;
+    }
+  }
+  return false;
+}
+
+int State::city_move_options(Action* out) const {
+  int n = 0;
+  int p = current_player();
+  Quarter q = item_quarter();
+  for (int k = 0; k < 3; ++k) {
+    if (!quarters_[p][int(q)][k]) continue;
+    features_.for_each_member(item_root(), [&](int m) {
+      out[n++] = Action::figure_at(FigureKind(k), features_[m].local, board_.tile(features_[m].tile).cell);
+    });
+  }
+  return n;
+}
+
+void State::continue_scoring() {
+  while (scoring_next_ < num_pending_ + num_barn_fields_) {
+    if (rules_.count && start_city_round()) return;  // a player decides on City moves first
+    uint16_t root = item_root();
+    const Segment& f = features_[root];
+    if (scoring_next_ < num_pending_) {
+      if (f.occupants) {
+        bool challenger = rules_.shrines && is_cloister_like(f.type);
+        phase3_scored_ = true;
+        score_feature(root, false);
+        return_figures(root);
+        if (challenger) resolve_challenge(root);
+      }
+      // KR-1: completing a strictly larger city or road takes the King or the Robber.
+      if (rules_.king_robber && f.type == FeatureType::City && f.tiles > king_size_) {
+        king_size_ = f.tiles;
+        king_holder_ = int8_t(turn_player_);
+      }
+      if (rules_.king_robber && f.type == FeatureType::Road && f.tiles > robber_size_) {
+        robber_size_ = f.tiles;
+        robber_holder_ = int8_t(turn_player_);
+      }
+    } else if (f.occupants) {  // AM-B-3 (3 per city) or AM-B-5 (1 per city), + the pig herd
+      std::array<int, kMaxPlayers> strength{};
+      for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
+      phase3_scored_ = true;
+      award(strength, (barn_field_points_[scoring_next_ - num_pending_] + f.pig) * completed_cities_touching(root), Cause::FieldBarn);
+      return_figures(root);
+    }
+    ++scoring_next_;
+    city_step_ = 0;
+  }
+  num_pending_ = 0;
+  num_barn_fields_ = 0;
+  scoring_next_ = 0;
   // Wagons decide clockwise from the active player (AM-W-3).
   std::sort(wagons_.begin(), wagons_.begin() + num_wagons_, [&](const WagonToMove& a, const WagonToMove& b) {
     return (a.owner - turn_player_ + rules_.players) % rules_.players < (b.owner - turn_player_ + rules_.players) % rules_.players;
   });
   next_wagon();
+}
+
+int State::city_place_options(Action* out) const {
+  // CK-3: a scoring this phase, someone else gained, the active player gained nothing and took
+  // nothing out of the City.
+  const int p = turn_player_;
+  if (!rules_.count || !phase3_scored_ || (moved_out_ >> p & 1) || scores_[p] != phase3_start_[p]) return 0;
+  bool other_gained = false;
+  for (int q = 0; q < rules_.players; ++q) other_gained |= q != p && scores_[q] > phase3_start_[q];
+  if (!other_gained) return 0;
+  int n = 0;
+  for (int q = 0; q < kNumQuarters; ++q) {
+    if (supply_[p][int(FigureKind::Meeple)]) out[n++] = Action::enter_city(FigureKind::Meeple, Quarter(q));
+    if (supply_[p][int(FigureKind::Mayor)] && q == int(Quarter::Castle)) out[n++] = Action::enter_city(FigureKind::Mayor, Quarter(q));
+    if (supply_[p][int(FigureKind::Wagon)] && q != int(Quarter::Market)) out[n++] = Action::enter_city(FigureKind::Wagon, Quarter(q));
+  }
+  return n;
+}
+
+void State::end_of_phase3() {
+  Action buffer[kMaxActions];
+  if (city_place_options(buffer) > 0) {
+    phase_ = Phase::CityPlace;
+    return;
+  }
+  finish_turn();
 }
 
 void State::next_wagon() {
@@ -684,7 +881,7 @@ void State::next_wagon() {
     std::copy(wagons_.begin() + 1, wagons_.begin() + num_wagons_, wagons_.begin());
     --num_wagons_;
   }
-  finish_turn();
+  end_of_phase3();
 }
 
 void State::apply_unchecked(Action a) {
@@ -711,6 +908,7 @@ void State::apply_unchecked(Action a) {
         return;
       }
       put_tile(a.cell(), abbey_kind_, 0);
+      last_placer_ = int8_t(turn_player_);
       --abbeys_[turn_player_];
       placed_abbey_ = true;
       drawn_ = abbey_kind_;
@@ -718,6 +916,7 @@ void State::apply_unchecked(Action a) {
       return;
     case Phase::PlaceTile: {
       put_tile(a.cell(), drawn_, a.rotation());
+      last_placer_ = int8_t(turn_player_);
       const TileKind& kind = catalogue().kind(drawn_);
       if (kind.river_sides) {
         extend_river(a.cell(), kind, a.rotation());
@@ -782,6 +981,60 @@ void State::apply_unchecked(Action a) {
       next_wagon();
       return;
     }
+    case Phase::CityMove: {
+      int p = current_player();
+      if (a.kind() == ActionKind::Figure) {
+        Quarter q = item_quarter();
+        const PlacedTile& t = board_.tile(board_.slot_at(a.figure_cell()));
+        --quarters_[p][int(q)][int(a.figure_kind())];
+        add_figure(p, a.figure_kind(), uint16_t(t.first_segment + a.feature()), false);
+        moved_out_ |= uint8_t(1u << p);
+        const auto& left = quarters_[p][int(q)];
+        if (left[0] + left[1] + left[2] == 0) ++city_step_;
+      } else {
+        ++city_step_;
+      }
+      continue_scoring();
+      return;
+    }
+    case Phase::CityPlace:
+      if (a.kind() == ActionKind::Quarter) {
+        enter_quarter(turn_player_, a.figure_kind(), a.quarter());
+        switch (rules_.count_move) {  // CK-7
+          case Rules::CountMove::Free:
+            phase_ = Phase::CountMove;
+            return;
+          case Rules::CountMove::Clockwise:
+            count_ = uint8_t((count_ + 1) % kNumQuarters);
+            break;
+          case Rules::CountMove::Follow:
+            count_ = uint8_t(a.quarter());
+            break;
+        }
+      }
+      finish_turn();
+      return;
+    case Phase::CountMove:
+      count_ = uint8_t(a.quarter());
+      finish_turn();
+      return;
+    case Phase::MarketMove: {
+      int p = market_player_;
+      const PlacedTile& t = board_.tile(board_.slot_at(a.figure_cell()));
+      uint16_t seg = uint16_t(t.first_segment + a.feature());
+      --quarters_[p][int(Quarter::Market)][0];
+      add_figure(p, FigureKind::Meeple, seg, false);
+      uint16_t root = features_.root(seg);
+      if (features_[root].barns) {  // scored at once and alone: 1 per completed city (+ pigs)
+        std::array<int, kMaxPlayers> strength{};
+        strength[p] = 1;
+        award(strength, (1 + features_[root].pig) * completed_cities_touching(root), Cause::FieldBarn);
+        return_figures(root);
+      }
+      next_market_player(p + 1);
+      if (phase_ == Phase::GameOver) final_scoring();
+      return;
+    }
     case Phase::GameOver:
       assert(false);
       return;
@@ -789,7 +1042,7 @@ void State::apply_unchecked(Action a) {
 }
 
 Action State::sample_chance() {
-  assert(phase_ == Phase::Draw && bag_size_ + river_size_ > 0);
+  if (phase_ != Phase::Draw) throw IllegalActionError("sample_chance: this node is not a draw");
   if (river_size_ > 0) {  // RV-3: the fork first, the volcano lake last, the others shuffled
     Action options[16];
     int n = legal_actions(options);
@@ -935,7 +1188,7 @@ int State::completed_cities_touching(uint16_t field_root) const {
       if (std::find(seen.begin(), seen.begin() + n, city) == seen.begin() + n && n < int(seen.size())) seen[n++] = city;
     }
   });
-  return n;
+  return n + features_[field_root].carcassonne;  // the City of Carcassonne is a completed city (CK-1)
 }
 
 void State::score_feature(uint16_t root, bool final) {
@@ -978,34 +1231,6 @@ void State::score_feature(uint16_t root, bool final) {
   }
 }
 
-void State::score_completed() {
-  std::sort(pending_.begin(), pending_.begin() + num_pending_, [&](uint16_t a, uint16_t b) {
-    int ra = scoring_rank(features_[a].type), rb = scoring_rank(features_[b].type);
-    return ra != rb ? ra < rb : a < b;
-  });
-  for (int i = 0; i < num_pending_; ++i) features_[pending_[i]].done = 1;  // finished for SH-5 and wagons
-  for (int i = 0; i < num_pending_; ++i) {
-    uint16_t root = pending_[i];
-    const Segment& f = features_[root];
-    if (f.occupants) {
-      bool challenger = rules_.shrines && is_cloister_like(f.type);
-      score_feature(root, false);
-      return_figures(root);
-      if (challenger) resolve_challenge(root);
-    }
-    // KR-1: completing a strictly larger city or road takes the King or the Robber.
-    if (rules_.king_robber && f.type == FeatureType::City && f.tiles > king_size_) {
-      king_size_ = f.tiles;
-      king_holder_ = int8_t(turn_player_);
-    }
-    if (rules_.king_robber && f.type == FeatureType::Road && f.tiles > robber_size_) {
-      robber_size_ = f.tiles;
-      robber_holder_ = int8_t(turn_player_);
-    }
-  }
-  num_pending_ = 0;
-}
-
 void State::resolve_challenge(uint16_t winner) {
   // SH-4/SH-5: an occupied, unfinished cloister of the other kind next to the completed one
   // loses: its figures go back with no points (a wagon too, without moving: AM-W-5).
@@ -1024,19 +1249,6 @@ void State::resolve_challenge(uint16_t winner) {
     }
 }
 
-void State::score_barn_fields() {
-  for (int i = 0; i < num_barn_fields_; ++i) {
-    uint16_t root = barn_fields_[i];
-    const Segment& f = features_[root];
-    if (!f.occupants) continue;
-    std::array<int, kMaxPlayers> strength{};
-    for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
-    award(strength, (barn_field_points_[i] + f.pig) * completed_cities_touching(root), Cause::FieldBarn);
-    return_figures(root);
-  }
-  num_barn_fields_ = 0;
-}
-
 void State::final_scoring() {
   int cities = 0, roads = 0;
   for (int s = 0; s < features_.size(); ++s) {
@@ -1053,7 +1265,7 @@ void State::final_scoring() {
     scores_[holder] = int16_t(scores_[holder] + points);
     breakdown_[holder][int(cause)] = int16_t(breakdown_[holder][int(cause)] + points);
   };
-  bonus(king_holder_, cities, Cause::King);
+  bonus(king_holder_, cities + rules_.city_block, Cause::King);  // KR-2 counts the City too
   bonus(robber_holder_, roads, Cause::Robber);
 }
 
@@ -1075,6 +1287,8 @@ int State::current_player() const {
     case Phase::Draw: return kChancePlayer;
     case Phase::GameOver: return kTerminalPlayer;
     case Phase::WagonMove: return wagons_[0].owner;
+    case Phase::CityMove: return (turn_player_ + 1 + city_step_) % rules_.players;
+    case Phase::MarketMove: return market_player_;
     default: return turn_player_;
   }
 }
@@ -1133,6 +1347,20 @@ int State::legal_actions(Action* out) const {
     case Phase::WagonMove:
       out[n++] = Action::pass();
       n += wagon_targets(out + n);
+      break;
+    case Phase::CityMove:
+      out[n++] = Action::pass();
+      n += city_move_options(out + n);
+      break;
+    case Phase::CityPlace:
+      out[n++] = Action::pass();
+      n += city_place_options(out + n);
+      break;
+    case Phase::CountMove:
+      for (int q = 0; q < kNumQuarters; ++q) out[n++] = Action::count_to(Quarter(q));
+      break;
+    case Phase::MarketMove:
+      n = market_options(out);
       break;
     case Phase::GameOver:
       break;
@@ -1232,6 +1460,14 @@ std::string State::why_illegal(Action a) const {
     }
     case Phase::WagonMove:
       return listed() ? "" : "the wagon moves to an unfinished, unoccupied feature next to it (AM-W-2, AM-W-4) or returns (pass)";
+    case Phase::CityMove:
+      return listed() ? "" : "move a figure from the matching quarter (not the Count's) onto the feature being scored, or pass (CK-4, CK-5)";
+    case Phase::CityPlace:
+      return listed() ? "" : "put a meeple into a quarter (a mayor into the castle, a wagon anywhere but the market), or pass (CK-3)";
+    case Phase::CountMove:
+      return listed() ? "" : "move the Count to a quarter (CK-3)";
+    case Phase::MarketMove:
+      return listed() ? "" : "move one meeple from the market onto a field (CK-6)";
   }
   return "unknown phase";
 }
@@ -1261,6 +1497,10 @@ std::string State::action_to_string(Action a) const {
       return "take-tile";
     case ActionKind::Arrow:
       return "arrow " + cell_text(a.cell());
+    case ActionKind::Quarter:
+      return std::string(figure_kind_name(a.figure_kind())) + " @" + kQuarterNames[int(a.quarter())];
+    case ActionKind::Count:
+      return std::string("count ") + kQuarterNames[int(a.quarter())];
     case ActionKind::Figure: {
       std::string name = figure_kind_name(a.figure_kind());
       if (a.figure_kind() == FigureKind::Barn) return name + " " + kCornerNames[a.feature() & 3];
@@ -1326,6 +1566,19 @@ Action State::parse_action(std::string_view text) const {
     expect_words(3);
     return Action::place(cell, r);
   }
+  if (verb == "count") {
+    expect_words(2);
+    for (int q = 0; q < kNumQuarters; ++q)
+      if (words[1] == kQuarterNames[q]) return Action::count_to(Quarter(q));
+    throw bad("the Count goes to a quarter: castle, market, blacksmith or cathedral");
+  }
+  if (count == 2 && words[1].size() > 1 && words[1][0] == '@' && !std::isdigit(words[1][1]) && words[1][1] != '-') {
+    for (int f = 0; f < kNumFigureKinds; ++f)
+      for (int q = 0; q < kNumQuarters; ++q)
+        if (verb == figure_kind_name(FigureKind(f)) && words[1].substr(1) == kQuarterNames[q])
+          return Action::enter_city(FigureKind(f), Quarter(q));
+    throw bad("expected '<figure> @<quarter>' with a quarter: castle, market, blacksmith or cathedral");
+  }
   if (verb == "barn") {
     expect_words(2);
     for (int corner = 0; corner < 4; ++corner)
@@ -1353,7 +1606,7 @@ Action State::parse_action(std::string_view text) const {
     }
     return elsewhere ? Action::figure_at(FigureKind(f), index, cell) : Action::figure(FigureKind(f), index);
   }
-  throw bad("unknown verb '" + verb + "' (draw, place, pass, meeple, mayor, wagon, barn, abbey, take-tile, arrow)");
+  throw bad("unknown verb '" + verb + "' (draw, place, pass, meeple, mayor, wagon, barn, abbey, take-tile, arrow, count)");
 }
 
 std::string State::to_string() const {
@@ -1373,7 +1626,7 @@ std::string State::to_string() const {
 void State::check_consistency() const {
   auto fail = [](const std::string& what) { throw std::logic_error("inconsistent state: " + what); };
   const Catalogue& cat = catalogue();
-  const bool mid_turn = phase_ == Phase::PlaceFigure || phase_ == Phase::ArrowChoice;  // scoring comes later
+  const bool mid_turn = phase_ == Phase::PlaceFigure || phase_ == Phase::ArrowChoice || phase_ == Phase::CityMove;
   // Figures: supply + board (+ wagons waiting to move) = what each player owns.
   std::vector<std::array<int, kNumFigureKinds>> owned(kMaxPlayers);
   for (auto& o : owned) o.fill(0);
@@ -1398,6 +1651,9 @@ void State::check_consistency() const {
     }
   }
   for (int i = 0; i < num_wagons_; ++i) ++owned[wagons_[i].owner][int(FigureKind::Wagon)];
+  for (int p = 0; p < rules_.players; ++p)
+    for (int q = 0; q < kNumQuarters; ++q)
+      for (int k = 0; k < 3; ++k) owned[p][k] += quarters_[p][q][k];
   for (int i = 0; i < num_figures_; ++i) {  // XX-4 pairs: exactly two, one owner, one segment
     if (!figures_[i].paired) continue;
     int together = 0;

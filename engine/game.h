@@ -43,7 +43,11 @@ enum class Phase : uint8_t {
   PlaceTile,    // the turn player places the drawn tile
   ArrowChoice,  // the placement would activate several arrows: the turn player picks one (XX-3)
   PlaceFigure,  // the turn player places a figure on the new tile (or elsewhere, XX-4/5), or passes
+  CityMove,     // before a feature scores, a player moves figures from the City onto it (CK-4, CK-5)
   WagonMove,    // a wagon's owner moves it after its feature scored, or returns it (AM-W-2)
+  CityPlace,    // the turn player may put a figure into the City (CK-3)
+  CountMove,    // ... and then move the Count (CK-3, CK-7 free)
+  MarketMove,   // game end: a player moves one meeple from the market to a field (CK-6)
   GameOver,
 };
 const char* phase_name(Phase p);
@@ -60,7 +64,10 @@ struct Rules {
   bool anniv20 = false;
   bool king_robber = false;
   bool shrines = false;
-  bool river = false;  // River II start (RV)
+  bool river = false;        // River II start (RV)
+  bool city_block = false;   // the City of Carcassonne's squares start the game (CK-0, CK-1)
+  bool count = false;        // ... with its quarters and the Count (start = city, CK-2 … CK-7)
+  enum class CountMove : uint8_t { Free, Clockwise, Follow } count_move = CountMove::Free;
 };
 
 // A figure on the board.
@@ -89,6 +96,14 @@ struct Position {
   std::vector<Figure> figures;
   std::vector<int> scores;       // per player; empty: all 0
   std::vector<int> abbeys;       // abbeys still held per player (0 or 1); empty: each holds one
+  // With the City of Carcassonne (its squares are laid first): figures in its quarters, the Count.
+  struct CityFigure {
+    int player = 0;
+    std::string kind = "meeple";
+    std::string quarter = "castle";
+  };
+  std::vector<CityFigure> city;
+  std::string count = "castle";
   // The tiles left (drawn at random); unset (and no draw_order): every tile of the sets not placed.
   std::optional<std::vector<std::string>> bag;
   int current_player = 0;
@@ -158,6 +173,11 @@ class State {
   int king() const { return king_holder_; }
   // River II: river tiles still to come (they are drawn before any land tile, RV-3).
   int river_left() const { return river_size_; }
+  // The City of Carcassonne: the Count's quarter, and a player's figures of a kind in a quarter.
+  Quarter count() const { return Quarter(count_); }
+  int in_quarter(int player, Quarter q, FigureKind kind = FigureKind::Meeple) const {
+    return int(kind) < 3 ? quarters_[player][int(q)][int(kind)] : 0;
+  }
   int robber() const { return robber_holder_; }
   int bag_size() const { return bag_size_ + river_size_; }  // the river stack included
   int bag_count(KindId kind) const { return bag_count_[kind]; }
@@ -191,7 +211,7 @@ class State {
   std::string why_illegal(Action a) const;
   void after_figure();
   void next_wagon();
-  void score_barn_fields();
+  void lay_city_block();
   void after_placement(Cell c);  // arrows (XX-1 .. XX-3), then the figure decision
   // SH-2: may a tile of this kind go on c as far as the cult-place limit is concerned?
   bool cult_limit_ok(Cell c, const TileKind& kind) const;
@@ -202,6 +222,18 @@ class State {
   // The class of a cloister-like tile for SH-2 and SH-4: 1 shrine, 2 monastery or abbey, 0 none.
   int cult_class(int slot) const;
   void resolve_challenge(uint16_t winner);
+  // Phase 3 as a resumable loop (the City's moves interrupt it before each scoring, CK-4/CK-5).
+  void continue_scoring();
+  bool start_city_round();  // the next player to move figures onto the item being scored
+  int city_move_options(Action* out) const;
+  Quarter item_quarter() const;
+  uint16_t item_root() const;
+  void end_of_phase3();     // CK-3, then the next turn
+  int city_place_options(Action* out) const;
+  void begin_game_end();    // CK-6 market moves, then final scoring
+  void next_market_player(int from);
+  int market_options(Action* out) const;
+  void enter_quarter(int player, FigureKind kind, Quarter q);
   // River II (RV-1, RV-2): the placements of a river tile, and the river's ends after one.
   int river_placements(const TileKind& kind, Action* out) const;
   void extend_river(Cell c, const TileKind& kind, int rotation);
@@ -217,7 +249,7 @@ class State {
   void add_figure(int player, FigureKind kind, uint16_t segment, bool from_supply);
   void start_turn();
   void finish_turn();
-  void score_completed();
+
   void score_feature(uint16_t root, bool final);
   // Gives `points` to the players of highest strength (> 0); mayor_cause for those whose
   // strength includes their mayor. Returns a mask of the players who scored.
@@ -292,6 +324,19 @@ class State {
   std::array<uint8_t, 16> river_branches_;
   uint8_t num_river_cells_ = 0;
   bool volcano_turn_ = false;  // RV-6: the placer of the volcano lake plays again at once
+
+  // The City of Carcassonne (CK): figures per player, quarter and kind (meeple, mayor, wagon),
+  // the Count's quarter, and phase 3 bookkeeping: the item being scored (pending_ features, then
+  // barn fields), the CK-4 round over the players, what CK-3 asks of the phase.
+  std::array<std::array<std::array<uint8_t, 3>, kNumQuarters>, kMaxPlayers> quarters_{};
+  uint8_t count_ = 0;
+  uint8_t scoring_next_ = 0;      // index of the item being scored
+  uint8_t city_step_ = 0;         // CK-4 round: 1 + how many players have decided, 0 not begun
+  uint8_t moved_out_ = 0;         // bit p: player p moved figures out of the City this phase
+  bool phase3_scored_ = false;    // a scoring happened this phase (CK-3 a)
+  std::array<int16_t, kMaxPlayers> phase3_start_{};
+  int8_t last_placer_ = -1;       // who placed the last tile or abbey (CK-6)
+  uint8_t market_player_ = 0;     // CK-6: who moves now
 
   // King & Robber (KR-1): holders (-1 nobody) and the sizes they took them with.
   int8_t king_holder_ = -1;

@@ -92,9 +92,9 @@ TEST(Api, ConfigErrorsNameTheProblem) {
   Config unknown;
   unknown.expansions = {"inns-cathedrals"};
   EXPECT_NE(message(unknown).find("unknown expansion 'inns-cathedrals'"), std::string::npos);
-  Config unsupported;
-  unsupported.expansions = {"city"};
-  EXPECT_NE(message(unsupported).find("not supported yet"), std::string::npos);
+  Config clash;
+  clash.expansions = {"city", "river2"};
+  EXPECT_NE(message(clash).find("not combined (CK-0)"), std::string::npos) << message(clash);
   Config variant;
   variant.variants = {{"farmers", "off"}};
   EXPECT_NE(message(variant).find("unknown variant 'farmers'"), std::string::npos);

@@ -139,7 +139,7 @@ int fuzz(const Config& base, long moves) {
     bool abbeys = s.rules().abbey_mayor;
     int abbeys_placed = 0;
     for (int p = 0; p < players; ++p) abbeys_placed += abbeys && !s.abbeys(p);
-    int land = 72 + (s.rules().river ? 11 : 0) + (abbeys ? 12 : 0) + (s.rules().anniv20 ? 15 : 0) + (s.rules().king_robber ? 5 : 0) +
+    int land = 72 + (s.rules().river ? 11 : 0) + (s.rules().city_block ? 12 - 1 : 0) + (abbeys ? 12 : 0) + (s.rules().anniv20 ? 15 : 0) + (s.rules().king_robber ? 5 : 0) +
                (s.rules().shrines ? 5 : 0);
     EXPECT_EQ(s.board().num_tiles() + s.discarded(), land + abbeys_placed);
     for (int p = 0; p < players; ++p) {
@@ -150,6 +150,7 @@ int fuzz(const Config& base, long moves) {
         int n = 0;
         for (int i = 0; i < s.num_placed_figures(); ++i)
           n += s.placed_figure(i).owner == p && s.placed_figure(i).kind == FigureKind::Meeple;
+        for (int q = 0; q < kNumQuarters; ++q) n += s.in_quarter(p, Quarter(q));  // left in the City
         return n;
       }(), kMeeplesPerPlayer);
     }
@@ -220,12 +221,28 @@ TEST(RandomGames, InvariantsHoldWithRiverII) {
   }
 }
 
+TEST(RandomGames, InvariantsHoldWithTheCityAndTheCount) {
+  long moves = std::max(1000L, fuzz_moves() / 10);
+  int players = 2;
+  for (const char* count_move : {"free", "clockwise", "follow"}) {
+    Config config;
+    config.players = players++;
+    config.expansions = {"city", "abbey-mayor"};
+    config.variants = {{"count_move", count_move}};
+    config.seed = 4242u + uint64_t(players);
+    EXPECT_GT(fuzz(config, moves / 2), 0) << count_move;
+  }
+  Config plain;
+  plain.variants = {{"start", "city_plain"}};
+  EXPECT_GT(fuzz(plain, moves / 2), 0);
+}
+
 TEST(RandomGames, InvariantsHoldWithEverythingSupported) {
   long moves = std::max(1000L, fuzz_moves() / 10);
   for (int players : {3, 6}) {
     Config config;
     config.players = players;
-    config.expansions = {"abbey-mayor", "anniv20", "king-robber", "shrines", "river2"};
+    config.expansions = {"abbey-mayor", "anniv20", "king-robber", "shrines", players == 3 ? "river2" : "city"};
     config.seed = 99u + uint64_t(players);
     EXPECT_GT(fuzz(config, moves), 0);
   }
