@@ -2,8 +2,8 @@
 //   BM_RandomGame         whole 2-player base games, farmers on: each turn a uniformly random
 //                         placement, then a uniformly random figure option including none
 //   BM_RandomGameAbbeyMayor  the same with Abbey & Mayor (every decision uniformly random)
-//   BM_RandomGameAnniversary, BM_RandomGameAllSupported  with the 20th Anniversary arrows, and
-//                         with every supported expansion
+//   BM_RandomGameAnniversary, BM_RandomGameCountKingRobber, BM_RandomGameRiver,
+//   BM_RandomGameAllSupported  with each expansion, and with all of them (the City start)
 //   BM_LegalPlacements    legal placements of the drawn tile on a mid-game board
 //   BM_ApplyTurn          clone a mid-game state, place a tile and a figure, score
 //   BM_Clone              copy a mid-game state
@@ -67,10 +67,25 @@ void BM_RandomGameAnniversary(benchmark::State& bench) {
 }
 BENCHMARK(BM_RandomGameAnniversary)->Arg(2)->Unit(benchmark::kMicrosecond);
 
-// Every supported expansion at once.
+// Count, King & Robber with the City and the Count.
+void BM_RandomGameCountKingRobber(benchmark::State& bench) {
+  Config config;
+  config.expansions = {"city", "king-robber", "shrines"};
+  random_games(bench, config);
+}
+BENCHMARK(BM_RandomGameCountKingRobber)->Arg(2)->Unit(benchmark::kMicrosecond);
+
+void BM_RandomGameRiver(benchmark::State& bench) {
+  Config config;
+  config.expansions = {"river2"};
+  random_games(bench, config);
+}
+BENCHMARK(BM_RandomGameRiver)->Arg(2)->Unit(benchmark::kMicrosecond);
+
+// Every expansion at once (the City start; River II excludes it).
 void BM_RandomGameAllSupported(benchmark::State& bench) {
   Config config;
-  config.expansions = {"abbey-mayor", "anniv20"};
+  config.expansions = {"abbey-mayor", "anniv20", "king-robber", "shrines", "city"};
   random_games(bench, config);
 }
 BENCHMARK(BM_RandomGameAllSupported)->Arg(2)->Arg(4)->Unit(benchmark::kMicrosecond);

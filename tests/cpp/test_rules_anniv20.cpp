@@ -156,8 +156,11 @@ TEST(Anniversary, XX5_XX7_PlaceAnywhereRefusesAFeatureThisTileCompletedAndDeploy
   EXPECT_FALSE(offers(s, "meeple city#0 @0,0"));
   EXPECT_THROW(s.apply(s.parse_action("meeple city#0 @0,0")), IllegalActionError);
   EXPECT_TRUE(offers(s, "meeple road#1 @0,0"));
-  for (const std::string& t : legal_texts(s))
-    if (t.find('@') != std::string::npos) EXPECT_EQ(t.rfind("meeple ", 0), 0u) << t;  // XX-7
+  for (const std::string& t : legal_texts(s)) {
+    if (t.find('@') != std::string::npos) {
+      EXPECT_EQ(t.rfind("meeple ", 0), 0u) << t;  // XX-7
+    }
+  }
 }
 
 TEST(Anniversary, XX8_PlaceAnywhereNeverOnAFieldWithABarn) {
