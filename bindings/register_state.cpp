@@ -117,10 +117,18 @@ void register_state(py::module_& m) {
       .def_property_readonly("x", [](const Position::Figure& f) { return int(f.cell.x); })
       .def_property_readonly("y", [](const Position::Figure& f) { return int(f.cell.y); })
       .def_readonly("feature", &Position::Figure::feature);
+  py::class_<Position::CityFigure>(position, "CityFigure")
+      .def(py::init([](int player, std::string kind, std::string quarter) {
+             return Position::CityFigure{player, std::move(kind), std::move(quarter)};
+           }),
+           "player"_a, "kind"_a, "quarter"_a)
+      .def_readonly("player", &Position::CityFigure::player)
+      .def_readonly("kind", &Position::CityFigure::kind)
+      .def_readonly("quarter", &Position::CityFigure::quarter);
   position
       .def(py::init([](Config config, std::vector<Position::Tile> tiles, std::vector<Position::Figure> figures,
                        std::vector<int> scores, std::vector<int> abbeys, std::optional<std::vector<std::string>> bag,
-                       int current_player) {
+                       int current_player, std::vector<Position::CityFigure> city, std::string count) {
              Position p;
              p.config = std::move(config);
              p.tiles = std::move(tiles);
@@ -129,11 +137,15 @@ void register_state(py::module_& m) {
              p.abbeys = std::move(abbeys);
              p.bag = std::move(bag);
              p.current_player = current_player;
+             p.city = std::move(city);
+             p.count = std::move(count);
              return p;
            }),
            py::kw_only(), "config"_a, "tiles"_a, "figures"_a = std::vector<Position::Figure>{},
            "scores"_a = std::vector<int>{}, "abbeys"_a = std::vector<int>{}, "bag"_a = py::none(),
-           "current_player"_a = 0)
+           "current_player"_a = 0, "city"_a = std::vector<Position::CityFigure>{}, "count"_a = "castle")
+      .def_readwrite("city", &Position::city)
+      .def_readwrite("count", &Position::count)
       .def_readwrite("config", &Position::config)
       .def_readwrite("tiles", &Position::tiles)
       .def_readwrite("figures", &Position::figures)
@@ -145,14 +157,18 @@ void register_state(py::module_& m) {
   // ---- State ----------------------------------------------------------------------------------
   // Every phase must be listed (a State in an unlisted phase could not report it): a new phase
   // in the engine stops the build here until it is added.
-  static_assert(int(Phase::GameOver) == 6, "update the Phase values below (and _core.pyi)");
+  static_assert(int(Phase::GameOver) == 10, "update the Phase values below (and _core.pyi)");
   py::native_enum<Phase>(m, "Phase", "enum.Enum", "Where a turn is (engine/game.h).")
       .value("DRAW", Phase::Draw)
       .value("ABBEY_CHOICE", Phase::AbbeyChoice)
       .value("PLACE_TILE", Phase::PlaceTile)
       .value("ARROW_CHOICE", Phase::ArrowChoice)
       .value("PLACE_FIGURE", Phase::PlaceFigure)
+      .value("CITY_MOVE", Phase::CityMove)
       .value("WAGON_MOVE", Phase::WagonMove)
+      .value("CITY_PLACE", Phase::CityPlace)
+      .value("COUNT_MOVE", Phase::CountMove)
+      .value("MARKET_MOVE", Phase::MarketMove)
       .value("GAME_OVER", Phase::GameOver)
       .finalize();
 
@@ -228,6 +244,21 @@ void register_state(py::module_& m) {
           "player"_a, "kind"_a = "meeple", "Figures of one kind (meeple, mayor, wagon, barn) a player has in supply.")
       .def("abbeys", [](const State& s, int p) { return s.abbeys(checked_player(s, p)); }, "player"_a,
            "Abbey tiles the player still holds (AM-A-1).")
+      .def("count", [](const State& s) { return std::string(kQuarterNames[int(s.count())]); },
+           "The quarter of the City of Carcassonne where the Count stands (CK-2).")
+      .def(
+          "in_quarter",
+          [](const State& s, int p, const std::string& quarter, const std::string& kind) {
+            for (int q = 0; q < kNumQuarters; ++q)
+              for (int k = 0; k < 3; ++k)
+                if (quarter == kQuarterNames[q] && kind == figure_kind_name(FigureKind(k)))
+                  return s.in_quarter(checked_player(s, p), Quarter(q), FigureKind(k));
+            throw py::value_error("unknown quarter '" + quarter + "' or figure kind '" + kind + "'");
+          },
+          "player"_a, "quarter"_a, "kind"_a = "meeple", "The player's figures of this kind in a quarter of the City.")
+      .def("king", &State::king, "The King's holder (KR-1), -1 for nobody.")
+      .def("robber", &State::robber, "The Robber's holder (KR-1), -1 for nobody.")
+      .def("river_left", &State::river_left, "River II tiles still to be drawn (RV-3).")
       .def("bag_size", &State::bag_size)
       .def(
           "bag_counts",

@@ -50,6 +50,12 @@ class Position:
         feature: int
         def __init__(self, player: int, kind: str, x: int, y: int, feature: int) -> None: ...
 
+    class CityFigure:
+        player: int
+        kind: str
+        quarter: str
+        def __init__(self, player: int, kind: str, quarter: str) -> None: ...
+
     config: Config
     tiles: list[Position.Tile]
     figures: list[Position.Figure]
@@ -57,6 +63,8 @@ class Position:
     abbeys: list[int]
     bag: list[str] | None
     current_player: int
+    city: list[Position.CityFigure]
+    count: str
     def __init__(
         self,
         *,
@@ -67,6 +75,8 @@ class Position:
         abbeys: list[int] = ...,
         bag: list[str] | None = None,
         current_player: int = 0,
+        city: list[Position.CityFigure] = ...,
+        count: str = "castle",
     ) -> None: ...
 
 class Phase(enum.Enum):
@@ -75,8 +85,12 @@ class Phase(enum.Enum):
     PLACE_TILE = 2
     ARROW_CHOICE = 3
     PLACE_FIGURE = 4
-    WAGON_MOVE = 5
-    GAME_OVER = 6
+    CITY_MOVE = 5
+    WAGON_MOVE = 6
+    CITY_PLACE = 7
+    COUNT_MOVE = 8
+    MARKET_MOVE = 9
+    GAME_OVER = 10
 
 class State:
     def __init__(self, config: Config) -> None: ...
@@ -99,6 +113,11 @@ class State:
     def returns(self) -> list[float]: ...
     def supply(self, player: int, kind: str = "meeple") -> int: ...
     def abbeys(self, player: int) -> int: ...
+    def count(self) -> str: ...
+    def in_quarter(self, player: int, quarter: str, kind: str = "meeple") -> int: ...
+    def king(self) -> int: ...
+    def robber(self) -> int: ...
+    def river_left(self) -> int: ...
     def bag_size(self) -> int: ...
     def bag_counts(self) -> dict[str, int]: ...
     def drawn_tile(self) -> str | None: ...

@@ -19,7 +19,8 @@ from ._core import Error, GameResult, IllegalActionError, PositionError
 RECORD_FORMAT = "carcassonne-record/1"
 
 _CONFIG_KEYS = ("players", "expansions", "variants", "seed", "draw_order")
-_POSITION_KEYS = ("tiles", "figures", "scores", "abbeys", "bag", "current_player")
+QUARTERS = ("castle", "market", "blacksmith", "cathedral")  # the Count's clockwise order (CK-7)
+_POSITION_KEYS = ("tiles", "figures", "scores", "abbeys", "bag", "current_player", "city", "count")
 _RECORD_KEYS = ("format", "config", "position", "actions", "sampled")
 _ACTION_KINDS = ("draw", "place", "figure", "pass")
 
@@ -157,7 +158,9 @@ class Game:
         tiles [{tile, x, y, rotation}] in placement order, figures [{player, kind, x, y, feature}]
         (kind: meeple, mayor, wagon, barn; a barn's feature is its corner 0 NE .. 3 NW),
         scores [per player], abbeys [held per player, Abbey & Mayor; omitted: one each],
-        bag [tile names left; omitted: the rest of the sets], current_player.
+        bag [tile names left; omitted: the rest of the sets], current_player,
+        city [{player, kind, quarter}: figures in the City of Carcassonne's quarters] and count
+        [the Count's quarter] with start = city (the City's squares are laid by the engine).
         Whether the position is possible is checked in C++; errors raise PositionError.
         """
         if not isinstance(position, Mapping):
@@ -179,6 +182,10 @@ class Game:
                 abbeys=described["abbeys"],
                 bag=described["bag"],
                 current_player=described["current_player"],
+                city=[
+                    _core.Position.CityFigure(f["player"], f["kind"], f["quarter"]) for f in described["city"]
+                ],
+                count=described["count"],
             )
         except TypeError as e:  # a value of the wrong type that _normalise_position let through
             raise PositionError(f"position: {e}") from e
@@ -400,6 +407,32 @@ class Game:
         """Figures of one kind (meeple, mayor, wagon, barn) the player has in supply."""
         return self._state.supply(player, kind)
 
+    @property
+    def count(self) -> str:
+        """The quarter of the City of Carcassonne where the Count stands (CK-2)."""
+        return self._state.count()
+
+    def in_quarter(self, player: int, quarter: str, kind: str = "meeple") -> int:
+        """The player's figures of this kind in a quarter of the City (castle, market, blacksmith,
+        cathedral)."""
+        return self._state.in_quarter(player, quarter, kind)
+
+    def in_city(self, player: int, kind: str = "meeple") -> int:
+        """The player's figures of this kind in all quarters of the City together."""
+        if kind == "barn":
+            return 0
+        return sum(self.in_quarter(player, q, kind) for q in QUARTERS)
+
+    @property
+    def king(self) -> int:
+        """The King's holder (KR-1), -1 for nobody."""
+        return self._state.king()
+
+    @property
+    def robber(self) -> int:
+        """The Robber's holder (KR-1), -1 for nobody."""
+        return self._state.robber()
+
     def abbeys(self, player: int) -> int:
         """Abbey tiles the player still holds (Abbey & Mayor, AM-A-1)."""
         return self._state.abbeys(player)
@@ -432,6 +465,9 @@ class Game:
         if "king-robber" in self._config.expansions:
             # Who holds the King and the Robber (KR-1, KR-2) is not part of a position yet.
             raise Error("a position of a King & Robber game cannot be described yet")
+        if any(e in self._config.expansions for e in ("city", "river2")):
+            # The City's figures in quarters and the river's open ends are not described yet.
+            raise Error("a position of a game with the City or River II cannot be described yet")
         if any(f["kind"] == "barn" for f in self.figures):
             # A position names a barn by its corner, which the engine does not record yet.
             raise Error("a position with a barn on the board cannot be described yet")
@@ -521,7 +557,7 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
                 if name not in item and default is None:
                     raise PositionError(f"position {key}[{i}]: missing {name!r}")
                 entry[name] = item.get(name, default)
-                expected = str if name in ("tile", "kind") else int
+                expected = str if name in ("tile", "kind", "quarter") else int
                 value = entry[name]
                 if not isinstance(value, expected) or isinstance(value, bool):
                     raise PositionError(f"position {key}[{i}].{name} must be {expected.__name__}")
@@ -543,6 +579,10 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
     bag = position.get("bag")
     if bag is not None and (not isinstance(bag, list) or not all(isinstance(b, str) for b in bag)):
         raise PositionError("position bag must be a list of tile names")
+    city = entries("city", {"player": None, "kind": "meeple", "quarter": None})
+    count = position.get("count", "castle")
+    if not isinstance(count, str):
+        raise PositionError("position count must be a quarter name")
     current = position.get("current_player", 0)
     if not isinstance(current, int) or isinstance(current, bool):
         raise PositionError("position current_player must be an int")
@@ -550,11 +590,18 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
         if not -(2**31) <= value < 2**31:
             raise PositionError(f"position {name} out of range: {value}")
     for value in (
-        scores + abbeys + [current] + [e["rotation"] for e in tiles] + [e["feature"] for e in figures]
+        scores
+        + abbeys
+        + [current]
+        + [e["rotation"] for e in tiles]
+        + [e["feature"] for e in figures]
+        + [e["player"] for e in city]
     ):
         if not -(2**31) <= value < 2**31:
             raise PositionError(f"position value out of range: {value}")
     return {
+        "city": city,
+        "count": count,
         "tiles": tiles,
         "figures": figures,
         "scores": scores,

@@ -14,6 +14,9 @@ from helpers import play_randomly, snapshot
 
 FIGURES = ("meeple", "mayor", "wagon", "barn")
 SUPPORTED = [e["name"] for e in carcassonne.known_expansions() if e["supported"]]
+# River II and the City of Carcassonne are both start options and exclude each other (CK-0).
+WITH_CITY = [e for e in SUPPORTED if e != "river2"]
+WITH_RIVER = [e for e in SUPPORTED if e != "city"]
 MIXES = [
     pytest.param(2, 0, [], id="base-2p"),
     pytest.param(2, 1, [], id="base-2p-b"),
@@ -27,10 +30,13 @@ MIXES = [
     pytest.param(3, 9, ["king-robber"], id="king-robber-3p"),
     pytest.param(3, 10, ["shrines"], id="shrines-3p"),
     pytest.param(3, 11, ["anniv20"], id="anniv20-3p"),
+    pytest.param(3, 12, ["river2"], id="river2-3p"),
+    pytest.param(3, 13, ["city"], id="city-3p"),
     *(
-        pytest.param(players, 20 + players, SUPPORTED, id=f"every-supported-{players}p")
+        pytest.param(players, 20 + players, WITH_CITY, id=f"every-supported-city-{players}p")
         for players in (2, 4, 6)
     ),
+    pytest.param(3, 30, WITH_RIVER, id="every-supported-river-3p"),
 ]
 
 
@@ -43,7 +49,7 @@ def test_random_game_keeps_invariants(players: int, seed: int, expansions: list[
     game = Game(players=players, seed=seed, expansions=expansions)
     rng = random.Random(seed)
     previous = game.scores
-    tiles_at_start = game.bag_size + 1  # the bag and the start tile
+    tiles_at_start = game.bag_size + len(game.tiles)  # the bag and the start (a tile, or the City)
     figures = {"meeple": MEEPLES_PER_PLAYER, **dict.fromkeys(FIGURES[1:], int("abbey-mayor" in expansions))}
     draws = decisions = 0
 
@@ -58,10 +64,12 @@ def test_random_game_keeps_invariants(players: int, seed: int, expansions: list[
             on_board = [
                 sum(f["player"] == p and f["kind"] == kind for f in g.figures) for p in range(players)
             ]
-            totals = [g.supply(p, kind) + on_board[p] for p in range(players)]
-            if kind == "wagon" and g.phase == "wagon_move":
-                # Wagons whose feature just scored are off the board until moved (AM-W-2, W-3).
-                assert totals[g.current_player] == 0
+            totals = [g.supply(p, kind) + on_board[p] + g.in_city(p, kind) for p in range(players)]
+            if kind == "wagon" and g.phase in ("wagon_move", "city_move"):
+                # Wagons whose feature just scored are off the board until moved (AM-W-2, W-3),
+                # which waits for the rest of phase 3 (City moves before later scorings, CK-4).
+                if g.phase == "wagon_move":
+                    assert totals[g.current_player] == 0
                 assert all(t in (0, count) for t in totals)
             else:
                 assert totals == [count] * players, kind
@@ -79,8 +87,20 @@ def test_random_game_keeps_invariants(players: int, seed: int, expansions: list[
             assert g.phase == "draw"
         else:
             assert 0 <= g.current_player < players
-            assert g.phase in ("abbey_choice", "place_tile", "arrow_choice", "place_figure", "wagon_move")
-            if g.phase != "wagon_move":  # a wagon's owner moves it, whoever's turn it is (AM-W-2)
+            assert g.phase in (
+                "abbey_choice",
+                "place_tile",
+                "arrow_choice",
+                "place_figure",
+                "city_move",
+                "wagon_move",
+                "city_place",
+                "count_move",
+                "market_move",
+            )
+            # A wagon's owner moves it (AM-W-2), City moves (CK-4) and market moves (CK-6) are
+            # decided in turn by every player: whoever's turn it is.
+            if g.phase not in ("wagon_move", "city_move", "market_move"):
                 assert g.current_player == g.turn_player
 
     def count(g: Game) -> None:
