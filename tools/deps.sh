@@ -22,4 +22,4 @@ if ((${#missing[@]})); then
 fi
 
 python3 -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "pybind11>=2.12" numpy pytest ruff
+  "scikit-build-core>=0.10" "pybind11>=3.0" numpy pytest ruff
