@@ -203,3 +203,48 @@ TEST(City, CK1_NoBarnOnACornerOfTheCitySquares) {
 
 }  // namespace
 }  // namespace carc
+
+namespace carc {
+namespace {
+
+// A city (CO9 down to base.L) and a road (CO11 down and round to base.L) that base.L completes
+// at once; three players with figures in the castle and the blacksmith.
+TEST(City, CK4_CityAndRoadCompletedTogetherWithMovesBySeveralPlayers) {
+  Position p;
+  p.config.players = 3;
+  p.config.expansions = {"city"};
+  p.config.draw_order = {"base.L", "base.U"};
+  p.tiles = {{"base.F", {0, 3}, 1}, {"base.N", {0, 4}, 1}, {"base.U", {2, 3}, 1}, {"base.V", {2, 4}, 1}};
+  p.figures = {{1, "meeple", {0, 2}, 0}, {0, "meeple", {2, 3}, 0}};
+  p.city = {{1, "meeple", "castle"}, {2, "meeple", "castle"}, {2, "meeple", "blacksmith"}, {0, "meeple", "blacksmith"}};
+  p.count = "market";  // not blocking the castle, where he starts (CK-2)
+  State s = State::from_position(p);
+  testing::play(s, {"draw base.L", "place 1,4 r3", "pass"});
+  auto first_move = [&] {
+    for (Action a : s.legal_actions())
+      if (a.kind() == ActionKind::Figure) return a;
+    return Action::pass();
+  };
+  // The city scores first: the castle, from the player after the active one.
+  ASSERT_EQ(s.phase(), Phase::CityMove);
+  EXPECT_EQ(s.current_player(), 1);
+  s.apply(first_move());
+  EXPECT_EQ(s.current_player(), 2);  // player 1's castle is empty now: player 2 decides
+  s.apply(first_move());
+  EXPECT_EQ(s.score(1), 10);  // 2 x (4 tiles + 1 pennant): strength 2 beats 1; player 0 had nobody there
+  EXPECT_EQ(s.score(2), 0);
+  // Then the road: the blacksmith.
+  ASSERT_EQ(s.phase(), Phase::CityMove);
+  EXPECT_EQ(s.current_player(), 2);
+  s.apply(first_move());
+  EXPECT_EQ(s.current_player(), 0);
+  s.apply(first_move());
+  EXPECT_EQ(s.score(0), 4);  // thief + 1 from the blacksmith beat player 2's one
+  EXPECT_EQ(s.score(2), 0);
+  EXPECT_TRUE(s.is_chance());  // player 0 gained: no entering the City
+  for (int player = 0; player < 3; ++player) EXPECT_EQ(s.supply(player), 7);
+  s.check_consistency();
+}
+
+}  // namespace
+}  // namespace carc

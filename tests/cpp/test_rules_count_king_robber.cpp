@@ -145,3 +145,34 @@ TEST(Shrines, SH5_ChallengesOpenAtTheEndAreIgnored) {
 
 }  // namespace
 }  // namespace carc
+
+namespace carc {
+namespace {
+
+// A hole at (0,0) among straight roads; a shrine at its north-west corner.
+State shrine_by_a_hole(bool monastery_by_the_shrine) {
+  Position p;
+  p.config.expansions = {"abbey-mayor", "shrines"};
+  p.config.draw_order = {"base.U"};
+  p.tiles = {{"base.U", {0, -1}, 1}, {"shrines.E", {-1, -1}, 0}, {"base.U", {-1, 0}, 0}, {"base.B", {-1, 1}, 0},
+             {"base.U", {0, 1}, 1},  {"base.B", {1, 1}, 0},        {"base.U", {1, 0}, 0},  {"base.B", {1, -1}, 0}};
+  if (monastery_by_the_shrine) p.tiles.push_back({"base.B", {-2, -1}, 0});
+  return State::from_position(p);
+}
+
+TEST(Shrines, AM_A7_AbbeysObeyTheCultPlaceLimit) {
+  EXPECT_EQ(shrine_by_a_hole(false).phase(), Phase::AbbeyChoice);  // one monastery-like by the shrine: fine
+  EXPECT_EQ(shrine_by_a_hole(true).phase(), Phase::Draw);          // the abbey would be a second
+}
+
+TEST(Shrines, SH1_FiveShrinesJoinTheBag) {
+  Config config;
+  config.expansions = {"shrines"};
+  State s(config);
+  EXPECT_EQ(s.bag_size(), 71 + 5);
+  const Catalogue& cat = Catalogue::builtin();
+  for (KindId k : cat.set_kinds("shrines")) EXPECT_EQ(s.bag_count(k), 1);
+}
+
+}  // namespace
+}  // namespace carc
