@@ -1,12 +1,15 @@
 // Search benchmarks (Google Benchmark). Run: build/carc_bench_search
 //   BM_MctsStart/T      MCTS iterations/s (items_per_second) from the first decision of a
-//                       2-player base game, T threads (tree parallelism), 2,000 iterations a search
+//                       2-player base game, T threads (tree parallelism), default settings,
+//                       20,000 iterations a search
 //   BM_MctsMid/T        the same from turn 36
+//   BM_MctsFullRollouts/N  plain MCTS (random rollouts to the end) from turn N (0 or 36)
 //   BM_MctsWall/T/P     iterations in 0.25 s of wall time with T threads, P = 0 tree / 1 root
 //                       parallelism: items_per_second at T = 2 over T = 1 is the speed-up at equal
 //                       wall time
-//   BM_Rollout/K        one leaf evaluation from the start: K = 0 random, 1 greedy-biased
-//                       figures, 2 greedy-biased with eps = 0.1, 3 random with a 10-turn cutoff
+//   BM_Rollout/K        one leaf evaluation from the start, to the end of the game: K = 0 random,
+//                       1 greedy-biased figures, 2 greedy-biased with eps = 0.1; K = 3 random with
+//                       the default 10-turn cutoff and heuristic
 #include <benchmark/benchmark.h>
 
 #include "engine/game.h"
@@ -44,9 +47,10 @@ void run_search(benchmark::State& bench, const State& root, MctsConfig config) {
   bench.counters["iterations_per_search"] = double(iterations) / double(bench.iterations());
 }
 
+// The agent's default settings (10-turn random rollouts, then the heuristic; margin reward).
 void BM_MctsStart(benchmark::State& bench) {
   MctsConfig c;
-  c.iterations = 2000;
+  c.iterations = 20000;
   c.threads = int(bench.range(0));
   run_search(bench, position_at(0), c);
 }
@@ -54,18 +58,21 @@ BENCHMARK(BM_MctsStart)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealT
 
 void BM_MctsMid(benchmark::State& bench) {
   MctsConfig c;
-  c.iterations = 2000;
+  c.iterations = 20000;
   c.threads = int(bench.range(0));
   run_search(bench, position_at(36), c);
 }
 BENCHMARK(BM_MctsMid)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The agent's default settings (evaluation cutoff, margin reward) from the start and mid-game.
-void BM_MctsDefault(benchmark::State& bench) {
-  MctsConfig c = parse_mcts_options("iters=20000");
+// Plain MCTS: uniformly random rollouts to the end of the game, win-share reward.
+void BM_MctsFullRollouts(benchmark::State& bench) {
+  MctsConfig c;
+  c.iterations = 2000;
+  c.rollout.cutoff_turns = 0;
+  c.rollout.reward = RewardKind::Win;
   run_search(bench, position_at(int(bench.range(0))), c);
 }
-BENCHMARK(BM_MctsDefault)->Arg(0)->Arg(36)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MctsFullRollouts)->Arg(0)->Arg(36)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_MctsWall(benchmark::State& bench) {
   MctsConfig c;
@@ -85,6 +92,7 @@ BENCHMARK(BM_MctsWall)
 
 void BM_Rollout(benchmark::State& bench) {
   RolloutConfig c;
+  c.cutoff_turns = 0;
   switch (bench.range(0)) {
     case 1: c.policy = RolloutPolicy::Greedy; break;
     case 2: c.policy = RolloutPolicy::Greedy, c.greedy_eps = 0.1; break;

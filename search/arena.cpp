@@ -13,7 +13,9 @@
 #include "agents.h"
 #include "mcts.h"
 
-#ifdef CARC_HAVE_TBB
+// oneTBB runs the games; a ThreadSanitizer build uses std::thread instead (see mcts.cpp).
+#if defined(CARC_HAVE_TBB) && !defined(__SANITIZE_THREAD__)
+#define CARC_ARENA_TBB 1
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #endif
@@ -268,7 +270,7 @@ ArenaResult run_arena(const ArenaConfig& config) {
   if (threads == 1) {
     for (int i = 0; i < total; ++i) play(i);
   } else {
-#ifdef CARC_HAVE_TBB
+#ifdef CARC_ARENA_TBB
     tbb::task_arena arena(threads);
     arena.execute([&] { tbb::parallel_for(0, total, play); });
 #else
