@@ -232,6 +232,8 @@ Catalogue Catalogue::parse(std::string_view text) {
     if (tokens[0] == "set") {
       if (tokens.size() != 2) fail(line, "expected 'set <id>'");
       current_set = tokens[1];
+      if (std::find(cat.sets_.begin(), cat.sets_.end(), current_set) != cat.sets_.end()) fail(line, "set listed twice");
+      cat.sets_.push_back(current_set);
       continue;
     }
     if (tokens.size() < 4) fail(line, "expected '<id> <count> <edges> <features>'");
@@ -241,6 +243,8 @@ Catalogue Catalogue::parse(std::string_view text) {
     kind.id = KindId(cat.kinds_.size());
     kind.name = tokens[0];
     kind.set = current_set;
+    kind.set_index = uint8_t(cat.sets_.size() - 1);
+    kind.city_square = current_set == "count-city";
     if (cat.contains(kind.name)) fail(line, "duplicate tile " + kind.name);
     try {
       kind.count = std::stoi(tokens[1]);

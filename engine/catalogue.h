@@ -52,6 +52,8 @@ struct TileKind {
   KindId id = 0;
   std::string name;        // "base.D"
   std::string set;         // "base"
+  uint8_t set_index = 0;   // position of its set in Catalogue::sets()
+  bool city_square = false;  // one of the City of Carcassonne's squares (set count-city)
   int count = 0;
   bool is_start = false;
   bool provisional = false;
@@ -82,9 +84,12 @@ class Catalogue {
   bool contains(std::string_view name) const;
   // Returns the kinds of one tile set, in catalogue order.
   std::vector<KindId> set_kinds(std::string_view set) const;
+  // The tile sets, in catalogue order.
+  const std::vector<std::string>& sets() const { return sets_; }
 
  private:
   std::vector<TileKind> kinds_;
+  std::vector<std::string> sets_;
 };
 
 }  // namespace carc

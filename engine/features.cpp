@@ -22,7 +22,7 @@ uint16_t Features::add_tile(int slot, const TileKind& kind, const RotatedTile& r
     s.size = 1;
     s.pennants = spec.pennants;
     s.pig = i == kind.pig_segment;
-    s.carcassonne = kind.set == "count-city" && spec.type == FeatureType::Field;
+    s.carcassonne = kind.city_square && spec.type == FeatureType::Field;
   }
   return first;
 }

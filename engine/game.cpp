@@ -9,7 +9,9 @@ namespace carc {
 
 namespace {
 
-const Catalogue& catalogue() { return Catalogue::builtin(); }
+// Bound once at start-up, so hot paths skip the function-local static's guard.
+const Catalogue& g_catalogue = Catalogue::builtin();
+const Catalogue& catalogue() { return g_catalogue; }
 
 const RotatedTile& rotated(const PlacedTile& t) { return catalogue().kind(t.kind).rotations[t.rotation]; }
 
@@ -39,7 +41,7 @@ bool is_abbey(const TileKind& kind) {
 
 // Returns true for the tiles that go into the bag: land tiles of enabled sets, not the start.
 bool bag_tile(const Config& config, const TileKind& kind) {
-  return enabled_set(config, kind.set) && !is_abbey(kind) && kind.set != "count-city" && kind.set != "river2";
+  return enabled_set(config, kind.set) && !is_abbey(kind) && !kind.city_square && !kind.river_sides;
 }
 
 // The two field halves at each tile corner (0 NE, 1 SE, 2 SW, 3 NW), and where the corner is.
@@ -77,8 +79,11 @@ State::State(const Config& raw) {
   if (rules_.river) extend_river(Cell{0, 0}, cat.kind(start), 0);
   num_pending_ = 0;
   if (!fixed_order_) {
+    std::vector<bool> enabled;
+    for (const std::string& set : cat.sets()) enabled.push_back(enabled_set(config, set));
     for (const TileKind& k : cat.kinds()) {
-      if (k.set == "river2" && rules_.river && k.id != start) {
+      if (!enabled[k.set_index]) continue;
+      if (k.river_sides && rules_.river && k.id != start) {
         for (int i = 0; i < k.count; ++i) river_[river_size_++] = k.id;
         bag_count_[k.id] = uint8_t(k.count);
       }
@@ -163,7 +168,7 @@ State State::from_position(const Position& position) {
     if (std::abs(t.cell.x) > 200 || std::abs(t.cell.y) > 200) throw PositionError(where + ": cell out of range");
     if (st.board_.occupied(t.cell)) throw PositionError(where + ": cell already holds a tile");
     if (st.board_.num_tiles() == kMaxTiles) throw PositionError(where + ": too many tiles");
-    if (kind.set == "count-city") throw PositionError(where + ": the City's squares are laid by the engine");
+    if (kind.city_square) throw PositionError(where + ": the City's squares are laid by the engine");
     if (st.board_.num_tiles() > 0) {
       int f = st.board_.frontier_index(t.cell);
       if (f < 0) throw PositionError(where + ": does not touch an earlier tile");
@@ -518,7 +523,7 @@ bool State::barn_corner_ok(Cell c, int corner, uint16_t* field) const {
     int slot = board_.slot_at(cells[i]);
     if (slot < 0) return false;
     const PlacedTile& t = board_.tile(slot);
-    if (catalogue().kind(t.kind).set == "count-city") return false;  // AM-B-1 decision: land tiles only
+    if (catalogue().kind(t.kind).city_square) return false;  // AM-B-1 decision: land tiles only
     const RotatedTile& rt = rotated(t);
     int a = rt.segment_at[kCornerPoints[corners[i]][0]], b = rt.segment_at[kCornerPoints[corners[i]][1]];
     if (a < 0 || a != b || rt.segments[a].type != FeatureType::Field) return false;
