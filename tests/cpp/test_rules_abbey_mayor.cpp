@@ -8,7 +8,9 @@
 namespace carc {
 namespace {
 
+using testing::legal_texts;
 using testing::play;
+using testing::sorted;
 
 Config am_config(int players = 2, std::map<std::string, std::string> variants = {}) {
   Config c;
@@ -20,25 +22,8 @@ Config am_config(int players = 2, std::map<std::string, std::string> variants = 
 
 State am_position(std::vector<Position::Tile> tiles, std::vector<Position::Figure> figures,
                   std::vector<std::string> draws, Config config = am_config()) {
-  Position p;
-  p.config = std::move(config);
-  p.config.draw_order = std::move(draws);
-  if (p.config.draw_order.empty()) p.bag = std::vector<std::string>{};
-  p.tiles = std::move(tiles);
-  p.figures = std::move(figures);
-  return State::from_position(p);
-}
-
-std::vector<std::string> legal_texts(const State& s) {
-  std::vector<std::string> out;
-  for (Action a : s.legal_actions()) out.push_back(s.action_to_string(a));
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::vector<std::string> sorted(std::vector<std::string> v) {
-  std::sort(v.begin(), v.end());
-  return v;
+  return testing::position_in(config.expansions, std::move(tiles), std::move(figures), std::move(draws), 0,
+                              config.variants, config.players);
 }
 
 // ---- Mayor ------------------------------------------------------------------------------------

@@ -8,28 +8,13 @@
 namespace carc {
 namespace {
 
+using testing::legal_texts;
+using testing::offers;
 using testing::play;
 
 State xx_position(std::vector<Position::Tile> tiles, std::vector<Position::Figure> figures,
                   std::vector<std::string> draws, std::vector<std::string> expansions = {"anniv20"}) {
-  Position p;
-  p.config.expansions = std::move(expansions);
-  p.config.draw_order = std::move(draws);
-  p.tiles = std::move(tiles);
-  p.figures = std::move(figures);
-  return State::from_position(p);
-}
-
-std::vector<std::string> legal_texts(const State& s) {
-  std::vector<std::string> out;
-  for (Action a : s.legal_actions()) out.push_back(s.action_to_string(a));
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-bool offers(const State& s, const std::string& text) {
-  std::vector<std::string> all = legal_texts(s);
-  return std::find(all.begin(), all.end(), text) != all.end();
+  return testing::position_in(std::move(expansions), std::move(tiles), std::move(figures), std::move(draws));
 }
 
 int remote_options(const State& s) {

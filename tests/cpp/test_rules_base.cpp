@@ -9,15 +9,11 @@ namespace carc {
 namespace {
 
 using testing::game_with_draws;
+using testing::legal_texts;
+using testing::sorted;
 using testing::play;
 using testing::position;
 using testing::turn;
-
-std::vector<std::string> legal_texts(const State& s) {
-  std::vector<std::string> out;
-  for (Action a : s.legal_actions()) out.push_back(s.action_to_string(a));
-  return out;
-}
 
 TEST(BaseRules, B1_SetupSevenMeeplesStartTileAndFullBag) {
   for (int players = 2; players <= 6; ++players) {
@@ -66,7 +62,7 @@ TEST(BaseRules, B3_TileGoesNextToATileWithMatchingSides) {
   // and south (field to field); lying N-S it fits nowhere (its road would meet city or field).
   State road = game_with_draws({"base.U"});
   play(road, {"draw base.U"});
-  EXPECT_EQ(legal_texts(road), (std::vector<std::string>{"place -1,0 r0", "place 1,0 r0", "place 0,1 r0"}));
+  EXPECT_EQ(legal_texts(road), sorted({"place -1,0 r0", "place 1,0 r0", "place 0,1 r0"}));
   EXPECT_THROW(road.apply(road.parse_action("place 0,1 r1")), IllegalActionError);
   EXPECT_THROW(road.apply(road.parse_action("place 0,-1 r0")), IllegalActionError);
   EXPECT_THROW(road.apply(road.parse_action("place 3,3 r0")), IllegalActionError);
@@ -94,7 +90,7 @@ TEST(BaseRules, B5_MeepleOnlyOnUnoccupiedFeaturesOfTheNewTile) {
   turn(s, "place 1,0 r1", "meeple road#0");  // the start road is now player 0's
   play(s, {"draw base.A", "place -1,0 r3"});
   // The road is occupied (and completed by this tile); field and monastery are free.
-  EXPECT_EQ(legal_texts(s), (std::vector<std::string>{"pass", "meeple field#1", "meeple monastery#2"}));
+  EXPECT_EQ(legal_texts(s), sorted({"pass", "meeple field#1", "meeple monastery#2"}));
   EXPECT_THROW(s.apply(s.parse_action("meeple road#0")), IllegalActionError);
 }
 

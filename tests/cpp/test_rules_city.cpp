@@ -11,7 +11,9 @@
 namespace carc {
 namespace {
 
+using testing::legal_texts;
 using testing::play;
+using testing::sorted;
 
 State city_position(std::vector<Position::Tile> tiles, std::vector<Position::Figure> figures,
                     std::vector<Position::CityFigure> city, std::vector<std::string> draws,
@@ -27,18 +29,6 @@ State city_position(std::vector<Position::Tile> tiles, std::vector<Position::Fig
   p.city = std::move(city);
   p.count = std::move(count);
   return State::from_position(p);
-}
-
-std::vector<std::string> legal_texts(const State& s) {
-  std::vector<std::string> out;
-  for (Action a : s.legal_actions()) out.push_back(s.action_to_string(a));
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::vector<std::string> sorted(std::vector<std::string> v) {
-  std::sort(v.begin(), v.end());
-  return v;
 }
 
 TEST(City, CK0_CK1_TheCityStartsTheGameAndTheStartTileGoesBack) {

@@ -8,37 +8,15 @@
 namespace carc {
 namespace {
 
+using testing::legal_texts;
+using testing::offers;
 using testing::play;
-
-State ck_position(std::vector<std::string> expansions, std::vector<Position::Tile> tiles,
-                  std::vector<Position::Figure> figures, std::vector<std::string> draws, int current = 0) {
-  Position p;
-  p.config.expansions = std::move(expansions);
-  p.config.draw_order = std::move(draws);
-  if (p.config.draw_order.empty()) p.bag = std::vector<std::string>{};
-  p.tiles = std::move(tiles);
-  p.figures = std::move(figures);
-  p.current_player = current;
-  return State::from_position(p);
-}
-
-std::vector<std::string> legal_texts(const State& s) {
-  std::vector<std::string> out;
-  for (Action a : s.legal_actions()) out.push_back(s.action_to_string(a));
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-bool offers(const State& s, const std::string& text) {
-  std::vector<std::string> all = legal_texts(s);
-  return std::find(all.begin(), all.end(), text) != all.end();
-}
 
 // ---- King & Robber ----------------------------------------------------------------------------
 
 TEST(KingRobber, KR1_KingGoesToWhoCompletesAStrictlyLargerCity) {
   // Three open one-tile cities side by side, facing north.
-  State s = ck_position({"king-robber"}, {{"base.D-start", {0, 0}, 0}, {"base.K", {1, 0}, 0}, {"base.E", {2, 0}, 0}}, {},
+  State s = testing::position_in({"king-robber"}, {{"base.D-start", {0, 0}, 0}, {"base.K", {1, 0}, 0}, {"base.E", {2, 0}, 0}}, {},
                         {"base.E", "base.E", "base.F", "base.E"});
   EXPECT_EQ(s.king(), -1);
   play(s, {"draw base.E", "place 0,-1 r2", "pass"});  // player 0 completes a 2-tile city, unoccupied
@@ -54,7 +32,7 @@ TEST(KingRobber, KR1_KingGoesToWhoCompletesAStrictlyLargerCity) {
 }
 
 TEST(KingRobber, KR1_KR2_RobberForRoads) {
-  State s = ck_position({"king-robber"}, {{"base.D-start", {0, 0}, 0}, {"base.A", {1, 0}, 1}}, {}, {"base.A", "base.U"});
+  State s = testing::position_in({"king-robber"}, {{"base.D-start", {0, 0}, 0}, {"base.A", {1, 0}, 1}}, {}, {"base.A", "base.U"});
   play(s, {"draw base.A", "place -1,0 r3", "pass"});  // completes a 3-tile road
   EXPECT_EQ(s.robber(), 0);
   EXPECT_EQ(s.king(), -1);
@@ -76,7 +54,7 @@ TEST(KingRobber, CKT1_FiveNewLandTilesJoinTheBag) {
 // ---- Cult places ------------------------------------------------------------------------------
 
 TEST(Shrines, SH2_AShrineNeverHasTwoMonasteriesAround) {
-  State s = ck_position({"shrines"}, {{"base.B", {0, 0}, 0}, {"base.U", {1, 0}, 1}, {"base.B", {2, 0}, 0}}, {},
+  State s = testing::position_in({"shrines"}, {{"base.B", {0, 0}, 0}, {"base.U", {1, 0}, 1}, {"base.B", {2, 0}, 0}}, {},
                         {"shrines.E", "base.U"});
   play(s, {"draw shrines.E"});
   for (const char* cell : {"1,-1", "1,1"}) EXPECT_FALSE(offers(s, std::string("place ") + cell + " r0")) << cell;
@@ -86,7 +64,7 @@ TEST(Shrines, SH2_AShrineNeverHasTwoMonasteriesAround) {
 }
 
 TEST(Shrines, SH2_NoMonasteryMayGiveAShrineASecondMonastery) {
-  State s = ck_position({"shrines"}, {{"shrines.E", {0, 0}, 0}, {"base.B", {1, 0}, 0}}, {}, {"base.B", "base.U"});
+  State s = testing::position_in({"shrines"}, {{"shrines.E", {0, 0}, 0}, {"base.B", {1, 0}, 0}}, {}, {"base.B", "base.U"});
   play(s, {"draw base.B"});
   EXPECT_FALSE(offers(s, "place -1,0 r0"));
   EXPECT_FALSE(offers(s, "place 0,1 r0"));
@@ -105,7 +83,7 @@ std::vector<Position::Tile> cult_ring() {
 }
 
 TEST(Shrines, E8_SH5_CompletedShrineWinsTheChallengeTheMonkReturnsEmptyHanded) {
-  State s = ck_position({"shrines"}, cult_ring(), {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}}, {"base.V", "base.U"}, 1);
+  State s = testing::position_in({"shrines"}, cult_ring(), {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}}, {"base.V", "base.U"}, 1);
   play(s, {"draw base.V", "place 1,1 r3", "pass"});
   EXPECT_EQ(s.score(0), 9);
   EXPECT_EQ(s.score(0, Cause::Shrine), 9);
@@ -121,14 +99,14 @@ TEST(Shrines, SH5_BothCompletedInOnePhaseBothScoreNine) {
   tiles.push_back({"base.E", {2, 0}, 1});
   tiles.push_back({"base.V", {2, -1}, 1});
   tiles.push_back({"base.V", {2, 1}, 0});
-  State s = ck_position({"shrines"}, tiles, {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}}, {"base.V", "base.U"});
+  State s = testing::position_in({"shrines"}, tiles, {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}}, {"base.V", "base.U"});
   play(s, {"draw base.V", "place 1,1 r3", "pass"});
   EXPECT_EQ(s.score(0, Cause::Shrine), 9);
   EXPECT_EQ(s.score(1, Cause::Cloister), 9);
 }
 
 TEST(Shrines, AM_W5_ALosingWagonReturnsWithoutMoving) {
-  State s = ck_position({"shrines", "abbey-mayor"}, cult_ring(), {{0, "meeple", {0, 0}, 1}, {1, "wagon", {1, 0}, 1}},
+  State s = testing::position_in({"shrines", "abbey-mayor"}, cult_ring(), {{0, "meeple", {0, 0}, 1}, {1, "wagon", {1, 0}, 1}},
                         {"base.V", "base.U"}, 1);
   play(s, {"draw base.V", "place 1,1 r3", "pass"});
   EXPECT_EQ(s.score(0), 9);
@@ -137,7 +115,7 @@ TEST(Shrines, AM_W5_ALosingWagonReturnsWithoutMoving) {
 }
 
 TEST(Shrines, SH5_ChallengesOpenAtTheEndAreIgnored) {
-  State s = ck_position({"shrines"}, cult_ring(), {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}}, {});
+  State s = testing::position_in({"shrines"}, cult_ring(), {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}}, {});
   ASSERT_TRUE(s.is_terminal());
   EXPECT_EQ(s.score(0, Cause::Shrine), 8);    // SH-3: 1 + 7 neighbours
   EXPECT_EQ(s.score(1, Cause::Cloister), 5);  // 1 + 4 neighbours

@@ -8,6 +8,7 @@
 namespace carc {
 namespace {
 
+using testing::legal_texts;
 using testing::play;
 
 State river_game(std::vector<std::string> draws = {}, int players = 2) {
@@ -16,13 +17,6 @@ State river_game(std::vector<std::string> draws = {}, int players = 2) {
   c.expansions = {"river2"};
   c.draw_order = std::move(draws);
   return State(c);
-}
-
-std::vector<std::string> legal_texts(const State& s) {
-  std::vector<std::string> out;
-  for (Action a : s.legal_actions()) out.push_back(s.action_to_string(a));
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 TEST(River, RV1_RV3_SpringStartsForkFirstVolcanoLakeLast) {
