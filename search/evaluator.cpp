@@ -144,7 +144,13 @@ void set_rewards(const State& state, const RolloutConfig& config, const std::arr
 // A heuristic evaluation of an unfinished game (rollout cutoff): win estimates are a softmax of
 // the heuristic values, so they sum to 1 and a lead of `cutoff_temperature` points counts e:1.
 void cutoff_evaluation(const State& state, const RolloutConfig& config, Evaluation& out) {
-  std::array<double, kMaxPlayers> values = heuristic_values(state);
+  std::array<double, kMaxPlayers> values;
+  if (config.heuristic == Heuristic::Expected) {
+    values = heuristic_values(state);
+  } else {
+    std::array<double, kMaxPlayers> potential = feature_potential(state);
+    for (int p = 0; p < state.num_players(); ++p) values[size_t(p)] = state.score(p) + 0.5 * potential[size_t(p)];
+  }
   int n = state.num_players();
   double top = *std::max_element(values.begin(), values.begin() + n);
   double sum = 0;

@@ -29,10 +29,18 @@ enum class RolloutPolicy : uint8_t {
            // and with probability greedy_eps a full one-ply greedy move (GreedyAgent's valuation)
 };
 
+// How a position is valued at a rollout cutoff.
+// How a position is valued at a rollout cutoff. Greedy plays clearly better (search/RESULTS.md).
+enum class Heuristic : uint8_t {
+  Greedy,    // score + half the potential of led features (GreedyAgent's terms, no fields)
+  Expected,  // heuristic_values: expected final scores (fields and supply included)
+};
+
 struct RolloutConfig {
   RolloutPolicy policy = RolloutPolicy::Random;
   double greedy_eps = 0.0;      // Greedy: chance of the full one-ply greedy move at a decision
   int cutoff_turns = 10;        // > 0: stop after this many turns and evaluate heuristically
+  Heuristic heuristic = Heuristic::Greedy;
   RewardKind reward = RewardKind::Margin;
   double margin_scale = 20.0;   // points: a margin of this size gives reward 0.88
   double margin_weight = 0.2;   // Mixed only
@@ -76,11 +84,11 @@ Action sample_draw(const State& state, Rng& rng);
 // buffers (capacity kMaxActions) and returns how many; no heap allocation for tile draws.
 int chance_outcomes(const State& state, Action* actions, float* probabilities);
 
-// The expected final score of every player from a (non-terminal) position: the score, plus
+// A guess at the final score of every player from a (non-terminal) position: the score, plus
 // for the leaders of each unfinished feature a guess at what it will be worth at the end (cities
 // and cloisters with a completion chance that falls with open ends and as the bag empties, roads
 // as they stand, fields 3 per completed adjacent city and a share for open ones), plus a little
-// per meeple in supply. Used at a rollout cutoff.
+// per meeple in supply. Heuristic::Expected uses it at a rollout cutoff.
 std::array<double, kMaxPlayers> heuristic_values(const State& state);
 
 // The rewards and win estimates of a terminal state.
