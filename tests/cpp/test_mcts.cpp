@@ -121,7 +121,7 @@ TEST(MctsSearch, SameSeedSameSearchInSingleThreadMode) {
   }
   // The agent too: the same rng state gives the same move.
   for (int round = 0; round < 2; ++round) {
-    auto x = make_agent("mcts:iters=300"), y = make_agent("mcts:iters=300");
+    auto x = make_agent("mcts:iters=300,memory=16"), y = make_agent("mcts:iters=300,memory=16");
     Rng r1(5), r2(5);
     EXPECT_EQ(x->choose(s, r1), y->choose(s, r2));
   }
@@ -295,13 +295,13 @@ TEST(MctsGames, CompleteGamesForEveryPlayerCountWithEverySupportedExpansion) {
     Config config;
     config.players = players;
     config.seed = uint64_t(players);
-    play_mcts_game(config, "mcts:iters=25");
+    play_mcts_game(config, "mcts:iters=10,memory=16");
     config.expansions = players % 2 ? with_river : with_city;
-    play_mcts_game(config, "mcts:iters=25");
+    play_mcts_game(config, "mcts:iters=10,memory=16");
   }
   Config config;
   config.expansions = with_city;
-  play_mcts_game(config, "mcts:iters=40,threads=2");
+  play_mcts_game(config, "mcts:iters=20,threads=2,memory=16");
 }
 
 TEST(MctsAgentSpec, ParsesOptionsAndRejectsMistakes) {
