@@ -14,6 +14,9 @@ namespace carc::py_bindings {
 void register_state(pybind11::module_& m);
 // Registers GameResult, play_random_games and play_game.
 void register_play(pybind11::module_& m);
+// Registers MctsConfig (and its enums), analyse, Mcts, SearchResult, ArenaConfig, run_arena and
+// ArenaResult.
+void register_search(pybind11::module_& m);
 
 // Returns the action with this code; throws IllegalActionError if the code is not a 32-bit
 // unsigned value (Python ints are unbounded, action codes are not).

@@ -1,0 +1,261 @@
+// Search and the arena for Python: MctsConfig, analyse, Mcts and run_arena (search/mcts.h,
+// search/arena.h). Every search and arena run releases the GIL; each does so only after copying
+// its arguments into C++ values, so no Python-owned object is read while the GIL is released.
+// Results are converted to Python objects after the GIL is taken back.
+#include <pybind11/native_enum.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/game.h"
+#include "register.h"
+#include "search/arena.h"
+#include "search/evaluator.h"
+#include "search/mcts.h"
+
+namespace py = pybind11;
+using namespace py::literals;
+
+namespace carc::py_bindings {
+
+namespace {
+
+// Mcts is not thread-safe itself (one search at a time). Python threads could call search()
+// or clear() on the same object at once while the GIL is released, so the binding refuses a
+// second call instead of racing.
+struct PyMcts {
+  explicit PyMcts(const MctsConfig& config) : mcts(config) {}
+  Mcts mcts;
+  std::atomic<bool> busy{false};
+};
+
+class BusyGuard {
+ public:
+  explicit BusyGuard(PyMcts& m) : m_(m) {
+    if (m_.busy.exchange(true)) throw std::runtime_error("Mcts: another thread is using this search (one call at a time)");
+  }
+  ~BusyGuard() { m_.busy.store(false); }
+  BusyGuard(const BusyGuard&) = delete;
+  BusyGuard& operator=(const BusyGuard&) = delete;
+
+ private:
+  PyMcts& m_;
+};
+
+std::string mcts_config_repr(const MctsConfig& c) {
+  return "MctsConfig(seconds=" + std::to_string(c.seconds) + ", iterations=" + std::to_string(c.iterations) +
+         ", threads=" + std::to_string(c.threads) + ", exploration=" + std::to_string(c.exploration) +
+         ", memory_mb=" + std::to_string(c.memory_mb) + ", seed=" + std::to_string(c.seed) + ")";
+}
+
+}  // namespace
+
+void register_search(py::module_& m) {
+  // ---- Enums (native Python enums, as Phase) ---------------------------------------------------
+  py::native_enum<SelectionRule>(m, "SelectionRule", "enum.Enum", "Tree policy at decision nodes.")
+      .value("UCT", SelectionRule::Uct)
+      .value("PUCT", SelectionRule::Puct)
+      .finalize();
+  py::native_enum<ChanceMode>(m, "ChanceMode", "enum.Enum", "How chance nodes pick an outcome.")
+      .value("SAMPLE", ChanceMode::Sample)
+      .value("STRATIFIED", ChanceMode::Stratified)
+      .finalize();
+  py::native_enum<Parallelism>(m, "Parallelism", "enum.Enum", "Shared tree or a tree per thread.")
+      .value("TREE", Parallelism::Tree)
+      .value("ROOT", Parallelism::Root)
+      .finalize();
+  py::native_enum<RolloutPolicy>(m, "RolloutPolicy", "enum.Enum", "The move policy of rollouts.")
+      .value("RANDOM", RolloutPolicy::Random)
+      .value("GREEDY", RolloutPolicy::Greedy)
+      .finalize();
+  py::native_enum<Heuristic>(m, "Heuristic", "enum.Enum", "How a position is valued at a rollout cutoff.")
+      .value("GREEDY", Heuristic::Greedy)
+      .value("EXPECTED", Heuristic::Expected)
+      .finalize();
+  py::native_enum<RewardKind>(m, "RewardKind", "enum.Enum", "What the search maximises.")
+      .value("WIN", RewardKind::Win)
+      .value("MARGIN", RewardKind::Margin)
+      .value("MIXED", RewardKind::Mixed)
+      .finalize();
+
+  // ---- Configs ---------------------------------------------------------------------------------
+  py::class_<RolloutConfig>(m, "RolloutConfig", "Leaf evaluation by rollouts (search/evaluator.h).")
+      .def(py::init<>())
+      .def_readwrite("policy", &RolloutConfig::policy)
+      .def_readwrite("greedy_eps", &RolloutConfig::greedy_eps)
+      .def_readwrite("cutoff_turns", &RolloutConfig::cutoff_turns)
+      .def_readwrite("heuristic", &RolloutConfig::heuristic)
+      .def_readwrite("reward", &RolloutConfig::reward)
+      .def_readwrite("margin_scale", &RolloutConfig::margin_scale)
+      .def_readwrite("margin_weight", &RolloutConfig::margin_weight)
+      .def_readwrite("cutoff_temperature", &RolloutConfig::cutoff_temperature);
+
+  py::class_<MctsConfig>(m, "MctsConfig",
+                         "MCTS settings (search/mcts.h). Checked when a search starts: bad values raise ValueError.")
+      .def(py::init<>())
+      .def_readwrite("seconds", &MctsConfig::seconds)
+      .def_readwrite("iterations", &MctsConfig::iterations)
+      .def_readwrite("threads", &MctsConfig::threads)
+      .def_readwrite("parallelism", &MctsConfig::parallelism)
+      .def_readwrite("virtual_loss", &MctsConfig::virtual_loss)
+      .def_readwrite("selection", &MctsConfig::selection)
+      .def_readwrite("exploration", &MctsConfig::exploration)
+      .def_readwrite("fpu_reduction", &MctsConfig::fpu_reduction)
+      .def_readwrite("chance", &MctsConfig::chance)
+      .def_readwrite("expand_after", &MctsConfig::expand_after)
+      .def_readwrite("rollout", &MctsConfig::rollout)
+      .def_readwrite("memory_mb", &MctsConfig::memory_mb)
+      .def_readwrite("reuse", &MctsConfig::reuse)
+      .def_readwrite("seed", &MctsConfig::seed)
+      .def("validate", [](const MctsConfig& c) { validate(c); }, "Raises ValueError naming the first bad field.")
+      .def("__repr__", &mcts_config_repr);
+
+  m.def("parse_mcts_options", &parse_mcts_options, "options"_a,
+        "Parses \"key=value,...\" (the options of the \"mcts:...\" agent spec) into an MctsConfig;\n"
+        "unknown keys and bad values raise ValueError.");
+
+  // ---- Results ---------------------------------------------------------------------------------
+  py::class_<ActionStats>(m, "ActionStats", "One candidate action at the root, after a search.")
+      .def_property_readonly("action", [](const ActionStats& a) { return a.action.code; }, "The action code.")
+      .def_readonly("text", &ActionStats::text)
+      .def_readonly("visits", &ActionStats::visits)
+      .def_readonly("value", &ActionStats::value, "Mean reward of the deciding player after this action.")
+      .def_readonly("prior", &ActionStats::prior)
+      .def_readonly("win", &ActionStats::win, "Estimated win share of every player after this action.")
+      .def("__repr__", [](const ActionStats& a) {
+        return "ActionStats('" + a.text + "', visits=" + std::to_string(a.visits) + ", value=" + std::to_string(a.value) + ")";
+      });
+
+  py::class_<SearchResult>(m, "SearchResult", "The root statistics of one search.")
+      .def_property_readonly("best", [](const SearchResult& r) { return r.best.code; }, "The most visited action's code.")
+      .def_readonly("player", &SearchResult::player)
+      .def_readonly("iterations", &SearchResult::iterations)
+      .def_readonly("seconds", &SearchResult::seconds)
+      .def_readonly("nodes", &SearchResult::nodes)
+      .def_readonly("reused_visits", &SearchResult::reused_visits)
+      .def_readonly("win", &SearchResult::win)
+      .def_readonly("actions", &SearchResult::actions, "Every legal action, most visited first.")
+      .def("__repr__", [](const SearchResult& r) {
+        return "SearchResult(player=" + std::to_string(r.player) + ", iterations=" + std::to_string(r.iterations) +
+               ", actions=" + std::to_string(r.actions.size()) + ")";
+      });
+
+  // ---- Searches --------------------------------------------------------------------------------
+  m.def(
+      "analyse",
+      [](const State& state, const MctsConfig& config, uint64_t seed) {
+        // Copies taken with the GIL held: another Python thread may apply actions to the State
+        // or change the config while we search. After the copies nothing Python-owned is read
+        // until the release ends, so releasing the GIL is safe.
+        State state_copy = state;
+        MctsConfig config_copy = config;
+        py::gil_scoped_release release;
+        return analyse(state_copy, config_copy, seed);
+      },
+      "state"_a, "config"_a, "seed"_a = 0,
+      "A fresh search (no reuse) from a decision node, with the GIL released; raises ValueError for\n"
+      "a chance or terminal node or a bad config.");
+
+  py::class_<PyMcts>(m, "Mcts", "A search engine that keeps its tree between searches (tree reuse).")
+      .def(py::init<const MctsConfig&>(), "config"_a)
+      .def(
+          "search",
+          [](PyMcts& self, const State& state, uint64_t seed) {
+            BusyGuard guard(self);  // one call at a time on this object (see PyMcts)
+            // The state is copied with the GIL held (as in analyse); self.mcts is guarded above.
+            State state_copy = state;
+            py::gil_scoped_release release;
+            return self.mcts.search(state_copy, seed);
+          },
+          "state"_a, "seed"_a = 0,
+          "Searches from a decision node with the GIL released, keeping the subtree of the previous\n"
+          "search if the state lies in it (config.reuse).")
+      .def(
+          "clear",
+          [](PyMcts& self) {
+            BusyGuard guard(self);
+            self.mcts.clear();
+          },
+          "Forgets the tree.")
+      .def_property_readonly("config", [](const PyMcts& self) { return self.mcts.config(); }, "A copy of the config.");
+
+  // ---- Arena -----------------------------------------------------------------------------------
+  py::class_<GameRecord>(m, "GameRecord", "One arena game (per-seat lists).")
+      .def_readonly("index", &GameRecord::index)
+      .def_readonly("deal", &GameRecord::deal)
+      .def_readonly("rotation", &GameRecord::rotation)
+      .def_readonly("entrant", &GameRecord::entrant)
+      .def_readonly("scores", &GameRecord::scores)
+      .def_readonly("win_share", &GameRecord::win_share)
+      .def_readonly("think_seconds", &GameRecord::think_seconds)
+      .def_readonly("decisions", &GameRecord::decisions)
+      .def_readonly("iterations", &GameRecord::iterations)
+      .def_readonly("draws", &GameRecord::draws)
+      .def_readonly("seconds", &GameRecord::seconds);
+
+  py::class_<EntrantStats>(m, "EntrantStats", "One entrant's statistics; intervals are 95% CIs.")
+      .def_readonly("agent", &EntrantStats::agent)
+      .def_readonly("games", &EntrantStats::games)
+      .def_readonly("win_rate", &EntrantStats::win_rate)
+      .def_readonly("win_low", &EntrantStats::win_low)
+      .def_readonly("win_high", &EntrantStats::win_high)
+      .def_readonly("score", &EntrantStats::score)
+      .def_readonly("margin", &EntrantStats::margin)
+      .def_readonly("margin_low", &EntrantStats::margin_low)
+      .def_readonly("margin_high", &EntrantStats::margin_high)
+      .def_readonly("elo", &EntrantStats::elo)
+      .def_readonly("elo_low", &EntrantStats::elo_low)
+      .def_readonly("elo_high", &EntrantStats::elo_high)
+      .def_readonly("seconds_per_move", &EntrantStats::seconds_per_move)
+      .def_readonly("iterations_per_move", &EntrantStats::iterations_per_move)
+      .def("__repr__", [](const EntrantStats& s) {
+        return "EntrantStats('" + s.agent + "', games=" + std::to_string(s.games) + ", win_rate=" + std::to_string(s.win_rate) + ")";
+      });
+
+  py::class_<ArenaConfig>(m, "ArenaConfig", "An arena run (search/arena.h); on_game is not available from Python.")
+      .def(py::init<>())
+      .def_readwrite("game", &ArenaConfig::game)
+      .def_readwrite("agents", &ArenaConfig::agents)
+      .def_readwrite("deals", &ArenaConfig::deals)
+      .def_readwrite("paired", &ArenaConfig::paired)
+      .def_readwrite("threads", &ArenaConfig::threads)
+      .def_readwrite("agent_seed", &ArenaConfig::agent_seed);
+
+  py::class_<ArenaResult>(m, "ArenaResult", "The games of an arena run and their statistics.")
+      .def_readonly("players", &ArenaResult::players)
+      .def_readonly("deals", &ArenaResult::deals)
+      .def_readonly("paired", &ArenaResult::paired)
+      .def_readonly("agents", &ArenaResult::agents)
+      .def_readonly("games", &ArenaResult::games, "In (deal, rotation) order.")
+      .def_readonly("entrants", &ArenaResult::entrants)
+      .def_readonly("seconds", &ArenaResult::seconds)
+      .def("report", &ArenaResult::report, "A table of the entrant statistics.")
+      .def("csv", &ArenaResult::csv, "One line per game and seat.");
+
+  m.def(
+      "run_arena",
+      [](const ArenaConfig& config) {
+        // Copy with the GIL held; the copy's on_game stays empty (it would call back into
+        // Python without the GIL). Nothing Python-owned is read after this, so the release is safe.
+        ArenaConfig copy;
+        copy.game = config.game;
+        copy.agents = config.agents;
+        copy.deals = config.deals;
+        copy.paired = config.paired;
+        copy.threads = config.threads;
+        copy.agent_seed = config.agent_seed;
+        py::gil_scoped_release release;
+        return run_arena(copy);
+      },
+      "config"_a,
+      "Plays the arena's games with the GIL released and summarises them; bad agents, counts or\n"
+      "rules raise ValueError (ConfigError for rules) before any game starts.");
+}
+
+}  // namespace carc::py_bindings
