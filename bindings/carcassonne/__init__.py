@@ -5,7 +5,9 @@
     game.apply_random_chance()           # draw a tile with the game's own PRNG
     game.apply(game.legal_actions()[0])  # or an int code, or a string like "place 1,0 r2"
 
-Whole games run in C++ with the GIL released: play_random_games, play_game. Errors are
+Whole games and searches run in C++ with the GIL released: play_random_games, play_game,
+analyse (or Game.analyse: MCTS statistics of every candidate move) and arena (many games
+between agents with win rates, confidence intervals and Elo). Errors are
 ValueError subclasses: ConfigError, IllegalActionError, PositionError, RecordError (all
 carcassonne.Error).
 """
@@ -16,20 +18,31 @@ from ._core import (
     MAX_PLAYERS,
     MEEPLES_PER_PLAYER,
     TERMINAL_PLAYER,
+    ActionStats,
+    ArenaConfig,
+    ArenaResult,
     Config,
     ConfigError,
+    EntrantStats,
     Error,
+    GameRecord,
     GameResult,
     IllegalActionError,
+    Mcts,
+    MctsConfig,
     Phase,
     Position,
     PositionError,
+    SearchResult,
     State,
     known_expansions,
     known_variants,
+    parse_mcts_options,
+    run_arena,
     tile_kinds,
 )
 from .game import RECORD_FORMAT, Action, Game, RecordError, make_config, play_game, play_random_games
+from .search import analyse, arena, arena_summary, mcts_config
 
 __version__ = "0.1.0"
 
@@ -46,22 +59,36 @@ __all__ = [
     "RECORD_FORMAT",
     "TERMINAL_PLAYER",
     "Action",
+    "ActionStats",
+    "ArenaConfig",
+    "ArenaResult",
     "Config",
     "ConfigError",
+    "EntrantStats",
     "Error",
     "Game",
+    "GameRecord",
     "GameResult",
     "IllegalActionError",
+    "Mcts",
+    "MctsConfig",
     "Phase",
     "Position",
     "PositionError",
     "RecordError",
+    "SearchResult",
     "State",
     "__version__",
+    "analyse",
+    "arena",
+    "arena_summary",
     "known_expansions",
     "known_variants",
     "make_config",
+    "mcts_config",
+    "parse_mcts_options",
     "play_game",
     "play_random_games",
+    "run_arena",
     "tile_kinds",
 ]

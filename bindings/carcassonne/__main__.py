@@ -1,4 +1,4 @@
-"""Command line: `python -m carcassonne selfplay ...` and `python -m carcassonne bench ...`."""
+"""Command line: `python -m carcassonne selfplay ...`, `... bench ...` and `... arena ...`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from . import Error, play_game, play_random_games
+from . import Error, arena, play_game, play_random_games
 
 
 def _selfplay(args: argparse.Namespace) -> int:
@@ -50,6 +50,24 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _arena(args: argparse.Namespace) -> int:
+    result = arena(
+        args.agents,
+        deals=args.deals,
+        players=args.players,
+        expansions=[e.strip() for e in args.expansions.split(",") if e.strip()],
+        seed=args.seed,
+        threads=args.threads,
+        paired=not args.unpaired,
+        agent_seed=args.agent_seed,
+    )
+    print(result.report(), end="")
+    if args.csv:
+        with open(args.csv, "w", encoding="utf-8") as out:
+            out.write(result.csv())
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m carcassonne", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -67,6 +85,20 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--threads", type=int, default=0, help="0: all cores")
     bench.add_argument("--seed", type=int, default=0)
     bench.set_defaults(run=_bench)
+
+    games = commands.add_parser(
+        "arena", help="play many games between agents; print win rates (95%% CIs), margins and Elo"
+    )
+    games.add_argument("agents", nargs="+", help="one per seat: random, greedy, mcts[:key=value,...]")
+    games.add_argument("--deals", type=int, default=10, help="decks, each played once per seat rotation")
+    games.add_argument("--players", type=int, default=None, help="default: the number of agents")
+    games.add_argument("--expansions", default="", help="comma-separated")
+    games.add_argument("--threads", type=int, default=0, help="games at once (0: all cores)")
+    games.add_argument("--seed", type=int, default=0, help="picks the decks")
+    games.add_argument("--agent-seed", type=int, default=1)
+    games.add_argument("--unpaired", action="store_true", help="one game per deck")
+    games.add_argument("--csv", default=None, help="also write one line per game and seat here")
+    games.set_defaults(run=_arena)
     return parser
 
 

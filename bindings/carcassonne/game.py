@@ -486,6 +486,21 @@ class Game:
             "current_player": self.turn_player,
         }
 
+    def analyse(
+        self,
+        time: float | None = None,
+        iterations: int | None = None,
+        threads: int = 1,
+        seed: int = 0,
+        **options: Any,
+    ) -> list[dict[str, Any]]:
+        """MCTS analysis of this decision node: one dict per legal action, most visited first,
+        with "action", "code", "visits", "value", "prior" and "win" (every player's estimated
+        win probability). See carcassonne.search.analyse."""
+        from .search import analyse  # search imports this module
+
+        return analyse(self, time, iterations, threads, seed, **options)
+
     def check_consistency(self) -> None:
         """Recomputes every engine aggregate from scratch; raises RuntimeError on a mismatch."""
         self._state.check_consistency()

@@ -1,0 +1,144 @@
+"""MCTS analysis of a position and the arena, run in C++ with the GIL released.
+
+`analyse(game, ...)` (also `Game.analyse`) returns every candidate action of a decision node
+with its visits, mean value and every player's estimated win probability, as plain Python
+data (the web page's hints, notebooks). `arena(...)` plays many games between agents and
+returns an `ArenaResult` (win rates with 95% CIs, score margins, Elo, `report()`, `csv()`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import _core
+from .game import _agents, _int, make_config
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+def mcts_config(
+    time: float | None = None, iterations: int | None = None, threads: int = 1, **options: Any
+) -> _core.MctsConfig:
+    """An MctsConfig from a budget and the "mcts:..." agent options (search/mcts.h: c, select,
+    chance, expand, rollout, eps, cutoff, eval, reward, scale, mix, temp, memory, reuse, seed,
+    parallel, vl). With neither budget given: 1000 iterations. Raises ValueError for unknown
+    options and bad values."""
+    threads = _int("threads", threads, -(2**63), 2**63 - 1, ValueError)  # the range is checked in C++
+    if iterations is not None:
+        iterations = _int("iterations", iterations, -(2**63), 2**63 - 1, ValueError)
+    items: dict[str, Any] = dict(options)
+    for key, alias in (("time", "time"), ("iters", "iterations"), ("threads", "threads")):
+        if key in items:
+            raise ValueError(f"pass the {alias} option as {alias}=, not {key}=")
+    if time is not None:
+        items["time"] = time
+    if iterations is not None:
+        items["iters"] = iterations
+    items["threads"] = threads
+    parts = []
+    for key, value in items.items():
+        if isinstance(value, bool):
+            text = "1" if value else "0"
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise ValueError(f"mcts option {key}={value}: expected a finite number")
+            text = repr(value)
+        elif isinstance(value, (int, str)):
+            text = str(value)
+        else:
+            raise TypeError(f"mcts option {key} must be a number or a string, not {type(value).__name__}")
+        if "," in text or "=" in text:
+            raise ValueError(f"mcts option {key}={text!r}: commas and '=' are not allowed")
+        parts.append(f"{key}={text}")
+    return _core.parse_mcts_options(",".join(parts))
+
+
+def analyse(
+    game: Game,
+    time: float | None = None,
+    iterations: int | None = None,
+    threads: int = 1,
+    seed: int = 0,
+    **options: Any,
+) -> list[dict[str, Any]]:
+    """Searches the game's current decision node and returns one dict per legal action, most
+    visited first: {"action": text, "code", "visits", "value" (mean reward of the player to
+    move), "prior", "win": [estimated win probability of every player]}.
+
+    Budget: `time` seconds and/or `iterations` (default 1000 iterations). One thread with an
+    iteration budget is deterministic for a given seed. Raises ValueError at a chance node, at
+    the end of the game, and for bad options."""
+    if game.is_terminal:
+        raise ValueError("analyse: the game is over; there is no move to analyse")
+    if game.is_chance:
+        raise ValueError("analyse: the game is at a chance node (draw a tile first); decisions only")
+    config = mcts_config(time, iterations, threads, **options)
+    result = _core.analyse(game.core_state(), config, _int("seed", seed, 0, 2**64 - 1, ValueError))
+    return [
+        {
+            "action": a.text,
+            "code": a.action,
+            "visits": a.visits,
+            "value": a.value,
+            "prior": a.prior,
+            "win": list(a.win),
+        }
+        for a in result.actions
+    ]
+
+
+def arena(
+    agents: str | Sequence[str] = ("mcts:iters=2000", "greedy"),
+    deals: int = 10,
+    players: int | None = None,
+    expansions: Iterable[str] = (),
+    variants: Mapping[str, str] | None = None,
+    seed: int = 0,
+    threads: int = 0,
+    paired: bool = True,
+    agent_seed: int = 1,
+) -> _core.ArenaResult:
+    """Plays `deals` decks between the agents (one per seat; players defaults to their number),
+    each deck once per seat rotation if `paired`, over `threads` games at once (0: all cores),
+    with the GIL released. `seed` picks the decks. Returns an ArenaResult: `entrants` (win_rate
+    with win_low/win_high, margin, elo, ... per agent), `games`, `report()` and `csv()`.
+    Bad agents or counts raise ValueError, bad rules ConfigError."""
+    names = _agents(agents)
+    config = _core.ArenaConfig()
+    config.game = make_config(len(names) if players is None else players, expansions, variants, seed)
+    config.agents = names
+    config.deals = _int("deals", deals, 1, 2**31 - 1, ValueError)
+    config.threads = _int("threads", threads, 0, 2**31 - 1, ValueError)
+    config.paired = bool(paired)
+    config.agent_seed = _int("agent_seed", agent_seed, 0, 2**64 - 1, ValueError)
+    return _core.run_arena(config)
+
+
+def arena_summary(result: _core.ArenaResult) -> dict[str, Any]:
+    """An ArenaResult as plain data: {"games", "seconds", "report", "entrants": [{agent, games,
+    win_rate, win_ci, score, margin, margin_ci, elo, elo_ci, seconds_per_move,
+    iterations_per_move}]}."""
+    return {
+        "games": len(result.games),
+        "seconds": result.seconds,
+        "report": result.report(),
+        "entrants": [
+            {
+                "agent": e.agent,
+                "games": e.games,
+                "win_rate": e.win_rate,
+                "win_ci": (e.win_low, e.win_high),
+                "score": e.score,
+                "margin": e.margin,
+                "margin_ci": (e.margin_low, e.margin_high),
+                "elo": e.elo,
+                "elo_ci": (e.elo_low, e.elo_high),
+                "seconds_per_move": e.seconds_per_move,
+                "iterations_per_move": e.iterations_per_move,
+            }
+            for e in result.entrants
+        ],
+    }
