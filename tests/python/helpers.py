@@ -3,7 +3,12 @@ sys.path). The API under test is the installed carcassonne package."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import random
+import sys
+import threading
+import time
 from collections.abc import Callable
 
 from carcassonne import Game
@@ -38,3 +43,38 @@ def snapshot(game: Game) -> tuple:
         [a.code for a in game.legal_actions()],
         str(game),
     )
+
+
+def gil_stalls(call: Callable[[], object], repeats: int) -> list[tuple[float, float]]:
+    """Makes `repeats` calls while another Python thread spins, and returns for each call its
+    duration and the longest stretch of it in which the spinning thread made no progress.
+
+    A call that holds the GIL stalls the spinner for its whole duration; one that releases it
+    stalls the spinner at most for a switch interval at each end (set short here)."""
+    ticks: list[float] = []
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    try:
+        out = []
+        for _ in range(repeats):
+            ticks.clear()
+            time.sleep(0.002)  # let the spinner run
+            start = time.perf_counter()
+            call()
+            end = time.perf_counter()
+            seen = ticks[:]  # timestamps in order: the spinner only appends
+            inside = [start, *seen[bisect.bisect_right(seen, start) : bisect.bisect_left(seen, end)], end]
+            out.append((end - start, max(b - a for a, b in itertools.pairwise(inside))))
+        return out
+    finally:
+        stop.set()
+        spinner.join()
+        sys.setswitchinterval(interval)

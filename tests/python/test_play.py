@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import bisect
-import itertools
-import sys
-import threading
-import time
-from collections.abc import Callable
-
 import pytest
 
 from carcassonne import CAUSES, ConfigError, GameResult, play_game, play_random_games
+from helpers import gil_stalls
 
 
 def _as_tuples(results: list[GameResult]) -> list[tuple]:
@@ -56,48 +50,13 @@ def test_bad_batch_arguments() -> None:
     assert play_random_games(0) == []
 
 
-def _stalls(call: Callable[[], object], repeats: int) -> list[tuple[float, float]]:
-    """Makes `repeats` calls while another Python thread spins, and returns for each call its
-    duration and the longest stretch of it in which the spinning thread made no progress.
-
-    A call that holds the GIL stalls the spinner for its whole duration; one that releases it
-    stalls the spinner at most for a switch interval at each end (set short here)."""
-    ticks: list[float] = []
-    stop = threading.Event()
-
-    def spin() -> None:
-        while not stop.is_set():
-            ticks.append(time.perf_counter())
-
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.0005)
-    spinner = threading.Thread(target=spin)
-    spinner.start()
-    try:
-        out = []
-        for _ in range(repeats):
-            ticks.clear()
-            time.sleep(0.002)  # let the spinner run
-            start = time.perf_counter()
-            call()
-            end = time.perf_counter()
-            seen = ticks[:]  # timestamps in order: the spinner only appends
-            inside = [start, *seen[bisect.bisect_right(seen, start) : bisect.bisect_left(seen, end)], end]
-            out.append((end - start, max(b - a for a, b in itertools.pairwise(inside))))
-        return out
-    finally:
-        stop.set()
-        spinner.join()
-        sys.setswitchinterval(interval)
-
-
 def test_play_random_games_releases_the_gil() -> None:
-    [(duration, stall)] = _stalls(lambda: play_random_games(10_000, seed=0, threads=1), 1)
+    [(duration, stall)] = gil_stalls(lambda: play_random_games(10_000, seed=0, threads=1), 1)
     assert stall < 0.25 * duration, f"another thread stalled {stall:.3f} s of a {duration:.3f} s batch"
 
 
 def test_play_game_releases_the_gil() -> None:
-    runs = _stalls(lambda: play_game(["greedy", "greedy"], players=4, seed=1), 15)
+    runs = gil_stalls(lambda: play_game(["greedy", "greedy"], players=4, seed=1), 15)
     held = sorted(stall / duration for duration, stall in runs)
     assert held[len(held) // 2] < 0.5, f"stall fraction per game: {held}"
 

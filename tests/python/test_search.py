@@ -1,0 +1,226 @@
+"""MCTS analysis and the arena from Python: the analysis covers every move once, finds the one
+winning move, is deterministic on one thread, rejects bad input with ValueError, and the arena's
+totals add up. Every search runs on an iteration budget (no clock in any assertion)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from carcassonne import (
+    ConfigError,
+    Game,
+    Mcts,
+    MctsConfig,
+    analyse,
+    arena,
+    arena_summary,
+    mcts_config,
+    parse_mcts_options,
+)
+from carcassonne.__main__ import main
+from helpers import gil_stalls
+
+
+def _first_decision(seed: int = 1, players: int = 2) -> Game:
+    game = Game(players=players, seed=seed)
+    game.apply_random_chance()
+    return game
+
+
+def _last_tile(players: int = 2, mover: int = 0) -> Game:
+    """As tests/cpp/test_mcts.cpp: the start tile alone, base.E the last tile, `mover` to place it
+    trailing everyone by 3 points. Only "place 0,-1 r2" then "meeple city#0" (4 points) wins."""
+    scores = [3] * players
+    scores[mover] = 0
+    game = Game.from_position(
+        {
+            "players": players,
+            "tiles": [{"tile": "base.D-start", "x": 0, "y": 0, "rotation": 0}],
+            "scores": scores,
+            "bag": ["base.E"],
+            "current_player": mover,
+        }
+    )
+    game.apply("draw base.E")
+    return game
+
+
+def test_analysis_covers_every_legal_action_once() -> None:
+    for players in (2, 3):
+        game = _first_decision(seed=3, players=players)
+        hints = game.analyse(iterations=300)
+        assert sorted(h["code"] for h in hints) == [a.code for a in game.legal_actions()]
+        assert [h["action"] for h in hints] == [game.action(h["code"]).text for h in hints]
+        assert sum(h["visits"] for h in hints) == 300  # a fresh search: one root visit per iteration
+        assert [h["visits"] for h in hints] == sorted((h["visits"] for h in hints), reverse=True)
+        for h in hints:
+            assert len(h["win"]) == players
+            assert all(0.0 <= w <= 1.0 for w in h["win"])
+            assert math.isclose(sum(h["win"]), 1.0, abs_tol=1e-3)
+            assert 0.0 <= h["value"] <= 1.0
+            assert 0.0 <= h["prior"] <= 1.0
+
+
+def test_analysis_is_deterministic_on_one_thread() -> None:
+    game = _first_decision(seed=7)
+    a = analyse(game, iterations=400, seed=42)
+    b = analyse(game, iterations=400, seed=42)
+    assert a == b
+    assert game.analyse(iterations=400, seed=42) == a
+
+
+def test_analysis_finds_the_only_winning_move() -> None:
+    game = _last_tile()
+    assert game.analyse(iterations=400, seed=1)[0]["action"] == "place 0,-1 r2"
+    game.apply("place 0,-1 r2")
+    best = game.analyse(iterations=200, seed=1)[0]
+    assert best["action"] == "meeple city#0"
+    assert best["win"][0] == pytest.approx(1.0, abs=1e-6)
+    # Three players, the third to move: the search decides for player 2.
+    game = _last_tile(players=3, mover=2)
+    assert game.analyse(iterations=600)[0]["action"] == "place 0,-1 r2"
+
+
+def test_analysis_needs_a_decision() -> None:
+    with pytest.raises(ValueError, match="chance node"):
+        Game(seed=1).analyse(iterations=10)
+    game = _last_tile()
+    game.apply("place 0,-1 r2")
+    game.apply("pass")
+    assert game.is_terminal
+    with pytest.raises(ValueError, match="game is over"):
+        game.analyse(iterations=10)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"wizard": 1}, "unknown mcts option 'wizard'"),
+        ({"threads": -1}, "threads=-1"),
+        ({"threads": 0}, "threads=0"),
+        ({"iterations": 0}, "iters=0"),
+        ({"time": -1.0}, "time=-1"),
+        ({"select": "best"}, "expected one of uct, puct"),
+        ({"c": float("nan")}, "finite"),
+        ({"rollout": "random,iters=5"}, "commas"),
+        ({"iters": 5}, "iterations="),
+    ],
+)
+def test_bad_options_raise_value_error(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _first_decision().analyse(**kwargs)
+
+
+def test_options_reach_the_config() -> None:
+    config = mcts_config(time=0.5, threads=2, c=1.5, select="puct", reuse=False, cutoff=4)
+    assert (config.seconds, config.iterations, config.threads) == (0.5, 0, 2)
+    assert config.exploration == 1.5
+    assert config.selection.name == "PUCT"
+    assert config.reuse is False
+    assert config.rollout.cutoff_turns == 4
+    assert mcts_config().iterations == 1000
+    with pytest.raises(TypeError):
+        mcts_config(threads="2")  # type: ignore[arg-type]
+    # Options reach the search (parsed in C++ as the agent spec's).
+    hints = _first_decision().analyse(iterations=50, select="puct", chance="sample", rollout="greedy")
+    assert sum(h["visits"] for h in hints) == 50
+
+
+def test_mcts_object_reuses_its_tree_and_rejects_bad_configs() -> None:
+    config = MctsConfig()
+    config.iterations = 500
+    config.memory_mb = 32
+    config.rollout.cutoff_turns = 5  # a nested config is changed in place
+    assert config.rollout.cutoff_turns == 5
+    mcts = Mcts(config)
+    game = _first_decision(seed=4)
+    first = mcts.search(game.core_state(), 1)
+    assert first.reused_visits == 0
+    assert first.iterations == 500
+    assert game.action(first.best).text == first.actions[0].text
+    game.apply(first.best)
+    second = mcts.search(game.core_state(), 2)
+    assert second.reused_visits > 0
+    mcts.clear()
+    assert mcts.search(game.core_state(), 2).reused_visits == 0
+    with pytest.raises(ValueError, match="decision node"):
+        mcts.search(Game().core_state())
+    config.threads = 0
+    with pytest.raises(ValueError, match="threads must be 1 to 256"):
+        Mcts(config)
+    with pytest.raises(ValueError, match="threads must be 1 to 256"):
+        config.validate()
+    with pytest.raises(ValueError, match="unknown mcts option"):
+        parse_mcts_options("iters=10,wizard=2")
+
+
+def test_arena_totals_add_up() -> None:
+    result = arena(["mcts:iters=50,memory=16", "random"], deals=2, threads=1)
+    assert (result.players, result.deals, result.paired) == (2, 2, True)
+    assert len(result.games) == 4  # 2 deals x 2 seat rotations
+    assert [e.games for e in result.entrants] == [4, 4]
+    assert sum(e.win_rate for e in result.entrants) == pytest.approx(1.0)
+    for e in result.entrants:
+        assert 0.0 <= e.win_low <= e.win_rate <= e.win_high <= 1.0
+    assert result.entrants[0].elo == 0.0  # Elo is relative to entrant 0
+    assert result.entrants[0].iterations_per_move > 0
+    assert result.entrants[1].iterations_per_move == 0
+    for g in result.games:
+        assert sorted(g.entrant) == [0, 1]
+        assert sum(g.win_share) == pytest.approx(1.0)
+        assert g.index == 2 * g.deal + g.rotation
+    # Paired decks: both rotations of a deal draw the same tiles.
+    assert result.games[0].draws == result.games[1].draws
+    assert len(result.csv().splitlines()) == 1 + 4 * 2
+    report = result.report()
+    assert "4 games" in report and "mcts:iters=50,memory=16" in report and "random" in report
+    summary = arena_summary(result)
+    assert summary["games"] == 4
+    assert summary["entrants"][1]["agent"] == "random"
+    assert summary["entrants"][0]["win_ci"] == (result.entrants[0].win_low, result.entrants[0].win_high)
+
+
+def test_arena_unpaired_and_three_players() -> None:
+    result = arena("random,random,greedy", deals=2, paired=False, threads=2)
+    assert len(result.games) == 2
+    assert [g.rotation for g in result.games] == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"agents": ["greedy", "wizard"]}, ValueError, "unknown agent 'wizard'"),
+        ({"agents": ["greedy", "mcts:iters=0"]}, ValueError, "iters=0"),
+        ({"agents": ["greedy", "random"], "players": 3}, ValueError, "one agent per player"),
+        ({"agents": ["greedy"] * 7}, ConfigError, "players must be 2 to 6"),
+        ({"deals": 0}, ValueError, "deals out of range"),
+        ({"threads": -1}, ValueError, "threads out of range"),
+    ],
+)
+def test_arena_rejects_bad_input(kwargs: dict, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        arena(**{"agents": ["greedy", "random"], "deals": 1, **kwargs})
+
+
+def test_arena_command_prints_the_report(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["arena", "--deals", "1", "--threads", "1", "mcts:iters=30,memory=16", "greedy"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 players, 1 deals x 2 seat rotations (paired decks) = 2 games")
+    assert "mcts:iters=30,memory=16" in out and "greedy" in out
+    assert main(["arena", "--deals", "1", "greedy", "mcts:wizard=1"]) == 2
+    assert "unknown mcts option 'wizard'" in capsys.readouterr().err
+
+
+def test_analyse_releases_the_gil() -> None:
+    game = _first_decision(seed=5)
+    runs = gil_stalls(lambda: game.analyse(iterations=20_000, memory=64), 3)
+    held = sorted(stall / duration for duration, stall in runs)
+    assert held[1] < 0.5, f"stall fraction per search: {held}"
+
+
+def test_arena_releases_the_gil() -> None:
+    runs = gil_stalls(lambda: arena(["mcts:iters=100,memory=16", "greedy"], deals=1, threads=1), 3)
+    held = sorted(stall / duration for duration, stall in runs)
+    assert held[1] < 0.5, f"stall fraction per arena run: {held}"
