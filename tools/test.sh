@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the C++ suite (release build, via ctest), the same suite under AddressSanitizer
-# and UndefinedBehaviorSanitizer with a 100,000-move random-game invariant run, a Python lint,
-# and the Python suite against the installed package.
+# and UndefinedBehaviorSanitizer with a 100,000-move random-game invariant run, the search tests
+# under ThreadSanitizer, a Python lint, and the Python suite against the installed package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/deps.sh
@@ -17,6 +17,12 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCARC_SANITIZE=addre
   -DCARC_BENCH=OFF -DCARC_WERROR=ON >/dev/null
 cmake --build build-asan -j "$jobs" --target carc_tests
 CARC_FUZZ_MOVES=100000 ./build-asan/carc_tests --gtest_brief=1
+
+echo "== MCTS and arena under ThreadSanitizer (multi-threaded search)"
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCARC_SANITIZE=thread \
+  -DCARC_BENCH=OFF -DCARC_WERROR=ON >/dev/null
+cmake --build build-tsan -j "$jobs" --target carc_tests
+TSAN_OPTIONS=halt_on_error=1 ./build-tsan/carc_tests --gtest_brief=1 --gtest_filter='Mcts*:Arena*'
 
 echo "== Python lint"
 python3 -m ruff check bindings tests/python tools
