@@ -5,51 +5,13 @@
 #include <set>
 #include <sstream>
 
+#include "game_internal.h"
+
 namespace carc {
 
-namespace {
+using namespace internal;
 
-// Bound once at start-up, so hot paths skip the function-local static's guard.
-const Catalogue& g_catalogue = Catalogue::builtin();
-const Catalogue& catalogue() { return g_catalogue; }
-
-const RotatedTile& rotated(const PlacedTile& t) { return catalogue().kind(t.kind).rotations[t.rotation]; }
-
-bool can_hold_figure(FeatureType t) { return t != FeatureType::River && t != FeatureType::Quarter; }
-
-// Scoring order within one phase 3 (RULES 5.4b): cities, roads, cloister-like (fields last).
-int scoring_rank(FeatureType t) { return t == FeatureType::City ? 0 : t == FeatureType::Road ? 1 : 2; }
-
-std::string cell_text(Cell c) { return std::to_string(c.x) + "," + std::to_string(c.y); }
-
-bool has_expansion(const Config& config, const std::string& name) {
-  return std::find(config.expansions.begin(), config.expansions.end(), name) != config.expansions.end();
-}
-
-// Returns true if the tile set is in play under this config ("count-city" is expansion "city").
-bool enabled_set(const Config& config, const std::string& set) {
-  return set == "base" || has_expansion(config, set == "count-city" ? std::string("city") : set);
-}
-
-bool has_mark(const TileKind& kind, const char* mark) {
-  return std::find(kind.marks.begin(), kind.marks.end(), mark) != kind.marks.end();
-}
-
-bool is_abbey(const TileKind& kind) {
-  return kind.cloister_segment >= 0 && kind.rotations[0].segments[kind.cloister_segment].type == FeatureType::Abbey;
-}
-
-// Returns true for the tiles that go into the bag: land tiles of enabled sets, not the start.
-bool bag_tile(const Config& config, const TileKind& kind) {
-  return enabled_set(config, kind.set) && !is_abbey(kind) && !kind.city_square && !kind.river_sides;
-}
-
-// The two field halves at each tile corner (0 NE, 1 SE, 2 SW, 3 NW), and where the corner is.
-constexpr int kCornerPoints[4][2] = {{2, 3}, {5, 6}, {8, 9}, {11, 0}};
-constexpr int kCornerDx[4] = {1, 1, -1, -1};
-constexpr int kCornerDy[4] = {-1, 1, 1, -1};
-
-}  // namespace
+const Catalogue& internal::g_catalogue = Catalogue::builtin();
 
 const char* figure_kind_name(FigureKind f) {
   static constexpr const char* kNames[] = {"meeple", "mayor", "wagon", "barn"};
@@ -57,8 +19,10 @@ const char* figure_kind_name(FigureKind f) {
 }
 
 const char* phase_name(Phase p) {
-  static constexpr const char* kNames[] = {"draw",         "abbey or tile", "place tile", "arrow choice",
-                                           "place figure", "wagon move",    "game over"};
+  static constexpr const char* kNames[] = {"draw",       "abbey or tile", "place tile",  "arrow choice",
+                                           "place figure", "city move",  "wagon move",    "city place",
+                                           "count move",   "market move", "game over"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == size_t(Phase::GameOver) + 1);
   return kNames[int(p)];
 }
 
@@ -95,17 +59,6 @@ State::State(const Config& raw) {
     }
   }
   start_turn();
-}
-
-void State::lay_city_block() {
-  // CK-1: the 12 squares in their 4 x 3 grid, CO1 at the origin; their roads and small cities
-  // are open features like any other.
-  std::vector<KindId> squares = catalogue().set_kinds("count-city");
-  for (size_t i = 0; i < squares.size(); ++i) {
-    put_tile(Cell{int16_t(i % 4), int16_t(i / 4)}, squares[i], 0);
-    for (int p = 0; p < num_pending_; ++p) features_[pending_[p]].done = 1;
-    num_pending_ = 0;
-  }
 }
 
 void State::init(const Config& config) {
@@ -373,101 +326,10 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
   }
 }
 
-void State::after_placement(Cell c) {
-  if (rules_.anniv20) {
-    // XX-1: the new tile's own arrow, if it points at a tile; the arrows pointing at c.
-    num_arrow_candidates_ = 0;
-    const PlacedTile& placed = board_.tile(last_slot_);
-    if (catalogue().kind(placed.kind).arrow != ArrowKind::None) {
-      bool target = board_.occupied(neighbour(c, rotated(placed).arrow_points));
-      set_arrow_armed(last_slot_, !target);
-      if (target) {
-        arrow_candidates_[num_arrow_candidates_++] = uint8_t(last_slot_);
-      } else {  // XX-2: +2 at once for an arrow pointing at an empty cell
-        scores_[turn_player_] = int16_t(scores_[turn_player_] + 2);
-        breakdown_[turn_player_][int(Cause::Arrow)] = int16_t(breakdown_[turn_player_][int(Cause::Arrow)] + 2);
-      }
-    }
-    for (int s = 0; s < kNumSides; ++s) {
-      int slot = board_.slot_at(neighbour(c, Side(s)));
-      if (slot >= 0 && arrow_armed(slot) && rotated(board_.tile(slot)).arrow_points == opposite(Side(s)))
-        arrow_candidates_[num_arrow_candidates_++] = uint8_t(slot);
-    }
-    if (num_arrow_candidates_ > 1) {  // XX-3: the player chooses one
-      phase_ = Phase::ArrowChoice;
-      return;
-    }
-    if (num_arrow_candidates_ == 1) activate_arrow(arrow_candidates_[0]);
-    num_arrow_candidates_ = 0;
-  }
-  enter_figure_phase();
-}
-
-void State::activate_arrow(int slot) {
-  set_arrow_armed(slot, false);
-  active_arrow_ = catalogue().kind(board_.tile(slot).kind).arrow;
-  if (active_arrow_ == ArrowKind::ExtraTurn) extra_turn_ = !in_extra_turn_;  // XX-6: no third turn
-}
-
 void State::enter_figure_phase() {
   phase_ = Phase::PlaceFigure;
   Action buffer[kMaxActions];
   if (figure_options(buffer) == 0) after_figure();
-}
-
-int State::arrow_figure_options(Action* out) const {
-  int n = 0;
-  if (supply_[turn_player_][int(FigureKind::Meeple)] == 0) return 0;
-  // Completed by this turn's tile (scored in phase 3) counts as finished (XX-4, XX-5 decisions).
-  auto finished = [&](const Segment& f) {
-    return f.done || ((f.type == FeatureType::Road || f.type == FeatureType::City || is_cloister_like(f.type)) && f.open == 0);
-  };
-  if (active_arrow_ == ArrowKind::MeepleBeside) {
-    for (int i = 0; i < num_figures_; ++i) {
-      const PlacedFigure& fig = figures_[i];
-      if (fig.owner != turn_player_ || fig.paired || fig.kind == FigureKind::Barn) continue;
-      const Segment& f = features_.feature(fig.segment);
-      if (finished(f) || (f.type == FeatureType::Field && f.barns)) continue;
-      const Segment& s = features_[fig.segment];
-      Action a = Action::figure_at(FigureKind::Meeple, s.local, board_.tile(s.tile).cell);
-      if (std::find(out, out + n, a) == out + n) out[n++] = a;
-    }
-  } else if (active_arrow_ == ArrowKind::PlaceAnywhere) {
-    for (int s = 0; s < features_.size(); ++s) {
-      const Segment& seg = features_[s];
-      const Segment& f = features_[seg.root];
-      if (!can_hold_figure(seg.type) || f.occupants || finished(f) || (seg.type == FeatureType::Field && f.barns)) continue;
-      out[n++] = Action::figure_at(FigureKind::Meeple, seg.local, board_.tile(seg.tile).cell);
-    }
-  }
-  return n;
-}
-
-int State::cult_class(int slot) const {
-  const TileKind& k = catalogue().kind(board_.tile(slot).kind);
-  if (k.cloister_segment < 0) return 0;
-  return k.rotations[0].segments[k.cloister_segment].type == FeatureType::Shrine ? 1 : 2;
-}
-
-bool State::cult_limit_ok(Cell c, const TileKind& kind) const {
-  if (!rules_.shrines || kind.cloister_segment < 0) return true;
-  int mine = kind.rotations[0].segments[kind.cloister_segment].type == FeatureType::Shrine ? 1 : 2;
-  int others = 0;
-  for (int dy = -1; dy <= 1; ++dy)
-    for (int dx = -1; dx <= 1; ++dx) {
-      Cell n{int16_t(c.x + dx), int16_t(c.y + dy)};
-      int slot = (dx || dy) ? board_.slot_at(n) : -1;
-      if (slot < 0 || cult_class(slot) != 3 - mine) continue;
-      if (++others > 1) return false;  // two of the other kind around the new one
-      // The neighbour may not end up with two of the new one's kind around it.
-      for (int ey = -1; ey <= 1; ++ey)
-        for (int ex = -1; ex <= 1; ++ex) {
-          Cell m{int16_t(n.x + ex), int16_t(n.y + ey)};
-          int other = (ex || ey) && !(m == c) ? board_.slot_at(m) : -1;
-          if (other >= 0 && cult_class(other) == mine) return false;
-        }
-    }
-  return true;
 }
 
 bool State::placeable(KindId kind_id) const {
@@ -514,24 +376,6 @@ void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_
   }
 }
 
-bool State::barn_corner_ok(Cell c, int corner, uint16_t* field) const {
-  // The 4 tiles meeting at this corner of c, and which of their corners meets there.
-  const Cell cells[4] = {c, Cell{int16_t(c.x + kCornerDx[corner]), c.y}, Cell{c.x, int16_t(c.y + kCornerDy[corner])},
-                         Cell{int16_t(c.x + kCornerDx[corner]), int16_t(c.y + kCornerDy[corner])}};
-  const int corners[4] = {corner, 3 - corner, corner ^ 1, (corner + 2) & 3};
-  for (int i = 0; i < 4; ++i) {
-    int slot = board_.slot_at(cells[i]);
-    if (slot < 0) return false;
-    const PlacedTile& t = board_.tile(slot);
-    if (catalogue().kind(t.kind).city_square) return false;  // AM-B-1 decision: land tiles only
-    const RotatedTile& rt = rotated(t);
-    int a = rt.segment_at[kCornerPoints[corners[i]][0]], b = rt.segment_at[kCornerPoints[corners[i]][1]];
-    if (a < 0 || a != b || rt.segments[a].type != FeatureType::Field) return false;
-    if (i == 0) *field = uint16_t(t.first_segment + a);
-  }
-  return true;
-}
-
 int State::figure_options(Action* out) const {
   int n = 0;
   const int p = turn_player_;
@@ -558,104 +402,9 @@ int State::figure_options(Action* out) const {
   return n;
 }
 
-bool State::has_hole() const {
-  Action buffer[kMaxActions];
-  return abbey_options(buffer) > 0;
-}
-
-int State::abbey_options(Action* out) const {
-  int n = 0;
-  const TileKind& abbey = catalogue().kind(abbey_kind_);
-  for (int f = 0; f < board_.frontier_size(); ++f)
-    if (board_.frontier_neighbours(f) == 0xF && cult_limit_ok(board_.frontier_cell(f), abbey))
-      out[n++] = Action::abbey(board_.frontier_cell(f));
-  return n;
-}
-
-int State::wagon_targets(Action* out) const {
-  const uint16_t origin = wagons_[0].origin;
-  int n = 0;
-  auto offer = [&](uint16_t root) {  // every segment of an unfinished, unoccupied feature
-    const Segment& f = features_[root];
-    if (f.done || f.occupants || f.type == FeatureType::Field || !can_hold_figure(f.type)) return;
-    features_.for_each_member(root, [&](int m) {
-      const Segment& s = features_[m];
-      out[n++] = Action::figure_at(FigureKind::Wagon, s.local, board_.tile(s.tile).cell);
-    });
-  };
-  if (rules_.wagon_move == WagonRule::C2) {
-    // AM-W-4 c2: a segment on the wagon's tile or one of the 8 around it.
-    Cell c = board_.tile(features_[origin].tile).cell;
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx) {
-        Cell at{int16_t(c.x + dx), int16_t(c.y + dy)};
-        int slot = board_.slot_at(at);
-        if (slot < 0) continue;
-        const PlacedTile& t = board_.tile(slot);
-        const int segments = catalogue().kind(t.kind).num_segments;
-        for (int i = 0; i < segments; ++i) {
-          const Segment& f = features_.feature(t.first_segment + i);
-          FeatureType type = features_[t.first_segment + i].type;
-          if (!f.done && !f.occupants && type != FeatureType::Field && can_hold_figure(type))
-            out[n++] = Action::figure_at(FigureKind::Wagon, i, at);
-        }
-      }
-    return n;
-  }
-  // AM-W-4 c1: features bordering the scored feature through road ends or an abbey.
-  std::array<uint16_t, 64> targets;
-  int num_targets = 0;
-  auto add = [&](int seg) {
-    uint16_t r = features_.root(seg);
-    if (std::find(targets.begin(), targets.begin() + num_targets, r) == targets.begin() + num_targets &&
-        num_targets < int(targets.size()))
-      targets[num_targets++] = r;
-  };
-  features_.for_each_member(origin, [&](int m) {
-    const Segment& s = features_[m];
-    const PlacedTile& t = board_.tile(s.tile);
-    const TileKind& kind = catalogue().kind(t.kind);
-    const RotatedTile& rt = rotated(t);
-    const SegmentSpec& spec = rt.segments[s.local];
-    for (int j = 0; j < kind.num_segments; ++j) {
-      if (j == s.local) continue;
-      const SegmentSpec& other = rt.segments[j];
-      bool borders = false;
-      if (s.type == FeatureType::Road) {
-        borders = (spec.road_end == RoadEnd::Junction && other.type == FeatureType::Road && other.road_end == RoadEnd::Junction) ||
-                  (spec.road_end == RoadEnd::City && j == spec.road_end_city) ||
-                  (spec.road_end == RoadEnd::Cloister && is_cloister_like(other.type));
-      } else if (s.type == FeatureType::City) {
-        borders = other.type == FeatureType::Road && other.road_end == RoadEnd::City && other.road_end_city == s.local;
-      } else if (is_cloister_like(s.type)) {
-        borders = other.type == FeatureType::Road && other.road_end == RoadEnd::Cloister;
-      }
-      if (borders) add(t.first_segment + j);
-    }
-    // An abbey borders the roads and cities whose sides face it.
-    for (int side = 0; side < kNumSides; ++side) {
-      int ns = board_.slot_at(neighbour(t.cell, Side(side)));
-      if (ns < 0) continue;
-      const PlacedTile& nt = board_.tile(ns);
-      const RotatedTile& nr = rotated(nt);
-      if (s.type == FeatureType::Abbey) {
-        int b = nr.segment_at[facing_point(side_point(Side(side), 1))];
-        if (b >= 0 && (nr.segments[b].type == FeatureType::Road || nr.segments[b].type == FeatureType::City))
-          add(nt.first_segment + b);
-      } else if ((spec.points >> side_point(Side(side), 1) & 1) && is_abbey(catalogue().kind(nt.kind))) {
-        add(nt.first_segment + catalogue().kind(nt.kind).cloister_segment);
-      }
-    }
-  });
-  for (int i = 0; i < num_targets; ++i) offer(targets[i]);
-  std::sort(out, out + n);
-  return int(std::unique(out, out + n) - out);
-}
-
 // ---- Turn flow -------------------------------------------------------------------------------
 
 void State::start_turn() {
-  placed_abbey_ = false;
   const int players = rules_.players;
   if (bag_size_ + river_size_ > 0) {
     phase_ = rules_.abbey_mayor && abbeys_[turn_player_] && has_hole() ? Phase::AbbeyChoice : Phase::Draw;
@@ -685,41 +434,6 @@ void State::start_turn() {
     }
   }
   begin_game_end();
-}
-
-void State::begin_game_end() {
-  // CK-6: market meeples go to fields, one per player in turn, from the left of the last placer.
-  if (rules_.count && count_ != uint8_t(Quarter::Market)) {
-    next_market_player(last_placer_ + 1);
-    if (phase_ == Phase::MarketMove) return;
-  }
-  final_scoring();
-  phase_ = Phase::GameOver;  // figures left in the City score nothing
-}
-
-void State::next_market_player(int from) {
-  for (int i = 0; i < rules_.players; ++i) {
-    int p = (from + i) % rules_.players;
-    if (quarters_[p][int(Quarter::Market)][0]) {
-      market_player_ = uint8_t(p);
-      phase_ = Phase::MarketMove;
-      return;
-    }
-  }
-  phase_ = Phase::GameOver;  // the caller scores
-}
-
-int State::market_options(Action* out) const {
-  int n = 0;
-  for (int s = 0; s < features_.size(); ++s)
-    if (features_[s].type == FeatureType::Field)
-      out[n++] = Action::figure_at(FigureKind::Meeple, features_[s].local, board_.tile(features_[s].tile).cell);
-  return n;
-}
-
-void State::enter_quarter(int player, FigureKind kind, Quarter q) {
-  --supply_[player][int(kind)];
-  ++quarters_[player][int(q)][int(kind)];
 }
 
 void State::finish_turn() {
@@ -752,143 +466,6 @@ void State::remove_from_bag(KindId kind) {
   --bag_count_[kind];
 }
 
-void State::after_figure() {
-  // Phase 3: completed features (cities, roads, cloister-like), then barn-triggered fields.
-  phase3_start_ = scores_;
-  phase3_scored_ = false;
-  moved_out_ = 0;
-  std::sort(pending_.begin(), pending_.begin() + num_pending_, [&](uint16_t a, uint16_t b) {
-    int ra = scoring_rank(features_[a].type), rb = scoring_rank(features_[b].type);
-    return ra != rb ? ra < rb : a < b;
-  });
-  for (int i = 0; i < num_pending_; ++i) features_[pending_[i]].done = 1;  // finished for SH-5 and wagons
-  scoring_next_ = 0;
-  city_step_ = 0;
-  continue_scoring();
-}
-
-uint16_t State::item_root() const {
-  return features_.root(scoring_next_ < num_pending_ ? pending_[scoring_next_] : barn_fields_[scoring_next_ - num_pending_]);
-}
-
-Quarter State::item_quarter() const {
-  FeatureType t = features_[item_root()].type;
-  return t == FeatureType::City ? Quarter::Castle : t == FeatureType::Road ? Quarter::Blacksmith
-         : t == FeatureType::Field ? Quarter::Market : Quarter::Cathedral;
-}
-
-bool State::start_city_round() {
-  Quarter q = item_quarter();
-  if (uint8_t(q) == count_) return false;  // the Count blocks his quarter
-  // CK-5: a barn scoring is an occasion only if the field holds a farmer before any move.
-  if (city_step_ == 0 && scoring_next_ >= num_pending_ && !features_[item_root()].occupants) return false;
-  // CK-4: clockwise from the player after the active one, ending with the active one.
-  for (; city_step_ < rules_.players; ++city_step_) {
-    int p = (turn_player_ + 1 + city_step_) % rules_.players;
-    const auto& figures = quarters_[p][int(q)];
-    if (figures[0] + figures[1] + figures[2]) {
-      phase_ = Phase::CityMove;
-      return true;
-    }
-  }
-  return false;
-}
-
-int State::city_move_options(Action* out) const {
-  int n = 0;
-  int p = current_player();
-  Quarter q = item_quarter();
-  for (int k = 0; k < 3; ++k) {
-    if (!quarters_[p][int(q)][k]) continue;
-    features_.for_each_member(item_root(), [&](int m) {
-      out[n++] = Action::figure_at(FigureKind(k), features_[m].local, board_.tile(features_[m].tile).cell);
-    });
-  }
-  return n;
-}
-
-void State::continue_scoring() {
-  while (scoring_next_ < num_pending_ + num_barn_fields_) {
-    if (rules_.count && start_city_round()) return;  // a player decides on City moves first
-    uint16_t root = item_root();
-    const Segment& f = features_[root];
-    if (scoring_next_ < num_pending_) {
-      if (f.occupants) {
-        bool challenger = rules_.shrines && is_cloister_like(f.type);
-        phase3_scored_ = true;
-        score_feature(root, false);
-        return_figures(root);
-        if (challenger) resolve_challenge(root);
-      }
-      // KR-1: completing a strictly larger city or road takes the King or the Robber.
-      if (rules_.king_robber && f.type == FeatureType::City && f.tiles > king_size_) {
-        king_size_ = f.tiles;
-        king_holder_ = int8_t(turn_player_);
-      }
-      if (rules_.king_robber && f.type == FeatureType::Road && f.tiles > robber_size_) {
-        robber_size_ = f.tiles;
-        robber_holder_ = int8_t(turn_player_);
-      }
-    } else if (f.occupants) {  // AM-B-3 (3 per city) or AM-B-5 (1 per city), + the pig herd
-      std::array<int, kMaxPlayers> strength{};
-      for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
-      phase3_scored_ = true;
-      award(strength, (barn_field_points_[scoring_next_ - num_pending_] + f.pig) * completed_cities_touching(root), Cause::FieldBarn);
-      return_figures(root);
-    }
-    ++scoring_next_;
-    city_step_ = 0;
-  }
-  num_pending_ = 0;
-  num_barn_fields_ = 0;
-  scoring_next_ = 0;
-  // Wagons decide clockwise from the active player (AM-W-3).
-  std::sort(wagons_.begin(), wagons_.begin() + num_wagons_, [&](const WagonToMove& a, const WagonToMove& b) {
-    return (a.owner - turn_player_ + rules_.players) % rules_.players < (b.owner - turn_player_ + rules_.players) % rules_.players;
-  });
-  next_wagon();
-}
-
-int State::city_place_options(Action* out) const {
-  // CK-3: a scoring this phase, someone else gained, the active player gained nothing and took
-  // nothing out of the City.
-  const int p = turn_player_;
-  if (!rules_.count || !phase3_scored_ || (moved_out_ >> p & 1) || scores_[p] != phase3_start_[p]) return 0;
-  bool other_gained = false;
-  for (int q = 0; q < rules_.players; ++q) other_gained |= q != p && scores_[q] > phase3_start_[q];
-  if (!other_gained) return 0;
-  int n = 0;
-  for (int q = 0; q < kNumQuarters; ++q) {
-    if (supply_[p][int(FigureKind::Meeple)]) out[n++] = Action::enter_city(FigureKind::Meeple, Quarter(q));
-    if (supply_[p][int(FigureKind::Mayor)] && q == int(Quarter::Castle)) out[n++] = Action::enter_city(FigureKind::Mayor, Quarter(q));
-    if (supply_[p][int(FigureKind::Wagon)] && q != int(Quarter::Market)) out[n++] = Action::enter_city(FigureKind::Wagon, Quarter(q));
-  }
-  return n;
-}
-
-void State::end_of_phase3() {
-  Action buffer[kMaxActions];
-  if (city_place_options(buffer) > 0) {
-    phase_ = Phase::CityPlace;
-    return;
-  }
-  finish_turn();
-}
-
-void State::next_wagon() {
-  Action buffer[kMaxActions];
-  while (num_wagons_ > 0) {
-    if (wagon_targets(buffer) > 0) {
-      phase_ = Phase::WagonMove;
-      return;
-    }
-    ++supply_[wagons_[0].owner][int(FigureKind::Wagon)];  // no target: back to supply
-    std::copy(wagons_.begin() + 1, wagons_.begin() + num_wagons_, wagons_.begin());
-    --num_wagons_;
-  }
-  end_of_phase3();
-}
-
 void State::apply_unchecked(Action a) {
   switch (phase_) {
     case Phase::Draw: {
@@ -915,7 +492,6 @@ void State::apply_unchecked(Action a) {
       put_tile(a.cell(), abbey_kind_, 0);
       last_placer_ = int8_t(turn_player_);
       --abbeys_[turn_player_];
-      placed_abbey_ = true;
       drawn_ = abbey_kind_;
       after_placement(a.cell());
       return;
@@ -1057,73 +633,6 @@ Action State::sample_chance() {
   return Action::draw(kind);
 }
 
-bool State::catalogue_kind_river(KindId kind) { return catalogue().kind(kind).river_sides > 0; }
-
-int State::river_placements(const TileKind& kind, Action* out) const {
-  int n = 0;
-  for (int e = 0; e < num_river_ends_; ++e) {
-    const RiverEnd& end = river_ends_[e];
-    Cell target = neighbour(end.cell, Side(end.side));
-    int f = board_.frontier_index(target);
-    if (f < 0) continue;
-    // RV-1: it continues exactly one open end: no other river side faces it there.
-    int river_neighbours = 0;
-    for (int s = 0; s < kNumSides; ++s) {
-      int slot = board_.slot_at(neighbour(target, Side(s)));
-      river_neighbours += slot >= 0 && rotated(board_.tile(slot)).edges[opposite(Side(s))] == Edge::River;
-    }
-    if (river_neighbours != 1) continue;
-    // RV-2: the two branches never share a side.
-    bool touches_other_branch = false;
-    for (int i = 0; i < num_river_cells_; ++i) {
-      Cell c = river_cells_[i];
-      bool adjacent = std::abs(c.x - target.x) + std::abs(c.y - target.y) == 1;
-      touches_other_branch |= adjacent && end.branch && river_branches_[i] && river_branches_[i] != end.branch;
-    }
-    if (touches_other_branch) continue;
-    for (int i = 0; i < kind.num_distinct_rotations; ++i) {
-      int r = kind.distinct_rotations[i];
-      const RotatedTile& rt = kind.rotations[r];
-      if (!board_.fits(f, rt.signature)) continue;
-      // RV-2: no U-turn, i.e. no second curve of a branch turning the same way as the one before.
-      int entry = opposite(Side(end.side));
-      int flow = end.side;
-      int turn = 0;
-      if (kind.river_sides == 2)
-        for (int s = 0; s < kNumSides; ++s)
-          if (s != entry && rt.edges[s] == Edge::River) turn = s == flow ? 0 : s == (flow + 1) % 4 ? 1 : -1;
-      if (turn != 0 && turn == end.turn) continue;
-      out[n++] = Action::place(target, r);
-    }
-  }
-  return n;
-}
-
-void State::extend_river(Cell c, const TileKind& kind, int rotation) {
-  const RotatedTile& rt = kind.rotations[rotation];
-  // The end this tile continues (none for the spring).
-  RiverEnd from{};
-  int entry = -1;
-  for (int e = 0; e < num_river_ends_; ++e)
-    if (neighbour(river_ends_[e].cell, Side(river_ends_[e].side)) == c) {
-      from = river_ends_[e];
-      entry = opposite(Side(from.side));
-      river_ends_[e] = river_ends_[--num_river_ends_];
-      break;
-    }
-  river_cells_[num_river_cells_] = c;
-  river_branches_[num_river_cells_++] = from.branch;
-  int exits = 0;
-  for (int s = 0; s < kNumSides; ++s) {
-    if (s == entry || rt.edges[s] != Edge::River) continue;
-    RiverEnd end{c, uint8_t(s), from.branch, 0};
-    if (kind.river_sides == 3) end.branch = uint8_t(1 + exits);  // the fork starts two branches
-    if (kind.river_sides == 2 && entry >= 0) end.turn = int8_t(s == from.side ? 0 : s == (from.side + 1) % 4 ? 1 : -1);
-    ++exits;
-    if (num_river_ends_ < river_ends_.size()) river_ends_[num_river_ends_++] = end;
-  }
-}
-
 Action State::sample_legal_action(Rng& rng) const {
   const TileKind& drawn = catalogue().kind(drawn_);
   if (phase_ == Phase::PlaceTile && !(rules_.shrines && drawn.cloister_segment >= 0) && !drawn.river_sides) {
@@ -1145,145 +654,6 @@ Action State::sample_legal_action(Rng& rng) const {
 }
 
 // ---- Scoring ---------------------------------------------------------------------------------
-
-uint8_t State::award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors, Cause mayor_cause) {
-  int best = *std::max_element(strength.begin(), strength.end());
-  if (best <= 0 || points <= 0) return 0;
-  uint8_t scored = 0;
-  for (int p = 0; p < rules_.players; ++p) {
-    if (strength[p] != best) continue;
-    Cause c = (mayors >> p & 1) ? mayor_cause : cause;
-    scores_[p] = int16_t(scores_[p] + points);
-    breakdown_[p][int(c)] = int16_t(breakdown_[p][int(c)] + points);
-    scored |= uint8_t(1u << p);
-  }
-  return scored;
-}
-
-void State::return_figures(uint16_t root) {
-  for (int i = 0; i < num_figures_;) {
-    const PlacedFigure& f = figures_[i];
-    if (f.kind == FigureKind::Barn || features_.root(f.segment) != root) {
-      ++i;
-      continue;
-    }
-    if (f.kind == FigureKind::Wagon) {
-      wagons_[num_wagons_++] = WagonToMove{f.owner, f.segment};  // it moves or returns in step d
-    } else {
-      ++supply_[f.owner][int(f.kind)];
-    }
-    figures_[i] = figures_[--num_figures_];
-  }
-  Segment& f = features_[root];
-  f.occupants = 0;
-  f.mayors = 0;
-  f.meeples.fill(0);
-}
-
-int State::completed_cities_touching(uint16_t field_root) const {
-  std::array<uint16_t, 128> seen;
-  int n = 0;
-  features_.for_each_member(field_root, [&](int m) {
-    const Segment& s = features_[m];
-    const PlacedTile& t = board_.tile(s.tile);
-    uint16_t cities = catalogue().kind(t.kind).rotations[0].segments[s.local].cities;
-    for (; cities; cities &= uint16_t(cities - 1)) {
-      uint16_t city = features_.root(t.first_segment + __builtin_ctz(cities));
-      if (features_[city].open != 0) continue;
-      if (std::find(seen.begin(), seen.begin() + n, city) == seen.begin() + n && n < int(seen.size())) seen[n++] = city;
-    }
-  });
-  return n + features_[field_root].carcassonne;  // the City of Carcassonne is a completed city (CK-1)
-}
-
-void State::score_feature(uint16_t root, bool final) {
-  const Segment& f = features_[root];
-  std::array<int, kMaxPlayers> strength{};
-  for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
-  switch (f.type) {
-    case FeatureType::Road:
-      award(strength, f.tiles, Cause::Road);
-      break;
-    case FeatureType::City: {
-      // AM-M-2: a mayor is as strong as the city's pennants.
-      for (int p = 0; p < rules_.players; ++p) strength[p] += (f.mayors >> p & 1) * f.pennants;
-      award(strength, (final ? 1 : 2) * (f.tiles + f.pennants), Cause::City, f.pennants ? f.mayors : 0, Cause::CityMayor);
-      break;
-    }
-    case FeatureType::Monastery:
-    case FeatureType::Abbey:
-      award(strength, 9 - f.open, Cause::Cloister);
-      break;
-    case FeatureType::Shrine:
-      award(strength, 9 - f.open, Cause::Shrine);
-      break;
-    case FeatureType::Field: {
-      int cities = completed_cities_touching(root);
-      if (f.barns) {  // AM-B-6: every barn scores 4 per completed city; no farmers here
-        for (int i = 0; i < num_figures_; ++i) {
-          const PlacedFigure& fig = figures_[i];
-          if (fig.kind != FigureKind::Barn || features_.root(fig.segment) != root || cities == 0) continue;
-          scores_[fig.owner] = int16_t(scores_[fig.owner] + 4 * cities);
-          breakdown_[fig.owner][int(Cause::Barn)] = int16_t(breakdown_[fig.owner][int(Cause::Barn)] + 4 * cities);
-        }
-      } else {
-        award(strength, (3 + f.pig) * cities, Cause::Field);  // RV-4: the pig herd adds 1 per city
-      }
-      break;
-    }
-    default:
-      break;
-  }
-}
-
-void State::resolve_challenge(uint16_t winner) {
-  // SH-4/SH-5: an occupied, unfinished cloister of the other kind next to the completed one
-  // loses: its figures go back with no points (a wagon too, without moving: AM-W-5).
-  Cell c = board_.tile(features_[winner].tile).cell;
-  int mine = cult_class(features_[winner].tile);
-  for (int dy = -1; dy <= 1; ++dy)
-    for (int dx = -1; dx <= 1; ++dx) {
-      int slot = (dx || dy) ? board_.slot_at(Cell{int16_t(c.x + dx), int16_t(c.y + dy)}) : -1;
-      if (slot < 0 || cult_class(slot) != 3 - mine) continue;
-      uint16_t loser = features_.root(board_.tile(slot).first_segment + catalogue().kind(board_.tile(slot).kind).cloister_segment);
-      if (features_[loser].done || !features_[loser].occupants) continue;
-      int queued = num_wagons_;
-      return_figures(loser);
-      for (int w = queued; w < num_wagons_; ++w) ++supply_[wagons_[w].owner][int(FigureKind::Wagon)];
-      num_wagons_ = uint8_t(queued);
-    }
-}
-
-void State::final_scoring() {
-  int cities = 0, roads = 0;
-  for (int s = 0; s < features_.size(); ++s) {
-    const Segment& f = features_[s];
-    if (f.root != s) continue;
-    cities += f.type == FeatureType::City && f.open == 0;
-    roads += f.type == FeatureType::Road && f.open == 0;
-    if (f.done || (f.occupants == 0 && f.barns == 0)) continue;
-    score_feature(uint16_t(s), true);
-  }
-  // KR-2: 1 point per completed city for the King, per completed road for the Robber.
-  auto bonus = [&](int holder, int points, Cause cause) {
-    if (holder < 0 || points == 0) return;
-    scores_[holder] = int16_t(scores_[holder] + points);
-    breakdown_[holder][int(cause)] = int16_t(breakdown_[holder][int(cause)] + points);
-  };
-  bonus(king_holder_, cities + rules_.city_block, Cause::King);  // KR-2 counts the City too
-  bonus(robber_holder_, roads, Cause::Robber);
-}
-
-std::vector<double> State::returns() const {
-  const int players = rules_.players;
-  std::vector<double> out(players, 0.0);
-  if (!is_terminal()) return out;
-  int best = *std::max_element(scores_.begin(), scores_.begin() + players);
-  int winners = int(std::count(scores_.begin(), scores_.begin() + players, best));
-  for (int p = 0; p < players; ++p)
-    if (scores_[p] == best) out[p] = 1.0 / winners;
-  return out;
-}
 
 // ---- Legal actions ---------------------------------------------------------------------------
 

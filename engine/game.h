@@ -237,8 +237,6 @@ class State {
   // River II (RV-1, RV-2): the placements of a river tile, and the river's ends after one.
   int river_placements(const TileKind& kind, Action* out) const;
   void extend_river(Cell c, const TileKind& kind, int rotation);
-  bool is_river_tile(KindId kind) const { return catalogue_kind_river(kind); }
-  static bool catalogue_kind_river(KindId kind);
   void activate_arrow(int slot);
   void enter_figure_phase();
   int arrow_figure_options(Action* out) const;
@@ -276,7 +274,6 @@ class State {
   int16_t last_slot_ = -1;
   int16_t turn_number_ = 0;
   int16_t discarded_ = 0;
-  bool placed_abbey_ = false;  // this turn's tile is the player's abbey
 
   Board board_;
   Features features_;

@@ -1,0 +1,53 @@
+// Helpers shared by the files that implement State (game.cpp and the rules_*.cpp files).
+// Not part of the engine's interface.
+#pragma once
+
+#include <algorithm>
+#include <string>
+
+#include "game.h"
+
+namespace carc::internal {
+
+// The catalogue, bound once at start-up (game.cpp) so hot paths skip a static's guard.
+extern const Catalogue& g_catalogue;
+inline const Catalogue& catalogue() { return g_catalogue; }
+
+inline const RotatedTile& rotated(const PlacedTile& t) { return catalogue().kind(t.kind).rotations[t.rotation]; }
+
+inline bool can_hold_figure(FeatureType t) { return t != FeatureType::River && t != FeatureType::Quarter; }
+
+// Scoring order within one phase 3 (RULES 5.4b): cities, roads, cloister-like (fields last).
+inline int scoring_rank(FeatureType t) { return t == FeatureType::City ? 0 : t == FeatureType::Road ? 1 : 2; }
+
+inline std::string cell_text(Cell c) { return std::to_string(c.x) + "," + std::to_string(c.y); }
+
+inline bool has_expansion(const Config& config, const std::string& name) {
+  return std::find(config.expansions.begin(), config.expansions.end(), name) != config.expansions.end();
+}
+
+// Returns true if the tile set is in play under this config ("count-city" is expansion "city").
+inline bool enabled_set(const Config& config, const std::string& set) {
+  return set == "base" || has_expansion(config, set == "count-city" ? std::string("city") : set);
+}
+
+inline bool has_mark(const TileKind& kind, const char* mark) {
+  return std::find(kind.marks.begin(), kind.marks.end(), mark) != kind.marks.end();
+}
+
+inline bool is_abbey(const TileKind& kind) {
+  return kind.cloister_segment >= 0 && kind.rotations[0].segments[kind.cloister_segment].type == FeatureType::Abbey;
+}
+
+// Returns true for the tiles that go into the bag: land tiles of enabled sets, not the start.
+inline bool bag_tile(const Config& config, const TileKind& kind) {
+  return enabled_set(config, kind.set) && !is_abbey(kind) && !kind.city_square && !kind.river_sides;
+}
+
+// The two field halves at each tile corner (0 NE, 1 SE, 2 SW, 3 NW), and where the corner is.
+constexpr int kCornerPoints[4][2] = {{2, 3}, {5, 6}, {8, 9}, {11, 0}};
+constexpr int kCornerDx[4] = {1, 1, -1, -1};
+constexpr int kCornerDy[4] = {-1, 1, 1, -1};
+
+
+}  // namespace carc::internal

@@ -1,0 +1,75 @@
+// 20th Anniversary (RULES section 4): arrows.
+#include <algorithm>
+
+#include "game.h"
+#include "game_internal.h"
+
+namespace carc {
+
+using namespace internal;
+
+void State::after_placement(Cell c) {
+  if (rules_.anniv20) {
+    // XX-1: the new tile's own arrow, if it points at a tile; the arrows pointing at c.
+    num_arrow_candidates_ = 0;
+    const PlacedTile& placed = board_.tile(last_slot_);
+    if (catalogue().kind(placed.kind).arrow != ArrowKind::None) {
+      bool target = board_.occupied(neighbour(c, rotated(placed).arrow_points));
+      set_arrow_armed(last_slot_, !target);
+      if (target) {
+        arrow_candidates_[num_arrow_candidates_++] = uint8_t(last_slot_);
+      } else {  // XX-2: +2 at once for an arrow pointing at an empty cell
+        scores_[turn_player_] = int16_t(scores_[turn_player_] + 2);
+        breakdown_[turn_player_][int(Cause::Arrow)] = int16_t(breakdown_[turn_player_][int(Cause::Arrow)] + 2);
+      }
+    }
+    for (int s = 0; s < kNumSides; ++s) {
+      int slot = board_.slot_at(neighbour(c, Side(s)));
+      if (slot >= 0 && arrow_armed(slot) && rotated(board_.tile(slot)).arrow_points == opposite(Side(s)))
+        arrow_candidates_[num_arrow_candidates_++] = uint8_t(slot);
+    }
+    if (num_arrow_candidates_ > 1) {  // XX-3: the player chooses one
+      phase_ = Phase::ArrowChoice;
+      return;
+    }
+    if (num_arrow_candidates_ == 1) activate_arrow(arrow_candidates_[0]);
+    num_arrow_candidates_ = 0;
+  }
+  enter_figure_phase();
+}
+
+void State::activate_arrow(int slot) {
+  set_arrow_armed(slot, false);
+  active_arrow_ = catalogue().kind(board_.tile(slot).kind).arrow;
+  if (active_arrow_ == ArrowKind::ExtraTurn) extra_turn_ = !in_extra_turn_;  // XX-6: no third turn
+}
+
+int State::arrow_figure_options(Action* out) const {
+  int n = 0;
+  if (supply_[turn_player_][int(FigureKind::Meeple)] == 0) return 0;
+  // Completed by this turn's tile (scored in phase 3) counts as finished (XX-4, XX-5 decisions).
+  auto finished = [&](const Segment& f) {
+    return f.done || ((f.type == FeatureType::Road || f.type == FeatureType::City || is_cloister_like(f.type)) && f.open == 0);
+  };
+  if (active_arrow_ == ArrowKind::MeepleBeside) {
+    for (int i = 0; i < num_figures_; ++i) {
+      const PlacedFigure& fig = figures_[i];
+      if (fig.owner != turn_player_ || fig.paired || fig.kind == FigureKind::Barn) continue;
+      const Segment& f = features_.feature(fig.segment);
+      if (finished(f) || (f.type == FeatureType::Field && f.barns)) continue;
+      const Segment& s = features_[fig.segment];
+      Action a = Action::figure_at(FigureKind::Meeple, s.local, board_.tile(s.tile).cell);
+      if (std::find(out, out + n, a) == out + n) out[n++] = a;
+    }
+  } else if (active_arrow_ == ArrowKind::PlaceAnywhere) {
+    for (int s = 0; s < features_.size(); ++s) {
+      const Segment& seg = features_[s];
+      const Segment& f = features_[seg.root];
+      if (!can_hold_figure(seg.type) || f.occupants || finished(f) || (seg.type == FeatureType::Field && f.barns)) continue;
+      out[n++] = Action::figure_at(FigureKind::Meeple, seg.local, board_.tile(seg.tile).cell);
+    }
+  }
+  return n;
+}
+
+}  // namespace carc

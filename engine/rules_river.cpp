@@ -1,0 +1,76 @@
+// River II (RULES RV): where river tiles go, and the river's open ends.
+#include <algorithm>
+
+#include "game.h"
+#include "game_internal.h"
+
+namespace carc {
+
+using namespace internal;
+
+int State::river_placements(const TileKind& kind, Action* out) const {
+  int n = 0;
+  for (int e = 0; e < num_river_ends_; ++e) {
+    const RiverEnd& end = river_ends_[e];
+    Cell target = neighbour(end.cell, Side(end.side));
+    int f = board_.frontier_index(target);
+    if (f < 0) continue;
+    // RV-1: it continues exactly one open end: no other river side faces it there.
+    int river_neighbours = 0;
+    for (int s = 0; s < kNumSides; ++s) {
+      int slot = board_.slot_at(neighbour(target, Side(s)));
+      river_neighbours += slot >= 0 && rotated(board_.tile(slot)).edges[opposite(Side(s))] == Edge::River;
+    }
+    if (river_neighbours != 1) continue;
+    // RV-2: the two branches never share a side.
+    bool touches_other_branch = false;
+    for (int i = 0; i < num_river_cells_; ++i) {
+      Cell c = river_cells_[i];
+      bool adjacent = std::abs(c.x - target.x) + std::abs(c.y - target.y) == 1;
+      touches_other_branch |= adjacent && end.branch && river_branches_[i] && river_branches_[i] != end.branch;
+    }
+    if (touches_other_branch) continue;
+    for (int i = 0; i < kind.num_distinct_rotations; ++i) {
+      int r = kind.distinct_rotations[i];
+      const RotatedTile& rt = kind.rotations[r];
+      if (!board_.fits(f, rt.signature)) continue;
+      // RV-2: no U-turn, i.e. no second curve of a branch turning the same way as the one before.
+      int entry = opposite(Side(end.side));
+      int flow = end.side;
+      int turn = 0;
+      if (kind.river_sides == 2)
+        for (int s = 0; s < kNumSides; ++s)
+          if (s != entry && rt.edges[s] == Edge::River) turn = s == flow ? 0 : s == (flow + 1) % 4 ? 1 : -1;
+      if (turn != 0 && turn == end.turn) continue;
+      out[n++] = Action::place(target, r);
+    }
+  }
+  return n;
+}
+
+void State::extend_river(Cell c, const TileKind& kind, int rotation) {
+  const RotatedTile& rt = kind.rotations[rotation];
+  // The end this tile continues (none for the spring).
+  RiverEnd from{};
+  int entry = -1;
+  for (int e = 0; e < num_river_ends_; ++e)
+    if (neighbour(river_ends_[e].cell, Side(river_ends_[e].side)) == c) {
+      from = river_ends_[e];
+      entry = opposite(Side(from.side));
+      river_ends_[e] = river_ends_[--num_river_ends_];
+      break;
+    }
+  river_cells_[num_river_cells_] = c;
+  river_branches_[num_river_cells_++] = from.branch;
+  int exits = 0;
+  for (int s = 0; s < kNumSides; ++s) {
+    if (s == entry || rt.edges[s] != Edge::River) continue;
+    RiverEnd end{c, uint8_t(s), from.branch, 0};
+    if (kind.river_sides == 3) end.branch = uint8_t(1 + exits);  // the fork starts two branches
+    if (kind.river_sides == 2 && entry >= 0) end.turn = int8_t(s == from.side ? 0 : s == (from.side + 1) % 4 ? 1 : -1);
+    ++exits;
+    if (num_river_ends_ < river_ends_.size()) river_ends_[num_river_ends_++] = end;
+  }
+}
+
+}  // namespace carc

@@ -1,0 +1,189 @@
+// Phase 3 and the final scoring (RULES B-7 … B-9, 5.4, 5.6).
+#include <algorithm>
+
+#include "game.h"
+#include "game_internal.h"
+
+namespace carc {
+
+using namespace internal;
+
+void State::after_figure() {
+  // Phase 3: completed features (cities, roads, cloister-like), then barn-triggered fields.
+  phase3_start_ = scores_;
+  phase3_scored_ = false;
+  moved_out_ = 0;
+  std::sort(pending_.begin(), pending_.begin() + num_pending_, [&](uint16_t a, uint16_t b) {
+    int ra = scoring_rank(features_[a].type), rb = scoring_rank(features_[b].type);
+    return ra != rb ? ra < rb : a < b;
+  });
+  for (int i = 0; i < num_pending_; ++i) features_[pending_[i]].done = 1;  // finished for SH-5 and wagons
+  scoring_next_ = 0;
+  city_step_ = 0;
+  continue_scoring();
+}
+
+void State::continue_scoring() {
+  while (scoring_next_ < num_pending_ + num_barn_fields_) {
+    if (rules_.count && start_city_round()) return;  // a player decides on City moves first
+    uint16_t root = item_root();
+    const Segment& f = features_[root];
+    if (scoring_next_ < num_pending_) {
+      if (f.occupants) {
+        bool challenger = rules_.shrines && is_cloister_like(f.type);
+        phase3_scored_ = true;
+        score_feature(root, false);
+        return_figures(root);
+        if (challenger) resolve_challenge(root);
+      }
+      // KR-1: completing a strictly larger city or road takes the King or the Robber.
+      if (rules_.king_robber && f.type == FeatureType::City && f.tiles > king_size_) {
+        king_size_ = f.tiles;
+        king_holder_ = int8_t(turn_player_);
+      }
+      if (rules_.king_robber && f.type == FeatureType::Road && f.tiles > robber_size_) {
+        robber_size_ = f.tiles;
+        robber_holder_ = int8_t(turn_player_);
+      }
+    } else if (f.occupants) {  // AM-B-3 (3 per city) or AM-B-5 (1 per city), + the pig herd
+      std::array<int, kMaxPlayers> strength{};
+      for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
+      phase3_scored_ = true;
+      award(strength, (barn_field_points_[scoring_next_ - num_pending_] + f.pig) * completed_cities_touching(root), Cause::FieldBarn);
+      return_figures(root);
+    }
+    ++scoring_next_;
+    city_step_ = 0;
+  }
+  num_pending_ = 0;
+  num_barn_fields_ = 0;
+  scoring_next_ = 0;
+  // Wagons decide clockwise from the active player (AM-W-3).
+  std::sort(wagons_.begin(), wagons_.begin() + num_wagons_, [&](const WagonToMove& a, const WagonToMove& b) {
+    return (a.owner - turn_player_ + rules_.players) % rules_.players < (b.owner - turn_player_ + rules_.players) % rules_.players;
+  });
+  next_wagon();
+}
+
+uint8_t State::award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors, Cause mayor_cause) {
+  int best = *std::max_element(strength.begin(), strength.end());
+  if (best <= 0 || points <= 0) return 0;
+  uint8_t scored = 0;
+  for (int p = 0; p < rules_.players; ++p) {
+    if (strength[p] != best) continue;
+    Cause c = (mayors >> p & 1) ? mayor_cause : cause;
+    scores_[p] = int16_t(scores_[p] + points);
+    breakdown_[p][int(c)] = int16_t(breakdown_[p][int(c)] + points);
+    scored |= uint8_t(1u << p);
+  }
+  return scored;
+}
+
+void State::return_figures(uint16_t root) {
+  for (int i = 0; i < num_figures_;) {
+    const PlacedFigure& f = figures_[i];
+    if (f.kind == FigureKind::Barn || features_.root(f.segment) != root) {
+      ++i;
+      continue;
+    }
+    if (f.kind == FigureKind::Wagon) {
+      wagons_[num_wagons_++] = WagonToMove{f.owner, f.segment};  // it moves or returns in step d
+    } else {
+      ++supply_[f.owner][int(f.kind)];
+    }
+    figures_[i] = figures_[--num_figures_];
+  }
+  Segment& f = features_[root];
+  f.occupants = 0;
+  f.mayors = 0;
+  f.meeples.fill(0);
+}
+
+int State::completed_cities_touching(uint16_t field_root) const {
+  std::array<uint16_t, 128> seen;
+  int n = 0;
+  features_.for_each_member(field_root, [&](int m) {
+    const Segment& s = features_[m];
+    const PlacedTile& t = board_.tile(s.tile);
+    uint16_t cities = catalogue().kind(t.kind).rotations[0].segments[s.local].cities;
+    for (; cities; cities &= uint16_t(cities - 1)) {
+      uint16_t city = features_.root(t.first_segment + __builtin_ctz(cities));
+      if (features_[city].open != 0) continue;
+      if (std::find(seen.begin(), seen.begin() + n, city) == seen.begin() + n && n < int(seen.size())) seen[n++] = city;
+    }
+  });
+  return n + features_[field_root].carcassonne;  // the City of Carcassonne is a completed city (CK-1)
+}
+
+void State::score_feature(uint16_t root, bool final) {
+  const Segment& f = features_[root];
+  std::array<int, kMaxPlayers> strength{};
+  for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
+  switch (f.type) {
+    case FeatureType::Road:
+      award(strength, f.tiles, Cause::Road);
+      break;
+    case FeatureType::City: {
+      // AM-M-2: a mayor is as strong as the city's pennants.
+      for (int p = 0; p < rules_.players; ++p) strength[p] += (f.mayors >> p & 1) * f.pennants;
+      award(strength, (final ? 1 : 2) * (f.tiles + f.pennants), Cause::City, f.pennants ? f.mayors : 0, Cause::CityMayor);
+      break;
+    }
+    case FeatureType::Monastery:
+    case FeatureType::Abbey:
+      award(strength, 9 - f.open, Cause::Cloister);
+      break;
+    case FeatureType::Shrine:
+      award(strength, 9 - f.open, Cause::Shrine);
+      break;
+    case FeatureType::Field: {
+      int cities = completed_cities_touching(root);
+      if (f.barns) {  // AM-B-6: every barn scores 4 per completed city; no farmers here
+        for (int i = 0; i < num_figures_; ++i) {
+          const PlacedFigure& fig = figures_[i];
+          if (fig.kind != FigureKind::Barn || features_.root(fig.segment) != root || cities == 0) continue;
+          scores_[fig.owner] = int16_t(scores_[fig.owner] + 4 * cities);
+          breakdown_[fig.owner][int(Cause::Barn)] = int16_t(breakdown_[fig.owner][int(Cause::Barn)] + 4 * cities);
+        }
+      } else {
+        award(strength, (3 + f.pig) * cities, Cause::Field);  // RV-4: the pig herd adds 1 per city
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void State::final_scoring() {
+  int cities = 0, roads = 0;
+  for (int s = 0; s < features_.size(); ++s) {
+    const Segment& f = features_[s];
+    if (f.root != s) continue;
+    cities += f.type == FeatureType::City && f.open == 0;
+    roads += f.type == FeatureType::Road && f.open == 0;
+    if (f.done || (f.occupants == 0 && f.barns == 0)) continue;
+    score_feature(uint16_t(s), true);
+  }
+  // KR-2: 1 point per completed city for the King, per completed road for the Robber.
+  auto bonus = [&](int holder, int points, Cause cause) {
+    if (holder < 0 || points == 0) return;
+    scores_[holder] = int16_t(scores_[holder] + points);
+    breakdown_[holder][int(cause)] = int16_t(breakdown_[holder][int(cause)] + points);
+  };
+  bonus(king_holder_, cities + rules_.city_block, Cause::King);  // KR-2 counts the City too
+  bonus(robber_holder_, roads, Cause::Robber);
+}
+
+std::vector<double> State::returns() const {
+  const int players = rules_.players;
+  std::vector<double> out(players, 0.0);
+  if (!is_terminal()) return out;
+  int best = *std::max_element(scores_.begin(), scores_.begin() + players);
+  int winners = int(std::count(scores_.begin(), scores_.begin() + players, best));
+  for (int p = 0; p < players; ++p)
+    if (scores_[p] == best) out[p] = 1.0 / winners;
+  return out;
+}
+
+}  // namespace carc
