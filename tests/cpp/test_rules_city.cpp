@@ -238,3 +238,34 @@ TEST(City, CK4_CityAndRoadCompletedTogetherWithMovesBySeveralPlayers) {
 
 }  // namespace
 }  // namespace carc
+
+namespace carc {
+namespace {
+
+TEST(City, CK1_TheCitySquaresCountAsFilledCellsForACloister) {
+  // A monastery west of CO5: three of its neighbours are City squares.
+  State s = city_position({{"base.U", {-1, 0}, 0}, {"base.B", {-1, 1}, 0}, {"base.E", {-1, 2}, 3}, {"base.U", {-2, 0}, 0},
+                           {"base.E", {-2, 1}, 3}},
+                          {{0, "meeple", {-1, 1}, 1}}, {}, {"base.E", "base.U"});
+  testing::play(s, {"draw base.E", "place -2,2 r1", "pass"});
+  EXPECT_EQ(s.score(0, Cause::Cloister), 9);
+}
+
+TEST(City, CK6_AMarketMeepleMovedToABarnFieldScoresAtOnceAlone) {
+  std::vector<Position::Tile> farm = {{"base.E", {0, -1}, 0}, {"base.H", {0, -2}, 0}, {"base.E", {0, -3}, 2},
+                                      {"base.B", {1, -2}, 0}, {"base.B", {1, -3}, 0}, {"base.B", {2, -3}, 0},
+                                      {"base.B", {2, -2}, 0}};
+  State s = city_position(farm, {{0, "barn", {1, -2}, 0}}, {{1, "meeple", "market"}}, {"base.U"}, {"city", "abbey-mayor"});
+  testing::play(s, {"draw base.U", "place -1,0 r0", "pass"});
+  ASSERT_EQ(s.phase(), Phase::MarketMove);
+  EXPECT_EQ(s.current_player(), 1);
+  testing::play(s, {"meeple field#0 @1,-2"});
+  ASSERT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.score(1, Cause::FieldBarn), 2);  // 1 per completed city, at once, then it returns
+  EXPECT_EQ(s.score(1, Cause::Field), 0);      // so no farmer points at the end
+  EXPECT_EQ(s.score(0, Cause::Barn), 8);       // the barn: 4 per completed city
+  EXPECT_EQ(s.supply(1), 7);
+}
+
+}  // namespace
+}  // namespace carc
