@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job for now: installs the package and plays a few self-play games between the MCTS
-# player (20,000 iterations a move, about 0.1 s) and the greedy bot, printing the scores. (The play server
-# replaces this in a later issue.)
+# player (20,000 iterations a move, about 0.1 s) and the greedy bot, printing the scores.
+# (The play server replaces this in a later issue.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/deps.sh
