@@ -105,3 +105,20 @@ TEST(River, CK0_RiverIsAStartOption) {
 
 }  // namespace
 }  // namespace carc
+
+namespace carc {
+namespace {
+
+TEST(River, RV5_TheInnHasNoEffect) {
+  // A road crossing the river on the inn tile (river2.D) scores 1 per tile like any road.
+  State s = river_game({"river2.I", "river2.D", "base.A", "base.A"});
+  play(s, {"draw river2.I", "place 1,0 r0", "pass"});
+  play(s, {"draw river2.D", "place 2,0 r1", "meeple road#0"});
+  play(s, {"draw base.A", "place 2,-1 r0", "pass"});
+  play(s, {"draw base.A", "place 2,1 r2", "pass"});
+  EXPECT_EQ(s.score(1, Cause::Road), 3);
+  EXPECT_EQ(s.score(1), 3);
+}
+
+}  // namespace
+}  // namespace carc
