@@ -250,12 +250,14 @@ class State {
 
   void score_feature(uint16_t root, bool final);
   // Gives `points` to the players of highest strength (> 0); mayor_cause for those whose
-  // strength includes their mayor. Returns a mask of the players who scored.
-  uint8_t award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors = 0,
+  // strength includes their mayor.
+  void award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors = 0,
                 Cause mayor_cause = Cause::City);
   // Returns the figures on a scored feature to supply; wagons queue up for their move
   // (AM-W-2). Barns stay.
   void return_figures(uint16_t root);
+  // Books points for one player under their cause (B-11).
+  void add_points(int player, int points, Cause cause);
   void final_scoring();
   int completed_cities_touching(uint16_t field_root) const;
   void remove_from_bag(KindId kind);

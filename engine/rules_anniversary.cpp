@@ -19,8 +19,7 @@ void State::after_placement(Cell c) {
       if (target) {
         arrow_candidates_[num_arrow_candidates_++] = uint8_t(last_slot_);
       } else {  // XX-2: +2 at once for an arrow pointing at an empty cell
-        scores_[turn_player_] = int16_t(scores_[turn_player_] + 2);
-        breakdown_[turn_player_][int(Cause::Arrow)] = int16_t(breakdown_[turn_player_][int(Cause::Arrow)] + 2);
+        add_points(turn_player_, 2, Cause::Arrow);
       }
     }
     for (int s = 0; s < kNumSides; ++s) {

@@ -65,18 +65,16 @@ void State::continue_scoring() {
   next_wagon();
 }
 
-uint8_t State::award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors, Cause mayor_cause) {
+void State::add_points(int player, int points, Cause cause) {
+  scores_[player] = int16_t(scores_[player] + points);
+  breakdown_[player][int(cause)] = int16_t(breakdown_[player][int(cause)] + points);
+}
+
+void State::award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors, Cause mayor_cause) {
   int best = *std::max_element(strength.begin(), strength.end());
-  if (best <= 0 || points <= 0) return 0;
-  uint8_t scored = 0;
-  for (int p = 0; p < rules_.players; ++p) {
-    if (strength[p] != best) continue;
-    Cause c = (mayors >> p & 1) ? mayor_cause : cause;
-    scores_[p] = int16_t(scores_[p] + points);
-    breakdown_[p][int(c)] = int16_t(breakdown_[p][int(c)] + points);
-    scored |= uint8_t(1u << p);
-  }
-  return scored;
+  if (best <= 0 || points <= 0) return;
+  for (int p = 0; p < rules_.players; ++p)
+    if (strength[p] == best) add_points(p, points, (mayors >> p & 1) ? mayor_cause : cause);
 }
 
 void State::return_figures(uint16_t root) {
@@ -142,8 +140,7 @@ void State::score_feature(uint16_t root, bool final) {
         for (int i = 0; i < num_figures_; ++i) {
           const PlacedFigure& fig = figures_[i];
           if (fig.kind != FigureKind::Barn || features_.root(fig.segment) != root || cities == 0) continue;
-          scores_[fig.owner] = int16_t(scores_[fig.owner] + 4 * cities);
-          breakdown_[fig.owner][int(Cause::Barn)] = int16_t(breakdown_[fig.owner][int(Cause::Barn)] + 4 * cities);
+          add_points(fig.owner, 4 * cities, Cause::Barn);
         }
       } else {
         award(strength, (3 + f.pig) * cities, Cause::Field);  // RV-4: the pig herd adds 1 per city
@@ -166,13 +163,8 @@ void State::final_scoring() {
     score_feature(uint16_t(s), true);
   }
   // KR-2: 1 point per completed city for the King, per completed road for the Robber.
-  auto bonus = [&](int holder, int points, Cause cause) {
-    if (holder < 0 || points == 0) return;
-    scores_[holder] = int16_t(scores_[holder] + points);
-    breakdown_[holder][int(cause)] = int16_t(breakdown_[holder][int(cause)] + points);
-  };
-  bonus(king_holder_, cities + rules_.city_block, Cause::King);  // KR-2 counts the City too
-  bonus(robber_holder_, roads, Cause::Robber);
+  if (king_holder_ >= 0) add_points(king_holder_, cities + rules_.city_block, Cause::King);  // the City counts too
+  if (robber_holder_ >= 0) add_points(robber_holder_, roads, Cause::Robber);
 }
 
 std::vector<double> State::returns() const {

@@ -33,9 +33,9 @@ void turn(State& state, const std::string& place, const std::string& figure) {
   if (state.phase() == Phase::PlaceFigure) state.apply(state.parse_action(figure));
 }
 
-State position_in(std::vector<std::string> expansions, std::vector<Position::Tile> tiles,
-                  std::vector<Position::Figure> figures, std::vector<std::string> draws, int current_player,
-                  std::map<std::string, std::string> variants, int players) {
+Position described(std::vector<std::string> expansions, std::vector<Position::Tile> tiles,
+                   std::vector<Position::Figure> figures, std::vector<std::string> draws, int current_player,
+                   std::map<std::string, std::string> variants, int players) {
   Position p;
   p.config.players = players;
   p.config.expansions = std::move(expansions);
@@ -45,7 +45,14 @@ State position_in(std::vector<std::string> expansions, std::vector<Position::Til
   p.tiles = std::move(tiles);
   p.figures = std::move(figures);
   p.current_player = current_player;
-  return State::from_position(p);
+  return p;
+}
+
+State position_in(std::vector<std::string> expansions, std::vector<Position::Tile> tiles,
+                  std::vector<Position::Figure> figures, std::vector<std::string> draws, int current_player,
+                  std::map<std::string, std::string> variants, int players) {
+  return State::from_position(described(std::move(expansions), std::move(tiles), std::move(figures), std::move(draws),
+                                        current_player, std::move(variants), players));
 }
 
 std::vector<std::string> legal_texts(const State& state) {

@@ -24,7 +24,10 @@ void play(State& state, const std::vector<std::string>& actions);
 void turn(State& state, const std::string& place, const std::string& figure = "pass");
 
 // A position with these expansions (and variants); the draws are the bag in order, and no draws
-// means an empty bag.
+// means an empty bag. `described` returns it unvalidated (to add more), `position_in` sets it up.
+Position described(std::vector<std::string> expansions, std::vector<Position::Tile> tiles,
+                   std::vector<Position::Figure> figures, std::vector<std::string> draws, int current_player = 0,
+                   std::map<std::string, std::string> variants = {}, int players = 2);
 State position_in(std::vector<std::string> expansions, std::vector<Position::Tile> tiles,
                   std::vector<Position::Figure> figures, std::vector<std::string> draws, int current_player = 0,
                   std::map<std::string, std::string> variants = {}, int players = 2);

@@ -19,13 +19,8 @@ State city_position(std::vector<Position::Tile> tiles, std::vector<Position::Fig
                     std::vector<Position::CityFigure> city, std::vector<std::string> draws,
                     std::vector<std::string> expansions = {"city"}, std::map<std::string, std::string> variants = {},
                     std::string count = "castle") {
-  Position p;
-  p.config.expansions = std::move(expansions);
-  p.config.variants = std::move(variants);
-  p.config.draw_order = std::move(draws);
-  if (p.config.draw_order.empty()) p.bag = std::vector<std::string>{};
-  p.tiles = std::move(tiles);
-  p.figures = std::move(figures);
+  Position p = testing::described(std::move(expansions), std::move(tiles), std::move(figures), std::move(draws), 0,
+                                  std::move(variants));
   p.city = std::move(city);
   p.count = std::move(count);
   return State::from_position(p);
