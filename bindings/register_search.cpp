@@ -76,6 +76,7 @@ void register_search(py::module_& m) {
       .finalize();
   py::native_enum<Heuristic>(m, "Heuristic", "enum.Enum", "How a position is valued at a rollout cutoff.")
       .value("GREEDY", Heuristic::Greedy)
+      .value("FINAL", Heuristic::Final)
       .value("EXPECTED", Heuristic::Expected)
       .finalize();
   py::native_enum<RewardKind>(m, "RewardKind", "enum.Enum", "What the search maximises.")

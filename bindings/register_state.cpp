@@ -235,6 +235,13 @@ void register_state(py::module_& m) {
           },
           "player"_a, "{cause: points} for one player, every cause listed (B-11).")
       .def("returns", &State::returns, "Win shares at the end (B-10); all 0 before.")
+      .def(
+          "scores_if_ended",
+          [](const State& s) {
+            std::array<int, kMaxPlayers> ended = s.scores_if_ended();
+            return std::vector<int>(ended.begin(), ended.begin() + s.num_players());
+          },
+          "Every player's score if the game ended now (final scoring B-8/B-9 on a copy).")
       // Inspection.
       .def(
           "supply",

@@ -167,6 +167,14 @@ void State::final_scoring() {
   if (robber_holder_ >= 0) add_points(robber_holder_, roads, Cause::Robber);
 }
 
+std::array<int, kMaxPlayers> State::scores_if_ended() const {
+  State copy = *this;
+  if (phase_ != Phase::GameOver) copy.final_scoring();
+  std::array<int, kMaxPlayers> out{};
+  for (int p = 0; p < rules_.players; ++p) out[p] = copy.scores_[p];
+  return out;
+}
+
 std::vector<double> State::returns() const {
   const int players = rules_.players;
   std::vector<double> out(players, 0.0);

@@ -147,6 +147,9 @@ void cutoff_evaluation(const State& state, const RolloutConfig& config, Evaluati
   std::array<double, kMaxPlayers> values;
   if (config.heuristic == Heuristic::Expected) {
     values = heuristic_values(state);
+  } else if (config.heuristic == Heuristic::Final) {
+    std::array<int, kMaxPlayers> scores = state.scores_if_ended();
+    for (int p = 0; p < state.num_players(); ++p) values[size_t(p)] = scores[size_t(p)];
   } else {
     std::array<double, kMaxPlayers> potential = feature_potential(state);
     for (int p = 0; p < state.num_players(); ++p) values[size_t(p)] = state.score(p) + 0.5 * potential[size_t(p)];

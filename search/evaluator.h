@@ -29,10 +29,10 @@ enum class RolloutPolicy : uint8_t {
            // and with probability greedy_eps a full one-ply greedy move (GreedyAgent's valuation)
 };
 
-// How a position is valued at a rollout cutoff.
-// How a position is valued at a rollout cutoff. Greedy plays clearly better (search/RESULTS.md).
+// How a position is valued at a rollout cutoff (search/RESULTS.md compares them).
 enum class Heuristic : uint8_t {
   Greedy,    // score + half the potential of led features (GreedyAgent's terms, no fields)
+  Final,     // the scores if the game ended now (State::scores_if_ended: fields included)
   Expected,  // heuristic_values: expected final scores (fields and supply included)
 };
 

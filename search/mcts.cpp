@@ -641,7 +641,7 @@ MctsConfig parse_mcts_options(const std::string& options) {
     else if (key == "chance") c.chance = parse_choice<ChanceMode>(key, value, {{"sample", ChanceMode::Sample}, {"stratified", ChanceMode::Stratified}});
     else if (key == "expand") c.expand_after = uint32_t(parse_count(key, value, 1, 1000000));
     else if (key == "rollout") c.rollout.policy = parse_choice<RolloutPolicy>(key, value, {{"random", RolloutPolicy::Random}, {"greedy", RolloutPolicy::Greedy}});
-    else if (key == "eval") c.rollout.heuristic = parse_choice<Heuristic>(key, value, {{"greedy", Heuristic::Greedy}, {"expected", Heuristic::Expected}});
+    else if (key == "eval") c.rollout.heuristic = parse_choice<Heuristic>(key, value, {{"greedy", Heuristic::Greedy}, {"final", Heuristic::Final}, {"expected", Heuristic::Expected}});
     else if (key == "eps") c.rollout.greedy_eps = parse_number(key, value, 0, 1);
     else if (key == "cutoff") c.rollout.cutoff_turns = int(parse_count(key, value, 0, 10000));
     else if (key == "reward") c.rollout.reward = parse_choice<RewardKind>(key, value, {{"win", RewardKind::Win}, {"margin", RewardKind::Margin}, {"mixed", RewardKind::Mixed}});

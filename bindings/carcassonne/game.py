@@ -382,6 +382,11 @@ class Game:
         """Win shares at the end: 1/k for each of the k top scorers, else 0 (B-10); 0s before."""
         return self._state.returns()
 
+    def scores_if_ended(self) -> list[int]:
+        """Every player's score if the game ended now: final scoring (B-8, B-9) applied to a
+        copy, unfinished features and fields included. The game itself is unchanged."""
+        return self._state.scores_if_ended()
+
     # ---- Inspection --------------------------------------------------------------------------
 
     @property

@@ -233,6 +233,27 @@ TEST(BaseRules, B10_HighestScoreWinsAndTiesShare) {
   EXPECT_EQ(running.returns(), (std::vector<double>{0.0, 0.0}));
 }
 
+TEST(BaseRules, B8_B9_ScoresIfEndedApplyFinalScoringToACopy) {
+  // The B-8 position and a B-9 farm, each with tiles still in the bag: the state keeps its
+  // scores, and scores_if_ended() gives what final scoring would.
+  Position unfinished;
+  unfinished.tiles = {{"base.D-start", {0, 0}, 0}, {"base.M", {0, -1}, 2}, {"base.U", {1, 0}, 0}, {"base.A", {0, 1}, 0}};
+  unfinished.figures = {{0, "meeple", {0, 0}, 1}, {1, "meeple", {0, 0}, 0}, {1, "meeple", {0, 1}, 2}};
+  unfinished.bag = std::vector<std::string>{"base.E"};
+  State s = State::from_position(unfinished);
+  ASSERT_FALSE(s.is_terminal());
+  std::array<int, kMaxPlayers> ended = s.scores_if_ended();
+  EXPECT_EQ(ended[0], 2);  // road of 2 tiles
+  EXPECT_EQ(ended[1], 6);  // city of 2 tiles + pennant (3), monastery with 2 neighbours (3)
+  EXPECT_EQ(s.score(0), 0);
+  EXPECT_EQ(s.score(1), 0);
+  Position fields = farm({{0, "meeple", {0, 0}, 2}, {1, "meeple", {0, 1}, 1}});
+  fields.bag = std::vector<std::string>{"base.E"};
+  ended = State::from_position(fields).scores_if_ended();
+  EXPECT_EQ(ended[0], 6);
+  EXPECT_EQ(ended[1], 3);
+}
+
 TEST(BaseRules, B11_EveryPointHasItsCause) {
   State s = State::from_position(farm({{0, "meeple", {0, 0}, 2}, {1, "meeple", {0, 1}, 1}}));
   for (int p = 0; p < 2; ++p) {

@@ -29,6 +29,23 @@ def test_b7_city_of_two_tiles_scores_two_per_tile() -> None:
     assert game.returns() == [1.0, 0.0]  # B-10
 
 
+def test_b8_b9_scores_if_ended_counts_unfinished_features_and_fields() -> None:
+    """base.E turned twice south of the start tile: its city faces south, open. B-8: the knight
+    there would score 1 at the end."""
+    game = Game(draw_order=["base.E", "base.E", "base.E"])
+    for text in ("draw base.E", "place 0,1 r2", "meeple city#0"):
+        game.apply(text)
+    assert game.scores == [0, 0]
+    assert game.scores_if_ended() == [1, 0]
+    assert game.scores == [0, 0]  # the game itself is unchanged
+    # The second base.E closes the start city (2 tiles, nobody on it); a farmer on its field
+    # touches that completed city: 3 points at the end (B-9).
+    for text in ("draw base.E", "place 0,-1 r2", "meeple field#1"):
+        game.apply(text)
+    assert game.scores == [0, 0]
+    assert game.scores_if_ended() == [1, 3]
+
+
 def test_b7_completed_city_without_a_knight_scores_nothing() -> None:
     game = Game(draw_order=["base.E"])
     for text in ("draw base.E", "place 0,-1 r2", "pass"):
