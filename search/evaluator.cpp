@@ -152,7 +152,8 @@ void cutoff_evaluation(const State& state, const RolloutConfig& config, Evaluati
     for (int p = 0; p < state.num_players(); ++p) values[size_t(p)] = scores[size_t(p)];
   } else {
     std::array<double, kMaxPlayers> potential = feature_potential(state);
-    for (int p = 0; p < state.num_players(); ++p) values[size_t(p)] = state.score(p) + 0.5 * potential[size_t(p)];
+    for (int p = 0; p < state.num_players(); ++p)
+      values[size_t(p)] = state.score(p) + 0.5 * potential[size_t(p)] + config.supply_value * state.supply(p);
   }
   int n = state.num_players();
   double top = *std::max_element(values.begin(), values.begin() + n);

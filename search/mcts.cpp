@@ -444,6 +444,7 @@ void validate(const MctsConfig& c) {
   if (c.rollout.cutoff_turns < 0) fail("rollout.cutoff_turns must be >= 0");
   if (!(c.rollout.margin_scale > 0)) fail("rollout.margin_scale must be > 0");
   if (!(c.rollout.margin_weight >= 0 && c.rollout.margin_weight <= 1)) fail("rollout.margin_weight must be in [0, 1]");
+  if (!(c.rollout.supply_value >= 0)) fail("rollout.supply_value must be >= 0");
   if (!(c.rollout.cutoff_temperature > 0)) fail("rollout.cutoff_temperature must be > 0");
   int trees = c.parallelism == Parallelism::Root ? c.threads : 1;
   if (!(c.memory_mb > 0) || c.memory_mb * 1048576.0 / sizeof(Node) / trees < double(kMinPoolNodes))
@@ -585,7 +586,7 @@ namespace {
 
 const char* const kOptionKeys =
     "time, iters, threads, parallel, vl, select, c, fpu, chance, expand, rollout, eps, cutoff, eval, reward, scale, "
-    "mix, temp, memory, reuse, seed";
+    "mix, meeple, temp, memory, reuse, seed";
 
 double parse_number(const std::string& key, const std::string& value, double lo, double hi) {
   double v = 0;
@@ -647,6 +648,7 @@ MctsConfig parse_mcts_options(const std::string& options) {
     else if (key == "reward") c.rollout.reward = parse_choice<RewardKind>(key, value, {{"win", RewardKind::Win}, {"margin", RewardKind::Margin}, {"mixed", RewardKind::Mixed}});
     else if (key == "scale") c.rollout.margin_scale = parse_number(key, value, 1e-3, 1e6);
     else if (key == "mix") c.rollout.margin_weight = parse_number(key, value, 0, 1);
+    else if (key == "meeple") c.rollout.supply_value = parse_number(key, value, 0, 1e6);
     else if (key == "temp") c.rollout.cutoff_temperature = parse_number(key, value, 1e-3, 1e6);
     else if (key == "memory") c.memory_mb = parse_number(key, value, 1, 1 << 20);
     else if (key == "reuse") c.reuse = parse_choice<bool>(key, value, {{"1", true}, {"0", false}, {"true", true}, {"false", false}});

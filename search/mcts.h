@@ -61,9 +61,10 @@ void validate(const MctsConfig& config);
 
 // Parses agent options "key=value,key=value" (make_agent's "mcts:..." spec) into a config.
 // Keys: time (seconds), iters, threads, parallel (tree|root), vl, select (uct|puct), c, fpu,
-// chance (sample|stratified), expand, rollout (random|greedy), eps, cutoff, eval (expected|greedy), reward
-// (win|margin|mixed), scale, mix, temp, memory (MB), reuse (0|1), seed. Unknown keys and bad
-// values throw std::invalid_argument naming them. The empty string gives the defaults.
+// chance (sample|stratified), expand, rollout (random|greedy), eps, cutoff,
+// eval (greedy|final|expected), reward (win|margin|mixed), scale, mix, meeple (points per meeple
+// in supply at a cutoff), temp, memory (MB), reuse (0|1), seed. Unknown keys and bad values throw
+// std::invalid_argument naming them. The empty string gives the defaults.
 MctsConfig parse_mcts_options(const std::string& options);
 
 // One candidate action at the root, after a search.

@@ -184,6 +184,7 @@ class RolloutConfig:
     reward: RewardKind
     margin_scale: float
     margin_weight: float
+    supply_value: float
     cutoff_temperature: float
     def __init__(self) -> None: ...
 

@@ -214,7 +214,7 @@ TEST(MctsSearch, ParallelSearchesCountEveryIterationOnce) {
 TEST(MctsSearch, EveryOptionRuns) {
   State s = random_position(11, 30, 3);
   for (const char* spec : {"select=puct,c=1.5", "chance=sample", "rollout=greedy", "rollout=greedy,eps=0.2",
-                           "cutoff=4", "reward=margin", "reward=mixed,mix=0.3", "expand=4", "vl=3,threads=2",
+                           "cutoff=4", "eval=final", "eval=expected", "meeple=1.5", "reward=margin", "reward=mixed,mix=0.3", "expand=4", "vl=3,threads=2",
                            "parallel=root,threads=2", "reuse=0"}) {
     MctsConfig c = parse_mcts_options(std::string(spec) + ",iters=300");
     SearchResult r = analyse(s, c);
@@ -314,6 +314,8 @@ TEST(MctsAgentSpec, ParsesOptionsAndRejectsMistakes) {
   EXPECT_EQ(c.exploration, 1.2);
   EXPECT_EQ(c.chance, ChanceMode::Sample);
   EXPECT_EQ(c.rollout.policy, RolloutPolicy::Greedy);
+  EXPECT_EQ(parse_mcts_options("eval=final").rollout.heuristic, Heuristic::Final);
+  EXPECT_EQ(parse_mcts_options("meeple=1.5").rollout.supply_value, 1.5);
   EXPECT_EQ(parse_mcts_options("iters=2000").iterations, 2000u);
   EXPECT_EQ(parse_mcts_options("time=1,iters=50").iterations, 50u);
   auto message = [](const std::string& spec) {
@@ -330,6 +332,8 @@ TEST(MctsAgentSpec, ParsesOptionsAndRejectsMistakes) {
   EXPECT_NE(message("mcts:threads").find("key=value"), std::string::npos);
   EXPECT_NE(message("mcts:select=minimax").find("uct, puct"), std::string::npos);
   EXPECT_NE(message("mcts:memory=0.01").find("memory"), std::string::npos);
+  EXPECT_NE(message("mcts:meeple=-1").find("meeple=-1"), std::string::npos);
+  EXPECT_NE(message("mcts:eval=perfect").find("greedy, final, expected"), std::string::npos);
   EXPECT_NE(message("greedy:iters=5").find("takes no options"), std::string::npos);
   EXPECT_NE(message("alphago").find("unknown agent 'alphago'"), std::string::npos);
 }
