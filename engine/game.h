@@ -154,7 +154,7 @@ class State {
   int score(int player, Cause cause) const { return breakdown_[player][int(cause)]; }
   // Win shares at the end: 1/k for each of the k players with the top score, else 0 (B-10).
   std::vector<double> returns() const;
-  // Every player's score if the game ended now: final scoring (B-10) applied to a copy. A
+  // Every player's score if the game ended now: final scoring (B-8, B-9) applied to a copy. A
   // cheap, exact valuation of unfinished features and fields for search.
   std::array<int, kMaxPlayers> scores_if_ended() const;
 
