@@ -96,6 +96,7 @@ void register_search(py::module_& m) {
       .def_readwrite("margin_scale", &RolloutConfig::margin_scale)
       .def_readwrite("margin_weight", &RolloutConfig::margin_weight)
       .def_readwrite("supply_value", &RolloutConfig::supply_value)
+      .def_readwrite("endgame_tiles", &RolloutConfig::endgame_tiles)
       .def_readwrite("cutoff_temperature", &RolloutConfig::cutoff_temperature);
 
   py::class_<MctsConfig>(m, "MctsConfig",

@@ -1,6 +1,7 @@
 #include "agents.h"
 
 #include <algorithm>
+#include <climits>
 #include <stdexcept>
 
 #include "mcts.h"
@@ -30,6 +31,12 @@ std::array<double, kMaxPlayers> feature_potential(const State& state) {
 }
 
 double GreedyAgent::evaluate(const State& state, int p) {
+  if (state.is_terminal()) {  // final scoring is in the scores: figures and potential are moot
+    int other = INT32_MIN;
+    for (int q = 0; q < state.num_players(); ++q)
+      if (q != p) other = std::max(other, state.score(q));
+    return state.score(p) - other;
+  }
   std::array<double, kMaxPlayers> potential = feature_potential(state);
   double mine = state.score(p) + 0.5 * potential[size_t(p)] - 1.5 * (kMeeplesPerPlayer - state.supply(p));
   double other = -1e9;

@@ -27,7 +27,8 @@ class RandomAgent final : public Agent {
 
 // One-ply greedy: the action whose result has the best valuation for the mover (score margin
 // over the best opponent, plus half the value of unfinished features the mover leads, minus a
-// little for each meeple used); ties broken at random.
+// little for each meeple used; at the end of the game just the final score margin); ties broken
+// at random.
 class GreedyAgent final : public Agent {
  public:
   Action choose(const State& state, Rng& rng) override;

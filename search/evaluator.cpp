@@ -1,6 +1,7 @@
 #include "evaluator.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include "agents.h"
@@ -201,6 +202,31 @@ Action greedy_rollout_action(const State& state, const RolloutConfig& config, Rn
   return greedy_figure(state, actions, n, rng);
 }
 
+// The endgame rule of rollouts: the figure (or pass) that pays the mover most if the game ended
+// right after it (State::scores_if_ended), so rollouts show the farmer a last mover can grab.
+Action endgame_figure(const State& state, Rng& rng) {
+  Action actions[kMaxActions];
+  int n = state.legal_actions(actions);
+  const int me = state.current_player();
+  Action best = actions[0];
+  int best_margin = INT_MIN, ties = 0;
+  for (int i = 0; i < n; ++i) {
+    State next = state;
+    next.apply_unchecked(actions[i]);
+    std::array<int, kMaxPlayers> scores = next.scores_if_ended();
+    int other = INT_MIN;
+    for (int q = 0; q < state.num_players(); ++q)
+      if (q != me) other = std::max(other, scores[size_t(q)]);
+    int margin = scores[size_t(me)] - other;
+    if (margin > best_margin) {
+      best_margin = margin, best = actions[i], ties = 1;
+    } else if (margin == best_margin && rng.below(uint32_t(++ties)) == 0) {
+      best = actions[i];  // uniform among the ties
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 void terminal_evaluation(const State& state, const RolloutConfig& config, Evaluation& out) {
@@ -228,8 +254,10 @@ void RolloutEvaluator::evaluate(State& state, Rng& rng, Evaluation& out) const {
       cutoff_evaluation(state, config_, out);
       return;
     }
-    Action a = config_.policy == RolloutPolicy::Random ? state.sample_legal_action(rng)
-                                                       : greedy_rollout_action(state, config_, rng);
+    const bool endgame = state.bag_size() < config_.endgame_tiles && state.phase() == Phase::PlaceFigure;
+    Action a = endgame                                   ? endgame_figure(state, rng)
+               : config_.policy == RolloutPolicy::Random ? state.sample_legal_action(rng)
+                                                         : greedy_rollout_action(state, config_, rng);
     state.apply_unchecked(a);
   }
   terminal_evaluation(state, config_, out);

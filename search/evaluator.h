@@ -45,6 +45,9 @@ struct RolloutConfig {
   double margin_scale = 40.0;   // points: a margin of this size gives reward 0.88 (20 measured weaker)
   double margin_weight = 0.2;   // Mixed only
   double supply_value = 0.0;    // points per meeple in supply, added to the Greedy heuristic
+  int endgame_tiles = 2;        // with fewer tiles than this left in the bag, a rollout's figure
+                                // is the one paying most at final scoring (the last movers' farmer
+                                // grab); 0 turns the rule off
   double cutoff_temperature = 10.0;  // points: softmax temperature turning heuristic values into
                                      // win estimates at a cutoff
 };

@@ -445,6 +445,7 @@ void validate(const MctsConfig& c) {
   if (!(c.rollout.margin_scale > 0)) fail("rollout.margin_scale must be > 0");
   if (!(c.rollout.margin_weight >= 0 && c.rollout.margin_weight <= 1)) fail("rollout.margin_weight must be in [0, 1]");
   if (!(c.rollout.supply_value >= 0)) fail("rollout.supply_value must be >= 0");
+  if (c.rollout.endgame_tiles < 0) fail("rollout.endgame_tiles must be >= 0");
   if (!(c.rollout.cutoff_temperature > 0)) fail("rollout.cutoff_temperature must be > 0");
   int trees = c.parallelism == Parallelism::Root ? c.threads : 1;
   if (!(c.memory_mb > 0) || c.memory_mb * 1048576.0 / sizeof(Node) / trees < double(kMinPoolNodes))
@@ -586,7 +587,7 @@ namespace {
 
 const char* const kOptionKeys =
     "time, iters, threads, parallel, vl, select, c, fpu, chance, expand, rollout, eps, cutoff, eval, reward, scale, "
-    "mix, meeple, temp, memory, reuse, seed";
+    "mix, meeple, endgame, temp, memory, reuse, seed";
 
 double parse_number(const std::string& key, const std::string& value, double lo, double hi) {
   double v = 0;
@@ -649,6 +650,7 @@ MctsConfig parse_mcts_options(const std::string& options) {
     else if (key == "scale") c.rollout.margin_scale = parse_number(key, value, 1e-3, 1e6);
     else if (key == "mix") c.rollout.margin_weight = parse_number(key, value, 0, 1);
     else if (key == "meeple") c.rollout.supply_value = parse_number(key, value, 0, 1e6);
+    else if (key == "endgame") c.rollout.endgame_tiles = int(parse_count(key, value, 0, 10000));
     else if (key == "temp") c.rollout.cutoff_temperature = parse_number(key, value, 1e-3, 1e6);
     else if (key == "memory") c.memory_mb = parse_number(key, value, 1, 1 << 20);
     else if (key == "reuse") c.reuse = parse_choice<bool>(key, value, {{"1", true}, {"0", false}, {"true", true}, {"false", false}});

@@ -63,7 +63,8 @@ void validate(const MctsConfig& config);
 // Keys: time (seconds), iters, threads, parallel (tree|root), vl, select (uct|puct), c, fpu,
 // chance (sample|stratified), expand, rollout (random|greedy), eps, cutoff,
 // eval (greedy|final|expected), reward (win|margin|mixed), scale, mix, meeple (points per meeple
-// in supply at a cutoff), temp, memory (MB), reuse (0|1), seed. Unknown keys and bad values throw
+// in supply at a cutoff), endgame (tiles left below which rollout figures follow final scoring),
+// temp, memory (MB), reuse (0|1), seed. Unknown keys and bad values throw
 // std::invalid_argument naming them. The empty string gives the defaults.
 MctsConfig parse_mcts_options(const std::string& options);
 

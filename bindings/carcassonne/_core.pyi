@@ -185,6 +185,7 @@ class RolloutConfig:
     margin_scale: float
     margin_weight: float
     supply_value: float
+    endgame_tiles: int
     cutoff_temperature: float
     def __init__(self) -> None: ...
 

@@ -108,6 +108,59 @@ TEST(MctsSearch, GrabsAClosedCityWithMoreTilesToCome) {
   }
 }
 
+// The start tile's city is closed (base.E), nobody holds anything, and player 1 is about to
+// place the last tile, a straight road (base.U). At the end a farmer next to the closed city
+// scores 3 (RULES B-9), a meeple on a road extending the start road 2, and every placement touches
+// either that field or the worthless one south of the start road.
+State last_road_position() {
+  Position p;
+  p.tiles = {{"base.D-start", Cell{0, 0}, 0}, {"base.E", Cell{0, -1}, 2}};
+  p.bag = std::vector<std::string>{"base.U"};
+  p.current_player = 1;
+  State s = State::from_position(p);
+  s.apply(s.parse_action("draw base.U"));
+  return s;
+}
+
+TEST(GreedyAgent, OnTheLastTileTakesWhatFinalScoringPaysMost) {
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    State s = last_road_position();
+    GreedyAgent greedy;
+    Rng rng(seed);
+    s.apply(greedy.choose(s, rng));
+    s.apply(greedy.choose(s, rng));
+    ASSERT_TRUE(s.is_terminal());
+    EXPECT_EQ(s.score(1), 3) << "seed " << seed;
+    EXPECT_EQ(s.score(0), 0);
+  }
+}
+
+TEST(RolloutEvaluator, EndgameRuleLetsTheLastMoverGrabTheBestField) {
+  // The road extends the start road; with endgame_tiles = 1 the last figure is the one that pays
+  // most at final scoring, so every rollout ends 0 to 3. Uniformly random rollouts often place
+  // no farmer, or the worthless one.
+  State s = last_road_position();
+  s.apply(s.parse_action("place 1,0 r0"));
+  RolloutConfig endgame, random;
+  endgame.endgame_tiles = 1;
+  random.endgame_tiles = 0;
+  RolloutEvaluator greedy_end(endgame), plain(random);
+  Rng rng(9);
+  int grabs = 0, plain_grabs = 0;
+  for (int i = 0; i < 50; ++i) {
+    Evaluation a, b;
+    State x = s, y = s;
+    greedy_end.evaluate(x, rng, a);
+    plain.evaluate(y, rng, b);
+    EXPECT_EQ(x.score(1), 3);
+    EXPECT_EQ(x.score(0), 0);
+    grabs += a.win[1] == 1.0f;
+    plain_grabs += b.win[1] == 1.0f;
+  }
+  EXPECT_EQ(grabs, 50);
+  EXPECT_LT(plain_grabs, 50);
+}
+
 TEST(MctsSearch, SameSeedSameSearchInSingleThreadMode) {
   State s = random_position(7, 12);
   MctsConfig c = iterations(500);
@@ -214,7 +267,7 @@ TEST(MctsSearch, ParallelSearchesCountEveryIterationOnce) {
 TEST(MctsSearch, EveryOptionRuns) {
   State s = random_position(11, 30, 3);
   for (const char* spec : {"select=puct,c=1.5", "chance=sample", "rollout=greedy", "rollout=greedy,eps=0.2",
-                           "cutoff=4", "eval=final", "eval=expected", "meeple=1.5", "reward=margin", "reward=mixed,mix=0.3", "expand=4", "vl=3,threads=2",
+                           "cutoff=4", "eval=final", "eval=expected", "meeple=1.5", "endgame=0", "reward=margin", "reward=mixed,mix=0.3", "expand=4", "vl=3,threads=2",
                            "parallel=root,threads=2", "reuse=0"}) {
     MctsConfig c = parse_mcts_options(std::string(spec) + ",iters=300");
     SearchResult r = analyse(s, c);
@@ -316,6 +369,7 @@ TEST(MctsAgentSpec, ParsesOptionsAndRejectsMistakes) {
   EXPECT_EQ(c.rollout.policy, RolloutPolicy::Greedy);
   EXPECT_EQ(parse_mcts_options("eval=final").rollout.heuristic, Heuristic::Final);
   EXPECT_EQ(parse_mcts_options("meeple=1.5").rollout.supply_value, 1.5);
+  EXPECT_EQ(parse_mcts_options("endgame=3").rollout.endgame_tiles, 3);
   EXPECT_EQ(parse_mcts_options("iters=2000").iterations, 2000u);
   EXPECT_EQ(parse_mcts_options("time=1,iters=50").iterations, 50u);
   auto message = [](const std::string& spec) {
