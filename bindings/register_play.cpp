@@ -8,6 +8,7 @@
 
 #include "engine/config.h"
 #include "engine/types.h"
+#include "interrupt.h"
 #include "register.h"
 #include "search/playout.h"
 
@@ -62,12 +63,11 @@ void register_play(py::module_& m) {
         // nothing Python-owned is read while the GIL is released.
         Config copy = config;
         std::vector<std::string> names = agents;
-        py::gil_scoped_release release;
-        return play_game(copy, names, agent_seed);
+        return run_interruptible([&](const std::atomic<bool>* cancel) { return play_game(copy, names, agent_seed, cancel); });
       },
       "config"_a, "agents"_a, "agent_seed"_a = 0,
       "Plays one game between named agents (seat i plays agents[i % len(agents)]), with the GIL\n"
-      "released. Unknown agent names raise ValueError.");
+      "released. Unknown agent names raise ValueError. Ctrl-C stops it at the next move.");
 }
 
 }  // namespace carc::py_bindings

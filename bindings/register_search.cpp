@@ -14,6 +14,7 @@
 
 #include "engine/config.h"
 #include "engine/game.h"
+#include "interrupt.h"
 #include "register.h"
 #include "search/arena.h"
 #include "search/evaluator.h"
@@ -158,12 +159,11 @@ void register_search(py::module_& m) {
         // until the release ends, so releasing the GIL is safe.
         State state_copy = state;
         MctsConfig config_copy = config;
-        py::gil_scoped_release release;
-        return analyse(state_copy, config_copy, seed);
+        return run_interruptible([&](const std::atomic<bool>* cancel) { return analyse(state_copy, config_copy, seed, cancel); });
       },
       "state"_a, "config"_a, "seed"_a = 0,
       "A fresh search (no reuse) from a decision node, with the GIL released; raises ValueError for\n"
-      "a chance or terminal node or a bad config.");
+      "a chance or terminal node or a bad config. Ctrl-C stops it (KeyboardInterrupt).");
 
   py::class_<PyMcts>(m, "Mcts", "A search engine that keeps its tree between searches (tree reuse).")
       .def(py::init<const MctsConfig&>(), "config"_a)
@@ -173,12 +173,12 @@ void register_search(py::module_& m) {
             BusyGuard guard(self);  // one call at a time on this object (see PyMcts)
             // The state is copied with the GIL held (as in analyse); self.mcts is guarded above.
             State state_copy = state;
-            py::gil_scoped_release release;
-            return self.mcts.search(state_copy, seed);
+            return run_interruptible([&](const std::atomic<bool>* cancel) { return self.mcts.search(state_copy, seed, cancel); });
           },
           "state"_a, "seed"_a = 0,
           "Searches from a decision node with the GIL released, keeping the subtree of the previous\n"
-          "search if the state lies in it (config.reuse).")
+          "search if the state lies in it (config.reuse). Ctrl-C stops it (KeyboardInterrupt); the\n"
+          "tree stays usable.")
       .def(
           "clear",
           [](PyMcts& self) {
@@ -253,12 +253,15 @@ void register_search(py::module_& m) {
         copy.paired = config.paired;
         copy.threads = config.threads;
         copy.agent_seed = config.agent_seed;
-        py::gil_scoped_release release;
-        return run_arena(copy);
+        return run_interruptible([&](const std::atomic<bool>* cancel) {
+          copy.cancel = cancel;
+          return run_arena(copy);
+        });
       },
       "config"_a,
       "Plays the arena's games with the GIL released and summarises them; bad agents, counts or\n"
-      "rules raise ValueError (ConfigError for rules) before any game starts.");
+      "rules raise ValueError (ConfigError for rules) before any game starts. Ctrl-C stops every\n"
+      "game at its next move (KeyboardInterrupt).");
 }
 
 }  // namespace carc::py_bindings

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "engine/game.h"
@@ -44,6 +45,11 @@ Action greedy_action(const State& state, Rng& rng);
 // 2 per tile and pennant, roads 1 per tile, cloisters 9 less their empty neighbours; fields
 // not counted). Ties for the lead count for every leader.
 std::array<double, kMaxPlayers> feature_potential(const State& state);
+
+// Thrown by runs of whole games (run_arena, play_game) stopped through their cancel flag.
+struct Cancelled : std::runtime_error {
+  Cancelled() : std::runtime_error("cancelled") {}
+};
 
 // Returns the agent named by a spec: "random", "greedy", or "mcts" with options after a colon,
 // e.g. "mcts:time=0.5,threads=2" (search/mcts.h lists them). Throws std::invalid_argument

@@ -67,6 +67,7 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
       state.apply(a);
       continue;
     }
+    if (config.cancel && config.cancel->load(std::memory_order_relaxed)) throw Cancelled();
     const int seat = state.current_player();
     const auto t = Clock::now();
     Action a = agents[size_t(seat)]->choose(state, rngs[size_t(seat)]);
@@ -140,6 +141,12 @@ std::string fixed(double x, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, x);
   return buffer;
+}
+
+// "x [low, high]"; one deal gives no interval (its bounds are infinite): "x [n/a]".
+std::string interval(double x, double low, double high, int decimals) {
+  if (!std::isfinite(low) || !std::isfinite(high)) return fixed(x, decimals) + " [n/a]";
+  return fixed(x, decimals) + " [" + fixed(low, decimals) + ", " + fixed(high, decimals) + "]";
 }
 
 }  // namespace
@@ -258,7 +265,12 @@ ArenaResult run_arena(const ArenaConfig& config) {
   auto play = [&](int i) {
     int deal = i / rotations;
     int rotation = config.paired ? i % rotations : deal % players;
-    GameRecord r = play_one(config, deal, rotation, make_deck(config.game, deal));
+    GameRecord r;
+    try {
+      r = play_one(config, deal, rotation, make_deck(config.game, deal));
+    } catch (const Cancelled&) {
+      return;  // reported once every thread has stopped, below
+    }
     r.index = i;
     if (config.on_game) {
       std::lock_guard<std::mutex> lock(report_mutex);
@@ -283,6 +295,7 @@ ArenaResult run_arena(const ArenaConfig& config) {
     for (std::thread& th : pool) th.join();
 #endif
   }
+  if (config.cancel && config.cancel->load()) throw Cancelled();
   result.seconds = seconds_since(start);
   result.entrants = summarise(result.games, config.agents);
   return result;
@@ -298,9 +311,9 @@ std::string ArenaResult::report() const {
   out += line;
   for (size_t e = 0; e < entrants.size(); ++e) {
     const EntrantStats& s = entrants[e];
-    std::string win = fixed(s.win_rate, 3) + " [" + fixed(s.win_low, 3) + ", " + fixed(s.win_high, 3) + "]";
-    std::string margin = fixed(s.margin, 1) + " [" + fixed(s.margin_low, 1) + ", " + fixed(s.margin_high, 1) + "]";
-    std::string elo = fixed(s.elo, 0) + " [" + fixed(s.elo_low, 0) + ", " + fixed(s.elo_high, 0) + "]";
+    std::string win = interval(s.win_rate, s.win_low, s.win_high, 3);
+    std::string margin = interval(s.margin, s.margin_low, s.margin_high, 1);
+    std::string elo = interval(s.elo, s.elo_low, s.elo_high, 0);
     std::snprintf(line, sizeof line, "%-3zu %-34s %6d  %-22s %7.1f  %-24s %-22s %8.4f %10.0f\n", e, s.agent.c_str(), s.games,
                   win.c_str(), s.score, margin.c_str(), elo.c_str(), s.seconds_per_move, s.iterations_per_move);
     out += line;

@@ -9,6 +9,7 @@
 // agents the true uncertainty.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -44,6 +45,8 @@ struct ArenaConfig {
   // Called after each game, from the thread that played it, one call at a time (progress
   // output). Optional; leave empty from Python (the GIL is released during the run).
   std::function<void(const GameRecord&)> on_game;
+  // Optional: once set (from any thread), no new move is made and run_arena throws Cancelled.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct EntrantStats {

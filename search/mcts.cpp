@@ -87,12 +87,14 @@ struct Budget {
   std::atomic<uint64_t> claimed{0};
   std::atomic<uint64_t> done{0};
   std::atomic<bool> stop{false};
+  const std::atomic<bool>* cancel = nullptr;  // the caller's: set means stop now
 
   // Claims the next iteration; false once a limit is reached. The first is always granted.
   bool claim() {
     if (stop.load(std::memory_order_relaxed)) return false;
     uint64_t i = claimed.fetch_add(1, std::memory_order_relaxed);
-    if ((iterations && i >= iterations) || (i > 0 && deadline && Clock::now() >= *deadline)) {
+    if ((iterations && i >= iterations) ||
+        (i > 0 && ((deadline && Clock::now() >= *deadline) || (cancel && cancel->load(std::memory_order_relaxed))))) {
       stop.store(true, std::memory_order_relaxed);
       return false;
     }
@@ -466,7 +468,7 @@ void Mcts::clear() {
   for (auto& tree : impl_->trees) tree->clear();
 }
 
-SearchResult Mcts::search(const State& state, uint64_t seed) {
+SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<bool>* cancel) {
   if (state.is_terminal() || state.is_chance())
     throw std::invalid_argument("Mcts::search: the state must be a decision node (player " +
                                 std::to_string(state.current_player()) + " to move)");
@@ -487,6 +489,7 @@ SearchResult Mcts::search(const State& state, uint64_t seed) {
     b->iterations = config_.iterations / uint64_t(trees) + (uint64_t(i) < config_.iterations % uint64_t(trees) ? 1 : 0);
     if (config_.iterations && b->iterations == 0) b->iterations = 1;
     b->deadline = deadline;
+    b->cancel = cancel;
     budgets.push_back(std::move(b));
   }
   if (trees == 1) {
@@ -561,11 +564,11 @@ SearchResult Mcts::search(const State& state, uint64_t seed) {
   return result;
 }
 
-SearchResult analyse(const State& state, const MctsConfig& config, uint64_t seed) {
+SearchResult analyse(const State& state, const MctsConfig& config, uint64_t seed, const std::atomic<bool>* cancel) {
   MctsConfig fresh = config;
   fresh.reuse = false;
   Mcts mcts(fresh);
-  return mcts.search(state, seed);
+  return mcts.search(state, seed, cancel);
 }
 
 Action MctsAgent::choose(const State& state, Rng& rng) {

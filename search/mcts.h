@@ -16,6 +16,7 @@
 //   * One thread with an iteration budget is deterministic: the same seed gives the same tree.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -103,7 +104,8 @@ class Mcts {
   // Searches from `state`, a decision node, and returns the root statistics. If reuse is on
   // and `state` lies in the previous search's tree (within a few plies of its root), that
   // subtree is kept. `seed` is mixed with config.seed (an agent passes a value from its rng).
-  SearchResult search(const State& state, uint64_t seed = 0);
+  // Setting `*cancel` (from any thread) ends the search early, as its budget would.
+  SearchResult search(const State& state, uint64_t seed = 0, const std::atomic<bool>* cancel = nullptr);
   // Forgets the tree.
   void clear();
   const MctsConfig& config() const { return config_; }
@@ -115,7 +117,8 @@ class Mcts {
 
 // A fresh search (no reuse) for the analysis output: every candidate with its visits, mean
 // value and every player's estimated win share (the web page's hints, notebooks).
-SearchResult analyse(const State& state, const MctsConfig& config, uint64_t seed = 0);
+SearchResult analyse(const State& state, const MctsConfig& config, uint64_t seed = 0,
+                     const std::atomic<bool>* cancel = nullptr);
 
 class MctsAgent final : public Agent {
  public:

@@ -61,7 +61,8 @@ std::vector<GameResult> play_random_games(const Config& config, int games, int t
   return results;
 }
 
-GameResult play_game(const Config& config, const std::vector<std::string>& agent_names, uint64_t agent_seed) {
+GameResult play_game(const Config& config, const std::vector<std::string>& agent_names, uint64_t agent_seed,
+                     const std::atomic<bool>* cancel) {
   std::vector<std::unique_ptr<Agent>> agents;
   for (const std::string& name : agent_names) agents.push_back(make_agent(name));
   State state(config);
@@ -72,6 +73,7 @@ GameResult play_game(const Config& config, const std::vector<std::string>& agent
       state.apply_unchecked(state.sample_chance());
       continue;
     }
+    if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
     Agent& agent = *agents[size_t(state.current_player()) % agents.size()];
     state.apply(agent.choose(state, rng));
     ++decisions;

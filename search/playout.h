@@ -1,6 +1,7 @@
 // Whole games without search: random playouts and games between agents, one or many at once.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,7 +27,9 @@ struct GameResult {
 // threads (0: all cores). Deterministic whatever the thread count.
 std::vector<GameResult> play_random_games(const Config& config, int games, int threads);
 
-// Plays one game between named agents (seat i plays agents[i % agents.size()]).
-GameResult play_game(const Config& config, const std::vector<std::string>& agents, uint64_t agent_seed);
+// Plays one game between named agents (seat i plays agents[i % agents.size()]). Once `*cancel`
+// is set (from any thread) no new move is made and Cancelled (search/agents.h) is thrown.
+GameResult play_game(const Config& config, const std::vector<std::string>& agents, uint64_t agent_seed,
+                     const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace carc

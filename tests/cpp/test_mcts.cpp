@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -13,6 +14,7 @@
 #include "engine/game.h"
 #include "search/agents.h"
 #include "search/arena.h"
+#include "search/playout.h"
 #include "search/mcts.h"
 #include "search/tree.h"
 
@@ -458,6 +460,47 @@ TEST(Arena, StatisticsOfKnownResults) {
   EXPECT_GE(s[0].win_high, s[0].win_rate);
   // Bradley-Terry with one virtual draw: (7 + 0.5) / (1 + 0.5) = 5, 400 log10(5) = 280.
   EXPECT_NEAR(s[1].elo, -400 * std::log10(7.5 / 1.5), 0.5);
+}
+
+TEST(Cancel, AFlagSetBeforehandStopsASearchAfterItsFirstIteration) {
+  State s = random_position(4, 6);
+  for (int threads : {1, 2}) {
+    std::atomic<bool> cancel{true};
+    Mcts mcts(iterations(3000, threads));
+    SearchResult r = mcts.search(s, 1, &cancel);
+    EXPECT_GE(r.iterations, 1u);
+    EXPECT_LE(r.iterations, uint64_t(threads));  // each thread's first claim is granted at most
+    EXPECT_TRUE(s.is_legal(r.best));
+    cancel.store(false);  // the same tree then searches its whole budget
+    EXPECT_EQ(mcts.search(s, 1, &cancel).iterations, 3000u);
+  }
+}
+
+TEST(Cancel, StopsTheArenaAndGamesAtTheNextMove) {
+  std::atomic<bool> cancel{false};
+  ArenaConfig a;
+  a.agents = {"greedy", "random"};
+  a.deals = 50;
+  a.threads = 1;
+  a.cancel = &cancel;
+  int reported = 0;
+  a.on_game = [&](const GameRecord&) { ++reported, cancel.store(true); };
+  EXPECT_THROW(run_arena(a), Cancelled);
+  EXPECT_EQ(reported, 1);  // the first game finished; the second stopped at its first move
+  Config rules;
+  EXPECT_THROW(play_game(rules, {"greedy"}, 1, &cancel), Cancelled);
+  cancel.store(false);
+  EXPECT_GT(play_game(rules, {"greedy"}, 1, &cancel).tiles_placed, 0);
+}
+
+TEST(Arena, OneDealReportsNoIntervalRatherThanInfinities) {
+  ArenaConfig a;
+  a.agents = {"greedy", "random"};
+  a.deals = 1;
+  a.threads = 1;
+  std::string report = run_arena(a).report();
+  EXPECT_NE(report.find("[n/a]"), std::string::npos) << report;
+  EXPECT_EQ(report.find("inf"), std::string::npos) << report;
 }
 
 TEST(Arena, RejectsBadInputBeforePlaying) {

@@ -1,0 +1,63 @@
+"""Ctrl-C stops long C++ calls: a search, an arena, a game between agents. Each test sends the
+process SIGINT shortly after the call starts, with a budget far longer than the test, and expects
+KeyboardInterrupt from inside the call, well before the budget ends (the one clock reading here
+guards against a call that ran its whole budget and was interrupted only on return)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from carcassonne import Game, Mcts, analyse, arena, mcts_config, play_game
+
+BUDGET_S = 120.0  # far beyond the interrupt; a call that ignores Ctrl-C runs this long
+
+
+def _interrupted(call: Callable[[], Any]) -> float:
+    """Runs call() with SIGINT sent 0.3 s in; asserts KeyboardInterrupt; returns seconds taken."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            call()
+    finally:
+        timer.cancel()
+    return time.monotonic() - start
+
+
+def _first_decision() -> Game:
+    game = Game(players=2, seed=3)
+    game.apply_random_chance()
+    return game
+
+
+def test_ctrl_c_stops_an_analysis() -> None:
+    game = _first_decision()
+    assert _interrupted(lambda: analyse(game, time=BUDGET_S, threads=2)) < BUDGET_S / 4
+    # Nothing was changed: the game and a fresh search work as before.
+    assert not game.is_terminal and len(game.legal_actions()) > 0
+    assert sum(h["visits"] for h in analyse(game, iterations=200)) == 200
+
+
+def test_ctrl_c_stops_a_search_and_keeps_its_tree_usable() -> None:
+    game = _first_decision()
+    mcts = Mcts(mcts_config(time=BUDGET_S))
+    assert _interrupted(lambda: mcts.search(game.core_state())) < BUDGET_S / 4
+    quick = Mcts(mcts_config(iterations=300))
+    assert quick.search(game.core_state()).iterations == 300
+
+
+def test_ctrl_c_stops_an_arena_and_a_game() -> None:
+    long_arena = lambda: arena(("mcts:time=0.2", "greedy"), deals=1000, threads=1)  # noqa: E731
+    assert _interrupted(long_arena) < BUDGET_S / 4
+    long_game = lambda: play_game(("mcts:time=2", "mcts:time=2"))  # noqa: E731  (about 4 minutes)
+    assert _interrupted(long_game) < BUDGET_S / 4
