@@ -93,6 +93,24 @@ TEST(River, RV4_PigHerdAddsOnePerCityForTheFarmers) {
   EXPECT_EQ(s.score(1, Cause::Field), 4);  // 3 + 1 for the pig herd
 }
 
+TEST(River, RV7_TheRiverSeparatesTheFieldsOnItsBanks) {
+  // river2.J runs east-west: its north bank and its south bank are two fields. Player 1 farms the
+  // north bank; player 0 can still farm the south bank (through base.E's field next to it), and
+  // only the south bank touches the city closed below it.
+  State s = river_game({"river2.I", "river2.J", "base.E", "base.E"});
+  play(s, {"draw river2.I", "place 1,0 r0", "pass"});
+  play(s, {"draw river2.J", "place 2,0 r0", "meeple field#1"});  // player 1: the north bank
+  play(s, {"draw base.E", "place 2,1 r2"});
+  std::vector<std::string> options = legal_texts(s);
+  EXPECT_NE(std::find(options.begin(), options.end(), "meeple field#1"), options.end())
+      << "the south bank must be a field of its own, free to take";
+  play(s, {"meeple field#1"});                       // player 0: base.E's field, the south bank
+  play(s, {"draw base.E", "place 2,2 r0", "pass"});  // closes the 2-tile city south of the bank
+  ASSERT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.score(0, Cause::Field), 3);
+  EXPECT_EQ(s.score(1, Cause::Field), 0);
+}
+
 TEST(River, CK0_RiverIsAStartOption) {
   Config by_variant;
   by_variant.variants = {{"start", "river2"}};
