@@ -10,7 +10,6 @@
 #include <atomic>
 #include <chrono>
 #include <future>
-#include <utility>
 
 namespace carc::py_bindings {
 

@@ -30,13 +30,16 @@ std::array<double, kMaxPlayers> feature_potential(const State& state) {
   return potential;
 }
 
+int score_lead(const std::array<int, kMaxPlayers>& scores, int players, int p) {
+  int other = INT_MIN;
+  for (int q = 0; q < players; ++q)
+    if (q != p) other = std::max(other, scores[size_t(q)]);
+  return scores[size_t(p)] - other;
+}
+
 double GreedyAgent::evaluate(const State& state, int p) {
-  if (state.is_terminal()) {  // final scoring is in the scores: figures and potential are moot
-    int other = INT32_MIN;
-    for (int q = 0; q < state.num_players(); ++q)
-      if (q != p) other = std::max(other, state.score(q));
-    return state.score(p) - other;
-  }
+  // At the end final scoring is in the scores: figures and potential are moot.
+  if (state.is_terminal()) return score_lead(state.scores_if_ended(), state.num_players(), p);
   std::array<double, kMaxPlayers> potential = feature_potential(state);
   double mine = state.score(p) + 0.5 * potential[size_t(p)] - 1.5 * (kMeeplesPerPlayer - state.supply(p));
   double other = -1e9;

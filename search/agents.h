@@ -46,6 +46,9 @@ Action greedy_action(const State& state, Rng& rng);
 // not counted). Ties for the lead count for every leader.
 std::array<double, kMaxPlayers> feature_potential(const State& state);
 
+// scores[p] less the best of the other players' scores (players 0 .. players-1).
+int score_lead(const std::array<int, kMaxPlayers>& scores, int players, int p);
+
 // Thrown by runs of whole games (run_arena, play_game) stopped through their cancel flag.
 struct Cancelled : std::runtime_error {
   Cancelled() : std::runtime_error("cancelled") {}

@@ -213,11 +213,7 @@ Action endgame_figure(const State& state, Rng& rng) {
   for (int i = 0; i < n; ++i) {
     State next = state;
     next.apply_unchecked(actions[i]);
-    std::array<int, kMaxPlayers> scores = next.scores_if_ended();
-    int other = INT_MIN;
-    for (int q = 0; q < state.num_players(); ++q)
-      if (q != me) other = std::max(other, scores[size_t(q)]);
-    int margin = scores[size_t(me)] - other;
+    int margin = score_lead(next.scores_if_ended(), state.num_players(), me);
     if (margin > best_margin) {
       best_margin = margin, best = actions[i], ties = 1;
     } else if (margin == best_margin && rng.below(uint32_t(++ties)) == 0) {
