@@ -92,6 +92,7 @@ void register_search(py::module_& m) {
       .def_readwrite("policy", &RolloutConfig::policy)
       .def_readwrite("greedy_eps", &RolloutConfig::greedy_eps)
       .def_readwrite("cutoff_turns", &RolloutConfig::cutoff_turns)
+      .def_readwrite("finish_tiles", &RolloutConfig::finish_tiles)
       .def_readwrite("heuristic", &RolloutConfig::heuristic)
       .def_readwrite("reward", &RolloutConfig::reward)
       .def_readwrite("margin_scale", &RolloutConfig::margin_scale)

@@ -250,21 +250,25 @@ ArenaResult run_arena(const ArenaConfig& config) {
                                 std::to_string(config.agents.size()));
   if (config.deals < 1) throw std::invalid_argument("arena: deals must be >= 1, got " + std::to_string(config.deals));
   if (config.threads < 0) throw std::invalid_argument("arena: threads must be >= 0, got " + std::to_string(config.threads));
+  if (config.rotation < -1 || config.rotation >= players)
+    throw std::invalid_argument("arena: rotation must be < players (" + std::to_string(players) + "), got " +
+                                std::to_string(config.rotation));
   for (const std::string& spec : config.agents) make_agent(spec);  // std::invalid_argument for bad specs
 
-  const int rotations = config.paired ? players : 1;
+  const bool paired = config.paired && config.rotation < 0;
+  const int rotations = paired ? players : 1;
   const int total = config.deals * rotations;
   ArenaResult result;
   result.players = players;
   result.deals = config.deals;
-  result.paired = config.paired;
+  result.paired = paired;
   result.agents = config.agents;
   result.games.resize(size_t(total));
   std::mutex report_mutex;
   const auto start = Clock::now();
   auto play = [&](int i) {
     int deal = i / rotations;
-    int rotation = config.paired ? i % rotations : deal % players;
+    int rotation = config.rotation >= 0 ? config.rotation : paired ? i % rotations : deal % players;
     GameRecord r;
     try {
       r = play_one(config, deal, rotation, make_deck(config.game, deal));

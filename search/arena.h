@@ -39,6 +39,8 @@ struct ArenaConfig {
   int deals = 10;                   // decks to play
   bool paired = true;               // each deck once per seat rotation (else one game per deck,
                                     // rotation = deal % players)
+  int rotation = -1;                // >= 0: one game per deck, all with this seat rotation (seat s
+                                    // holds entrant (s + rotation) mod players): studies one seat
   int threads = 0;                  // games played at once (0: all cores); an MCTS agent's own
                                     // threads come on top, so use 1 here for threads > 1 there
   uint64_t agent_seed = 1;          // seeds the agents' random streams

@@ -5,6 +5,7 @@
 //     --players N        players (default: the number of agents)
 //     --deals N          decks to play (default 10); each once per seat rotation
 //     --unpaired         one game per deck instead
+//     --rotation R       one game per deck, seat s holding agent (s + R) mod players
 //     --threads N        games at once (default 0: all cores)
 //     --seed S           picks the decks (default 1)
 //     --agent-seed S     seeds the agents (default 1)
@@ -27,7 +28,7 @@ namespace {
 
 void usage(const char* argv0) {
   std::fprintf(stderr,
-               "usage: %s [--players N] [--deals N] [--unpaired] [--threads N] [--seed S] [--agent-seed S]\n"
+               "usage: %s [--players N] [--deals N] [--unpaired] [--rotation R] [--threads N] [--seed S] [--agent-seed S]\n"
                "          [--expansions a,b] [--variant k=v]... [--csv FILE] [--quiet] AGENT AGENT [AGENT...]\n"
                "agents: random, greedy, mcts[:key=value,...], e.g. mcts:time=0.5,threads=2\n",
                argv0);
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
       if (arg == "--players") players = int(parse_int("--players", value()));
       else if (arg == "--deals") config.deals = int(parse_int("--deals", value()));
       else if (arg == "--unpaired") config.paired = false;
+      else if (arg == "--rotation") config.rotation = int(parse_int("--rotation", value()));
       else if (arg == "--threads") config.threads = int(parse_int("--threads", value()));
       else if (arg == "--seed") config.game.seed = uint64_t(parse_int("--seed", value()));
       else if (arg == "--agent-seed") config.agent_seed = uint64_t(parse_int("--agent-seed", value()));

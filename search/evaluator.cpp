@@ -241,12 +241,13 @@ void terminal_evaluation(const State& state, const RolloutConfig& config, Evalua
 
 void RolloutEvaluator::evaluate(State& state, Rng& rng, Evaluation& out) const {
   const int start = state.turn_number();
+  const bool cutoff = config_.cutoff_turns > 0 && state.bag_size() > config_.finish_tiles;
   while (!state.is_terminal()) {
     if (state.is_chance()) {
       state.apply_unchecked(sample_draw(state, rng));
       continue;
     }
-    if (config_.cutoff_turns > 0 && state.turn_number() - start >= config_.cutoff_turns) {
+    if (cutoff && state.turn_number() - start >= config_.cutoff_turns) {
       cutoff_evaluation(state, config_, out);
       return;
     }

@@ -40,6 +40,8 @@ struct RolloutConfig {
   RolloutPolicy policy = RolloutPolicy::Random;
   double greedy_eps = 0.0;      // Greedy: chance of the full one-ply greedy move at a decision
   int cutoff_turns = 10;        // > 0: stop after this many turns and evaluate heuristically
+  int finish_tiles = 20;        // a rollout starting with at most this many tiles in the bag plays
+                                // to the end (no cutoff): final scoring, fields included
   Heuristic heuristic = Heuristic::Greedy;
   RewardKind reward = RewardKind::Margin;
   double margin_scale = 40.0;   // points: a margin of this size gives reward 0.88 (20 measured weaker)

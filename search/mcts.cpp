@@ -589,8 +589,8 @@ Action MctsAgent::choose(const State& state, Rng& rng) {
 namespace {
 
 const char* const kOptionKeys =
-    "time, iters, threads, parallel, vl, select, c, fpu, chance, expand, rollout, eps, cutoff, eval, reward, scale, "
-    "mix, meeple, endgame, temp, memory, reuse, seed";
+    "time, iters, threads, parallel, vl, select, c, fpu, chance, expand, rollout, eps, cutoff, finish, eval, reward, "
+    "scale, mix, meeple, endgame, temp, memory, reuse, seed";
 
 double parse_number(const std::string& key, const std::string& value, double lo, double hi) {
   double v = 0;
@@ -649,6 +649,7 @@ MctsConfig parse_mcts_options(const std::string& options) {
     else if (key == "eval") c.rollout.heuristic = parse_choice<Heuristic>(key, value, {{"greedy", Heuristic::Greedy}, {"final", Heuristic::Final}, {"expected", Heuristic::Expected}});
     else if (key == "eps") c.rollout.greedy_eps = parse_number(key, value, 0, 1);
     else if (key == "cutoff") c.rollout.cutoff_turns = int(parse_count(key, value, 0, 10000));
+    else if (key == "finish") c.rollout.finish_tiles = int(parse_count(key, value, 0, 10000));
     else if (key == "reward") c.rollout.reward = parse_choice<RewardKind>(key, value, {{"win", RewardKind::Win}, {"margin", RewardKind::Margin}, {"mixed", RewardKind::Mixed}});
     else if (key == "scale") c.rollout.margin_scale = parse_number(key, value, 1e-3, 1e6);
     else if (key == "mix") c.rollout.margin_weight = parse_number(key, value, 0, 1);

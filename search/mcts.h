@@ -62,7 +62,8 @@ void validate(const MctsConfig& config);
 
 // Parses agent options "key=value,key=value" (make_agent's "mcts:..." spec) into a config.
 // Keys: time (seconds), iters, threads, parallel (tree|root), vl, select (uct|puct), c, fpu,
-// chance (sample|stratified), expand, rollout (random|greedy), eps, cutoff,
+// chance (sample|stratified), expand, rollout (random|greedy), eps, cutoff, finish (tiles left
+// from which rollouts play to the end),
 // eval (greedy|final|expected), reward (win|margin|mixed), scale, mix, meeple (points per meeple
 // in supply at a cutoff), endgame (tiles left below which rollout figures follow final scoring),
 // temp, memory (MB), reuse (0|1), seed. Unknown keys and bad values throw

@@ -180,6 +180,7 @@ class RolloutConfig:
     policy: RolloutPolicy
     greedy_eps: float
     cutoff_turns: int
+    finish_tiles: int
     heuristic: Heuristic
     reward: RewardKind
     margin_scale: float

@@ -163,6 +163,21 @@ TEST(RolloutEvaluator, EndgameRuleLetsTheLastMoverGrabTheBestField) {
   EXPECT_LT(plain_grabs, 50);
 }
 
+TEST(RolloutEvaluator, NearTheEndRolloutsPlayToFinalScoringPastTheCutoff) {
+  const State s = random_position(5, 55);
+  ASSERT_GT(s.bag_size(), 2);
+  RolloutConfig config;
+  config.cutoff_turns = 2;
+  Rng rng(3);
+  for (int finish : {0, s.bag_size() - 1, s.bag_size()}) {
+    config.finish_tiles = finish;
+    State x = s;
+    Evaluation e;
+    RolloutEvaluator(config).evaluate(x, rng, e);
+    EXPECT_EQ(x.is_terminal(), finish >= s.bag_size()) << "finish_tiles " << finish;
+  }
+}
+
 TEST(MctsSearch, SameSeedSameSearchInSingleThreadMode) {
   State s = random_position(7, 12);
   MctsConfig c = iterations(500);
@@ -421,6 +436,25 @@ TEST(Arena, PairedDecksReplayTheSameDrawsWithSeatsRotated) {
   ArenaResult again = run_arena(a);
   for (size_t i = 0; i < r.games.size(); ++i) EXPECT_EQ(r.games[i].scores, again.games[i].scores);
   EXPECT_NE(r.report().find("greedy"), std::string::npos);
+}
+
+TEST(Arena, AFixedRotationPlaysEveryDeckFromOneSeating) {
+  ArenaConfig a;
+  a.agents = {"random", "greedy"};
+  a.deals = 3;
+  a.threads = 1;
+  a.rotation = 1;  // greedy in seat 0 every game
+  ArenaResult r = run_arena(a);
+  ASSERT_EQ(r.games.size(), 3u);
+  EXPECT_FALSE(r.paired);
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(r.games[size_t(d)].deal, d);
+    EXPECT_EQ(r.games[size_t(d)].entrant, (std::vector<int>{1, 0}));
+  }
+  a.rotation = 2;
+  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  a.rotation = -2;
+  EXPECT_THROW(run_arena(a), std::invalid_argument);
 }
 
 TEST(Arena, ThreePlayersRotateEverySeat) {
