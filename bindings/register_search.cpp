@@ -228,6 +228,7 @@ void register_search(py::module_& m) {
       .def_readwrite("agents", &ArenaConfig::agents)
       .def_readwrite("deals", &ArenaConfig::deals)
       .def_readwrite("paired", &ArenaConfig::paired)
+      .def_readwrite("rotation", &ArenaConfig::rotation)
       .def_readwrite("threads", &ArenaConfig::threads)
       .def_readwrite("agent_seed", &ArenaConfig::agent_seed);
 
@@ -252,6 +253,7 @@ void register_search(py::module_& m) {
         copy.agents = config.agents;
         copy.deals = config.deals;
         copy.paired = config.paired;
+        copy.rotation = config.rotation;
         copy.threads = config.threads;
         copy.agent_seed = config.agent_seed;
         return run_interruptible([&](const std::atomic<bool>* cancel) {

@@ -251,8 +251,8 @@ ArenaResult run_arena(const ArenaConfig& config) {
   if (config.deals < 1) throw std::invalid_argument("arena: deals must be >= 1, got " + std::to_string(config.deals));
   if (config.threads < 0) throw std::invalid_argument("arena: threads must be >= 0, got " + std::to_string(config.threads));
   if (config.rotation < -1 || config.rotation >= players)
-    throw std::invalid_argument("arena: rotation must be < players (" + std::to_string(players) + "), got " +
-                                std::to_string(config.rotation));
+    throw std::invalid_argument("arena: rotation must be -1 (every seating) or 0 to " + std::to_string(players - 1) +
+                                ", got " + std::to_string(config.rotation));
   for (const std::string& spec : config.agents) make_agent(spec);  // std::invalid_argument for bad specs
 
   const bool paired = config.paired && config.rotation < 0;

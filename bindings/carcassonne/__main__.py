@@ -59,6 +59,7 @@ def _arena(args: argparse.Namespace) -> int:
         seed=args.seed,
         threads=args.threads,
         paired=not args.unpaired,
+        rotation=args.rotation,
         agent_seed=args.agent_seed,
     )
     print(result.report(), end="")
@@ -97,6 +98,9 @@ def _parser() -> argparse.ArgumentParser:
     games.add_argument("--seed", type=int, default=0, help="picks the decks")
     games.add_argument("--agent-seed", type=int, default=1)
     games.add_argument("--unpaired", action="store_true", help="one game per deck")
+    games.add_argument(
+        "--rotation", type=int, default=None, help="one game per deck; seat s holds agent (s + R) %% players"
+    )
     games.add_argument("--csv", default=None, help="also write one line per game and seat here")
     games.set_defaults(run=_arena)
     return parser

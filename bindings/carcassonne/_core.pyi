@@ -310,6 +310,7 @@ class ArenaConfig:
     agents: list[str]
     deals: int
     paired: bool
+    rotation: int
     threads: int
     agent_seed: int
     def __init__(self) -> None: ...

@@ -99,10 +99,12 @@ def arena(
     seed: int = 0,
     threads: int = 0,
     paired: bool = True,
+    rotation: int | None = None,
     agent_seed: int = 1,
 ) -> _core.ArenaResult:
     """Plays `deals` decks between the agents (one per seat; players defaults to their number),
-    each deck once per seat rotation if `paired`, over `threads` games at once (0: all cores),
+    each deck once per seat rotation if `paired` (or only from seating `rotation`: seat s holds
+    agent (s + rotation) mod players), over `threads` games at once (0: all cores),
     with the GIL released. `seed` picks the decks. Returns an ArenaResult: `entrants` (win_rate
     with win_low/win_high, margin, elo, ... per agent), `games`, `report()` and `csv()`.
     Bad agents or counts raise ValueError, bad rules ConfigError."""
@@ -113,6 +115,8 @@ def arena(
     config.deals = _int("deals", deals, 1, 2**31 - 1, ValueError)
     config.threads = _int("threads", threads, 0, 2**31 - 1, ValueError)
     config.paired = bool(paired)
+    if rotation is not None:
+        config.rotation = _int("rotation", rotation, 0, 2**31 - 1, ValueError)  # < players: C++
     config.agent_seed = _int("agent_seed", agent_seed, 0, 2**64 - 1, ValueError)
     return _core.run_arena(config)
 

@@ -190,6 +190,8 @@ def test_arena_unpaired_and_three_players() -> None:
     result = arena("random,random,greedy", deals=2, paired=False, threads=2)
     assert len(result.games) == 2
     assert [g.rotation for g in result.games] == [0, 1]
+    result = arena("random,greedy", deals=2, rotation=1, threads=1)
+    assert [g.entrant for g in result.games] == [[1, 0], [1, 0]]
 
 
 @pytest.mark.parametrize(
@@ -201,6 +203,7 @@ def test_arena_unpaired_and_three_players() -> None:
         ({"agents": ["greedy"] * 7}, ConfigError, "players must be 2 to 6"),
         ({"deals": 0}, ValueError, "deals out of range"),
         ({"threads": -1}, ValueError, "threads out of range"),
+        ({"rotation": 2}, ValueError, "rotation must be -1"),
     ],
 )
 def test_arena_rejects_bad_input(kwargs: dict, error: type[Exception], message: str) -> None:
