@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -264,9 +265,28 @@ ArenaResult run_arena(const ArenaConfig& config) {
   result.paired = paired;
   result.agents = config.agents;
   result.games.resize(size_t(total));
+  std::vector<char> played(size_t(total), 0);
+  for (const GameRecord& g : config.done) {
+    auto mismatch = [&](const std::string& why) {
+      return std::invalid_argument("arena: game " + std::to_string(g.index) + " to resume " + why);
+    };
+    if (g.index < 0 || g.index >= total) throw mismatch("is not a game of this run");
+    const int deal = g.index / rotations;
+    const int rotation = config.rotation >= 0 ? config.rotation : paired ? g.index % rotations : deal % players;
+    if (g.deal != deal || g.rotation != rotation) throw mismatch("has another deal or seat rotation than this run's");
+    if (played[size_t(g.index)]) throw mismatch("is given twice");
+    if (int(g.scores.size()) != players || int(g.entrant.size()) != players || int(g.win_share.size()) != players ||
+        int(g.think_seconds.size()) != players || int(g.decisions.size()) != players || int(g.iterations.size()) != players)
+      throw mismatch("does not have one entry per seat");
+    for (int s = 0; s < players; ++s)
+      if (g.entrant[size_t(s)] != (s + rotation) % players) throw mismatch("has another seating than this run's");
+    result.games[size_t(g.index)] = g;
+    played[size_t(g.index)] = 1;
+  }
   std::mutex report_mutex;
   const auto start = Clock::now();
   auto play = [&](int i) {
+    if (played[size_t(i)]) return;
     int deal = i / rotations;
     int rotation = config.rotation >= 0 ? config.rotation : paired ? i % rotations : deal % players;
     GameRecord r;
@@ -325,15 +345,93 @@ std::string ArenaResult::report() const {
   return out;
 }
 
+std::string arena_csv_header() {
+  return "game,deal,rotation,seat,entrant,agent,score,win_share,decisions,think_seconds,iterations\n";
+}
+
+std::string arena_csv_rows(const GameRecord& g, const std::vector<std::string>& agents) {
+  std::string out;
+  for (size_t s = 0; s < g.scores.size(); ++s)
+    out += std::to_string(g.index) + "," + std::to_string(g.deal) + "," + std::to_string(g.rotation) + "," +
+           std::to_string(s) + "," + std::to_string(g.entrant[s]) + ",\"" + agents[size_t(g.entrant[s])] + "\"," +
+           std::to_string(g.scores[s]) + "," + fixed(g.win_share[s], 4) + "," + std::to_string(g.decisions[s]) + "," +
+           fixed(g.think_seconds[s], 4) + "," + std::to_string(g.iterations[s]) + "\n";
+  return out;
+}
+
 std::string ArenaResult::csv() const {
-  std::string out = "game,deal,rotation,seat,entrant,agent,score,win_share,decisions,think_seconds,iterations\n";
-  for (const GameRecord& g : games)
-    for (size_t s = 0; s < g.scores.size(); ++s) {
-      out += std::to_string(g.index) + "," + std::to_string(g.deal) + "," + std::to_string(g.rotation) + "," +
-             std::to_string(s) + "," + std::to_string(g.entrant[s]) + ",\"" + agents[size_t(g.entrant[s])] + "\"," +
-             std::to_string(g.scores[s]) + "," + fixed(g.win_share[s], 4) + "," + std::to_string(g.decisions[s]) + "," +
-             fixed(g.think_seconds[s], 4) + "," + std::to_string(g.iterations[s]) + "\n";
+  std::string out = arena_csv_header();
+  for (const GameRecord& g : games) out += arena_csv_rows(g, agents);
+  return out;
+}
+
+std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vector<std::string>& agents, int players) {
+  if (players < 1 || int(agents.size()) != players)
+    throw std::invalid_argument("arena csv: one agent per player expected (" + std::to_string(players) + ")");
+  std::map<int, GameRecord> games;
+  size_t pos = 0;
+  int line_number = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) break;  // cut off while being written
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (++line_number == 1) {
+      if (line + "\n" != arena_csv_header()) throw std::invalid_argument("arena csv: line 1 is not the arena csv header");
+      continue;
     }
+    auto bad = [&](const std::string& why) {
+      return std::invalid_argument("arena csv line " + std::to_string(line_number) + ": " + why);
+    };
+    // Fields; the agent is quoted (its options have commas).
+    std::vector<std::string> fields;
+    for (size_t i = 0; i <= line.size();) {
+      if (i < line.size() && line[i] == '"') {
+        size_t close = line.find('"', i + 1);
+        if (close == std::string::npos) throw bad("unclosed quote");
+        fields.push_back(line.substr(i + 1, close - i - 1));
+        i = close + 1;
+        if (i < line.size() && line[i] != ',') throw bad("text after a quoted field");
+        ++i;
+      } else {
+        size_t comma = std::min(line.find(',', i), line.size());
+        fields.push_back(line.substr(i, comma - i));
+        i = comma + 1;
+      }
+    }
+    if (fields.size() != 11) throw bad("expected 11 fields, got " + std::to_string(fields.size()));
+    auto number = [&](size_t f, double max = 1e9) {
+      char* stop = nullptr;
+      double v = std::strtod(fields[f].c_str(), &stop);
+      if (fields[f].empty() || *stop || !(v >= 0 && v <= max))
+        throw bad("field " + std::to_string(f + 1) + " is not a number from 0 to " + fixed(max, 0));
+      return v;
+    };
+    int index = int(number(0)), seat = int(number(3)), entrant = int(number(4));
+    if (seat >= players || entrant >= players) throw bad("seat or entrant out of range");
+    if (fields[5] != agents[size_t(entrant)])
+      throw bad("played by '" + fields[5] + "', not '" + agents[size_t(entrant)] + "'");
+    GameRecord& g = games[index];
+    if (g.entrant.empty()) {
+      g.index = index, g.deal = int(number(1)), g.rotation = int(number(2));
+      g.entrant.assign(size_t(players), -1);
+      g.scores.assign(size_t(players), 0);
+      g.win_share.assign(size_t(players), 0);
+      g.think_seconds.assign(size_t(players), 0);
+      g.decisions.assign(size_t(players), 0);
+      g.iterations.assign(size_t(players), 0);
+    }
+    if (g.entrant[size_t(seat)] >= 0) throw bad("game " + std::to_string(index) + " seat " + std::to_string(seat) + " twice");
+    g.entrant[size_t(seat)] = entrant;
+    g.scores[size_t(seat)] = int(number(6));
+    g.win_share[size_t(seat)] = number(7, 1);
+    g.decisions[size_t(seat)] = int(number(8));
+    g.think_seconds[size_t(seat)] = number(9);
+    g.iterations[size_t(seat)] = uint64_t(number(10, 1e18));
+  }
+  std::vector<GameRecord> out;
+  for (auto& [index, g] : games)
+    if (std::find(g.entrant.begin(), g.entrant.end(), -1) == g.entrant.end()) out.push_back(std::move(g));
   return out;
 }
 

@@ -44,6 +44,9 @@ struct ArenaConfig {
   int threads = 0;                  // games played at once (0: all cores); an MCTS agent's own
                                     // threads come on top, so use 1 here for threads > 1 there
   uint64_t agent_seed = 1;          // seeds the agents' random streams
+  // Games already played by an earlier, interrupted run of this same configuration (read back
+  // with read_arena_csv): they are not played again but count in the summary.
+  std::vector<GameRecord> done;
   // Called after each game, from the thread that played it, one call at a time (progress
   // output). Optional; leave empty from Python (the GIL is released during the run).
   std::function<void(const GameRecord&)> on_game;
@@ -75,6 +78,17 @@ struct ArenaResult {
   // One line per game and seat: game,deal,rotation,seat,entrant,agent,score,win_share,...
   std::string csv() const;
 };
+
+// The csv's header line, and the lines of one game (what ArenaResult::csv is made of), for
+// writing games out as they finish.
+std::string arena_csv_header();
+std::string arena_csv_rows(const GameRecord& game, const std::vector<std::string>& agents);
+
+// Reads the games of an arena csv back (ArenaResult::csv, or the lines written as games finished)
+// for ArenaConfig::done. Every game must have been played by these agents, one line per seat of
+// `players`. A cut-off last line and games missing seats (a run stopped while writing) are
+// dropped; anything else malformed throws std::invalid_argument naming the line.
+std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vector<std::string>& agents, int players);
 
 // Plays the games and summarises them. Throws std::invalid_argument for bad agent specs or
 // counts and ConfigError for bad rules, before any game starts.

@@ -11,13 +11,16 @@
 //     --agent-seed S     seeds the agents (default 1)
 //     --expansions a,b   expansions to enable
 //     --variant k=v      a rules variant (repeatable)
-//     --csv FILE         write one line per game and seat
+//     --csv FILE         write one line per game and seat, as each game finishes
+//     --resume           with --csv: keep the games FILE already holds (an interrupted run of
+//                        the same command) and play only the others
 //     --quiet            no line per game
 //   Agents: random, greedy, mcts[:key=value,...] (search/mcts.h lists the keys), e.g.
 //     carc_arena --deals 100 --threads 2 mcts:time=0.1 greedy
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,7 +32,7 @@ namespace {
 void usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [--players N] [--deals N] [--unpaired] [--rotation R] [--threads N] [--seed S] [--agent-seed S]\n"
-               "          [--expansions a,b] [--variant k=v]... [--csv FILE] [--quiet] AGENT AGENT [AGENT...]\n"
+               "          [--expansions a,b] [--variant k=v]... [--csv FILE [--resume]] [--quiet] AGENT AGENT [AGENT...]\n"
                "agents: random, greedy, mcts[:key=value,...], e.g. mcts:time=0.5,threads=2\n",
                argv0);
 }
@@ -47,7 +50,7 @@ int main(int argc, char** argv) {
   carc::ArenaConfig config;
   config.game.seed = 1;
   int players = 0;
-  bool quiet = false;
+  bool quiet = false, resume = false;
   std::string csv;
   try {
     for (int i = 1; i < argc; ++i) {
@@ -76,6 +79,7 @@ int main(int argc, char** argv) {
         if (eq == std::string::npos) throw std::invalid_argument("--variant: expected key=value, got '" + kv + "'");
         config.game.variants[kv.substr(0, eq)] = kv.substr(eq + 1);
       } else if (arg == "--csv") csv = value();
+      else if (arg == "--resume") resume = true;
       else if (arg == "--quiet") quiet = true;
       else if (arg == "-h" || arg == "--help") {
         usage(argv[0]);
@@ -88,19 +92,44 @@ int main(int argc, char** argv) {
     }
     if (config.agents.size() < 2 && players == 0) throw std::invalid_argument("name at least two agents");
     config.game.players = players ? players : int(config.agents.size());
-    if (!quiet) {
-      config.on_game = [&](const carc::GameRecord& g) {
-        std::printf("game %d (deal %d, rotation %d):", g.index, g.deal, g.rotation);
-        for (size_t s = 0; s < g.scores.size(); ++s)
-          std::printf("  [%d] %s %d", g.entrant[s], config.agents[size_t(g.entrant[s])].c_str(), g.scores[s]);
-        std::printf("  (%.1f s)\n", g.seconds);
-        std::fflush(stdout);
-      };
+    if (resume && csv.empty()) throw std::invalid_argument("--resume needs --csv FILE");
+    if (resume) {
+      std::ifstream in(csv);
+      if (!in) throw std::runtime_error("--resume: cannot read " + csv);
+      std::stringstream text;
+      text << in.rdbuf();
+      config.done = carc::read_arena_csv(text.str(), config.agents, config.game.players);
+      std::printf("resuming: %zu games already played\n", config.done.size());
     }
+    // Games go to the csv as they finish, so that a stopped run can be resumed. The file is opened
+    // at the first finished game (a bad command leaves it alone) and rewritten in game order at
+    // the end.
+    std::ofstream out;
+    auto csv_stream = [&]() -> std::ofstream& {
+      if (!out.is_open()) {
+        out.open(csv, std::ios::trunc);
+        out << carc::arena_csv_header();
+        for (const carc::GameRecord& g : config.done) out << carc::arena_csv_rows(g, config.agents);
+      }
+      return out;
+    };
+    config.on_game = [&](const carc::GameRecord& g) {
+      if (!csv.empty()) {
+        csv_stream() << carc::arena_csv_rows(g, config.agents);
+        if (!out.flush()) throw std::runtime_error("cannot write " + csv);
+      }
+      if (quiet) return;
+      std::printf("game %d (deal %d, rotation %d):", g.index, g.deal, g.rotation);
+      for (size_t s = 0; s < g.scores.size(); ++s)
+        std::printf("  [%d] %s %d", g.entrant[s], config.agents[size_t(g.entrant[s])].c_str(), g.scores[s]);
+      std::printf("  (%.1f s)\n", g.seconds);
+      std::fflush(stdout);
+    };
     carc::ArenaResult result = carc::run_arena(config);
     std::printf("%s", result.report().c_str());
     if (!csv.empty()) {
-      std::ofstream out(csv);
+      out.close();
+      out.open(csv, std::ios::trunc);
       out << result.csv();
       if (!out) throw std::runtime_error("cannot write " + csv);
     }

@@ -537,6 +537,75 @@ TEST(Arena, OneDealReportsNoIntervalRatherThanInfinities) {
   EXPECT_EQ(report.find("inf"), std::string::npos) << report;
 }
 
+TEST(Arena, AResumedRunPlaysOnlyTheMissingGamesAndSummarisesThemAll) {
+  ArenaConfig a;
+  a.agents = {"random", "mcts:iters=200,memory=16"};
+  a.deals = 3;
+  a.threads = 1;
+  const ArenaResult full = run_arena(a);
+  // Keep what an interrupted run would have written: three whole games, then a game cut off.
+  std::vector<GameRecord> read = read_arena_csv(full.csv(), a.agents, 2);
+  ASSERT_EQ(read.size(), 6u);
+  std::string text = arena_csv_header();
+  for (int i : {0, 2, 5}) text += arena_csv_rows(full.games[size_t(i)], a.agents);
+  std::string cut = arena_csv_rows(full.games[3], a.agents);
+  text += cut.substr(0, cut.find('\n') + 1) + cut.substr(cut.find('\n') + 1, 10);  // one seat, then part of a line
+  a.done = read_arena_csv(text, a.agents, 2);
+  ASSERT_EQ(a.done.size(), 3u);
+  int played = 0;
+  a.on_game = [&](const GameRecord&) { ++played; };
+  const ArenaResult resumed = run_arena(a);
+  EXPECT_EQ(played, 3);
+  ASSERT_EQ(resumed.games.size(), full.games.size());
+  for (size_t i = 0; i < full.games.size(); ++i) {
+    EXPECT_EQ(resumed.games[i].scores, full.games[i].scores) << "game " << i;
+    EXPECT_EQ(resumed.games[i].entrant, full.games[i].entrant) << "game " << i;
+  }
+  EXPECT_EQ(resumed.entrants[1].games, 6);
+  EXPECT_DOUBLE_EQ(resumed.entrants[1].win_rate, full.entrants[1].win_rate);
+  // Games that are not this run's are refused before anything is played.
+  a.done[0].rotation = 1 - a.done[0].rotation;
+  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  a.done[0] = full.games[0];
+  a.done.push_back(full.games[0]);
+  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  a.done = {full.games[0]};
+  a.deals = 1;
+  a.rotation = 1;  // one game per deck now: game 0 is seated the other way round
+  EXPECT_THROW(run_arena(a), std::invalid_argument);
+}
+
+TEST(Arena, ReadingACsvRejectsMalformedLines) {
+  const std::vector<std::string> agents = {"greedy", "mcts:iters=5,c=1"};
+  const std::string header = arena_csv_header();
+  const std::string seat0 = "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0\n";
+  const std::string seat1 = "0,0,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175\n";
+  std::vector<GameRecord> games = read_arena_csv(header + seat0 + seat1, agents, 2);
+  ASSERT_EQ(games.size(), 1u);
+  EXPECT_EQ(games[0].scores, (std::vector<int>{80, 70}));
+  EXPECT_EQ(games[0].iterations[1], 175u);
+  EXPECT_DOUBLE_EQ(games[0].think_seconds[1], 2.5);
+  EXPECT_TRUE(read_arena_csv(header + seat0, agents, 2).empty());  // a game missing a seat
+  auto message = [&](const std::string& text) {
+    try {
+      read_arena_csv(text, agents, 2);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(seat0 + seat1).find("header"), std::string::npos);
+  EXPECT_NE(message(header + seat0 + "0,0,0,1,1,\"random\",70,0,35,2.5,175\n").find("played by 'random'"),
+            std::string::npos);
+  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1\n").find("line 2: expected 11 fields"),
+            std::string::npos);
+  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",-80,1.0000,40,0.1,0\n").find("field 7"), std::string::npos);
+  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy,80,1.0000,40,0.1,0\n").find("unclosed quote"), std::string::npos);
+  EXPECT_NE(message(header + seat0 + seat0).find("seat 0 twice"), std::string::npos);
+  EXPECT_NE(message(header + "0,0,0,2,0,\"greedy\",80,1.0000,40,0.1,0\n").find("out of range"), std::string::npos);
+  EXPECT_NE(message(header + seat0 + seat1).find("no error"), std::string::npos);
+}
+
 TEST(Arena, RejectsBadInputBeforePlaying) {
   ArenaConfig a;
   a.agents = {"greedy"};
