@@ -265,15 +265,18 @@ ArenaResult run_arena(const ArenaConfig& config) {
   result.paired = paired;
   result.agents = config.agents;
   result.games.resize(size_t(total));
+  // Game i plays deck i / rotations with this seating (seat s holds entrant (s + rotation) % players).
+  auto rotation_of = [&](int i) {
+    return config.rotation >= 0 ? config.rotation : paired ? i % rotations : (i / rotations) % players;
+  };
   std::vector<char> played(size_t(total), 0);
   for (const GameRecord& g : config.done) {
     auto mismatch = [&](const std::string& why) {
       return std::invalid_argument("arena: game " + std::to_string(g.index) + " to resume " + why);
     };
     if (g.index < 0 || g.index >= total) throw mismatch("is not a game of this run");
-    const int deal = g.index / rotations;
-    const int rotation = config.rotation >= 0 ? config.rotation : paired ? g.index % rotations : deal % players;
-    if (g.deal != deal || g.rotation != rotation) throw mismatch("has another deal or seat rotation than this run's");
+    const int rotation = rotation_of(g.index);
+    if (g.deal != g.index / rotations || g.rotation != rotation) throw mismatch("has another deal or seat rotation than this run's");
     if (played[size_t(g.index)]) throw mismatch("is given twice");
     if (int(g.scores.size()) != players || int(g.entrant.size()) != players || int(g.win_share.size()) != players ||
         int(g.think_seconds.size()) != players || int(g.decisions.size()) != players || int(g.iterations.size()) != players)
@@ -287,11 +290,10 @@ ArenaResult run_arena(const ArenaConfig& config) {
   const auto start = Clock::now();
   auto play = [&](int i) {
     if (played[size_t(i)]) return;
-    int deal = i / rotations;
-    int rotation = config.rotation >= 0 ? config.rotation : paired ? i % rotations : deal % players;
+    const int deal = i / rotations;
     GameRecord r;
     try {
-      r = play_one(config, deal, rotation, make_deck(config.game, deal));
+      r = play_one(config, deal, rotation_of(i), make_deck(config.game, deal));
     } catch (const Cancelled&) {
       return;  // reported once every thread has stopped, below
     }
@@ -421,6 +423,8 @@ std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vecto
       g.decisions.assign(size_t(players), 0);
       g.iterations.assign(size_t(players), 0);
     }
+    if (int(number(1)) != g.deal || int(number(2)) != g.rotation)
+      throw bad("another deal or rotation than game " + std::to_string(index) + "'s other seats");
     if (g.entrant[size_t(seat)] >= 0) throw bad("game " + std::to_string(index) + " seat " + std::to_string(seat) + " twice");
     g.entrant[size_t(seat)] = entrant;
     g.scores[size_t(seat)] = int(number(6));

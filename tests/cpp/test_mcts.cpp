@@ -602,6 +602,8 @@ TEST(Arena, ReadingACsvRejectsMalformedLines) {
   EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",-80,1.0000,40,0.1,0\n").find("field 7"), std::string::npos);
   EXPECT_NE(message(header + "0,0,0,0,0,\"greedy,80,1.0000,40,0.1,0\n").find("unclosed quote"), std::string::npos);
   EXPECT_NE(message(header + seat0 + seat0).find("seat 0 twice"), std::string::npos);
+  EXPECT_NE(message(header + seat0 + "0,1,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175\n").find("another deal"),
+            std::string::npos);
   EXPECT_NE(message(header + "0,0,0,2,0,\"greedy\",80,1.0000,40,0.1,0\n").find("out of range"), std::string::npos);
   EXPECT_NE(message(header + seat0 + seat1).find("no error"), std::string::npos);
 }
