@@ -85,6 +85,10 @@ void register_search(py::module_& m) {
       .value("MARGIN", RewardKind::Margin)
       .value("MIXED", RewardKind::Mixed)
       .finalize();
+  py::native_enum<PriorKind>(m, "PriorKind", "enum.Enum", "PUCT priors of the rollout evaluator.")
+      .value("UNIFORM", PriorKind::Uniform)
+      .value("GREEDY", PriorKind::Greedy)
+      .finalize();
 
   // ---- Configs ---------------------------------------------------------------------------------
   py::class_<RolloutConfig>(m, "RolloutConfig", "Leaf evaluation by rollouts (search/evaluator.h).")
@@ -99,7 +103,9 @@ void register_search(py::module_& m) {
       .def_readwrite("margin_weight", &RolloutConfig::margin_weight)
       .def_readwrite("supply_value", &RolloutConfig::supply_value)
       .def_readwrite("endgame_tiles", &RolloutConfig::endgame_tiles)
-      .def_readwrite("cutoff_temperature", &RolloutConfig::cutoff_temperature);
+      .def_readwrite("cutoff_temperature", &RolloutConfig::cutoff_temperature)
+      .def_readwrite("prior", &RolloutConfig::prior)
+      .def_readwrite("prior_temperature", &RolloutConfig::prior_temperature);
 
   py::class_<MctsConfig>(m, "MctsConfig",
                          "MCTS settings (search/mcts.h). Checked when a search starts: bad values raise ValueError.")

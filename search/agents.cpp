@@ -48,35 +48,41 @@ double GreedyAgent::evaluate(const State& state, int p) {
   return mine - other;
 }
 
-Action greedy_action(const State& state, Rng& rng) {
-  Action buffer[kMaxActions];
-  int n = state.legal_actions(buffer);
-  int me = state.current_player();
-  double best = -1e18;
-  Action choice = buffer[0];
-  int ties = 0;
+void greedy_values(const State& state, const Action* actions, int n, double* values) {
+  const int me = state.current_player();
   for (int i = 0; i < n; ++i) {
     State next = state;
-    next.apply_unchecked(buffer[i]);
-    double value;
+    next.apply_unchecked(actions[i]);
     if (next.current_player() == me && next.phase() == Phase::PlaceFigure) {
       // Look through the figure decision this placement leads to.
       Action figures[kMaxActions];
       int m = next.legal_actions(figures);
-      value = -1e18;
+      values[i] = -1e18;
       for (int j = 0; j < m; ++j) {
         State after = next;
         after.apply_unchecked(figures[j]);
-        value = std::max(value, GreedyAgent::evaluate(after, me));
+        values[i] = std::max(values[i], GreedyAgent::evaluate(after, me));
       }
     } else {
-      value = GreedyAgent::evaluate(next, me);
+      values[i] = GreedyAgent::evaluate(next, me);
     }
-    if (value > best + 1e-9) {
-      best = value;
+  }
+}
+
+Action greedy_action(const State& state, Rng& rng) {
+  Action buffer[kMaxActions];
+  double values[kMaxActions];
+  int n = state.legal_actions(buffer);
+  greedy_values(state, buffer, n, values);
+  double best = -1e18;
+  Action choice = buffer[0];
+  int ties = 0;
+  for (int i = 0; i < n; ++i) {
+    if (values[i] > best + 1e-9) {
+      best = values[i];
       choice = buffer[i];
       ties = 1;
-    } else if (value > best - 1e-9 && rng.below(uint32_t(++ties)) == 0) {
+    } else if (values[i] > best - 1e-9 && rng.below(uint32_t(++ties)) == 0) {
       choice = buffer[i];  // reservoir sampling: uniform among the ties
     }
   }

@@ -41,6 +41,11 @@ class GreedyAgent final : public Agent {
 // GreedyAgent's choice, without allocating (rollouts use it too).
 Action greedy_action(const State& state, Rng& rng);
 
+// GreedyAgent's value of each of the n actions (legal at `state`, a decision node) for the
+// mover: the valuation after the action, looking through the figure decision a placement leads
+// to. The search's greedy priors use it too.
+void greedy_values(const State& state, const Action* actions, int n, double* values);
+
 // Per player: the value that the unfinished features each player leads would score now (cities
 // 2 per tile and pennant, roads 1 per tile, cloisters 9 less their empty neighbours; fields
 // not counted). Ties for the lead count for every leader.

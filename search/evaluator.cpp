@@ -17,6 +17,16 @@ void Evaluator::priors(const State&, const Action*, int n, float* out) const {
   std::fill(out, out + n, n > 0 ? 1.0f / float(n) : 0.0f);
 }
 
+void RolloutEvaluator::priors(const State& state, const Action* actions, int n, float* out) const {
+  if (config_.prior == PriorKind::Uniform || n <= 1) return Evaluator::priors(state, actions, n, out);
+  double values[kMaxActions];
+  greedy_values(state, actions, n, values);
+  const double top = *std::max_element(values, values + n);
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += values[i] = std::exp((values[i] - top) / config_.prior_temperature);
+  for (int i = 0; i < n; ++i) out[i] = float(values[i] / sum);
+}
+
 Action sample_draw(const State& state, Rng& rng) {
   // Walk the bag's counts with our own rng: O(kinds), no allocation. A fixed draw order (tests,
   // puzzles) makes only one draw legal, which the walk may miss; then take the legal one.

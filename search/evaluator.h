@@ -36,6 +36,12 @@ enum class Heuristic : uint8_t {
   Expected,  // heuristic_values: expected final scores (fields and supply included)
 };
 
+// The PUCT priors of the rollout evaluator.
+enum class PriorKind : uint8_t {
+  Uniform,  // every legal action alike
+  Greedy,   // a softmax of GreedyAgent's one-ply values (greedy_values), prior_temperature wide
+};
+
 struct RolloutConfig {
   RolloutPolicy policy = RolloutPolicy::Random;
   double greedy_eps = 0.0;      // Greedy: chance of the full one-ply greedy move at a decision
@@ -52,6 +58,8 @@ struct RolloutConfig {
                                 // grab); 0 turns the rule off
   double cutoff_temperature = 10.0;  // points: softmax temperature turning heuristic values into
                                      // win estimates at a cutoff
+  PriorKind prior = PriorKind::Uniform;  // PUCT priors (select=puct)
+  double prior_temperature = 3.0;        // points: Greedy priors' softmax temperature
 };
 
 struct Evaluation {
@@ -76,6 +84,7 @@ class RolloutEvaluator final : public Evaluator {
  public:
   explicit RolloutEvaluator(const RolloutConfig& config) : config_(config) {}
   void evaluate(State& state, Rng& rng, Evaluation& out) const override;
+  void priors(const State& state, const Action* actions, int n, float* out) const override;
   const RolloutConfig& config() const { return config_; }
 
  private:

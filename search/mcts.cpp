@@ -656,6 +656,8 @@ MctsConfig parse_mcts_options(const std::string& options) {
     else if (key == "meeple") c.rollout.supply_value = parse_number(key, value, 0, 1e6);
     else if (key == "endgame") c.rollout.endgame_tiles = int(parse_count(key, value, 0, 10000));
     else if (key == "temp") c.rollout.cutoff_temperature = parse_number(key, value, 1e-3, 1e6);
+    else if (key == "prior") c.rollout.prior = parse_choice<PriorKind>(key, value, {{"uniform", PriorKind::Uniform}, {"greedy", PriorKind::Greedy}});
+    else if (key == "ptemp") c.rollout.prior_temperature = parse_number(key, value, 1e-3, 1e6);
     else if (key == "memory") c.memory_mb = parse_number(key, value, 1, 1 << 20);
     else if (key == "reuse") c.reuse = parse_choice<bool>(key, value, {{"1", true}, {"0", false}, {"true", true}, {"false", false}});
     else if (key == "seed") c.seed = parse_count(key, value, 0, UINT64_MAX);

@@ -66,7 +66,8 @@ void validate(const MctsConfig& config);
 // from which rollouts play to the end),
 // eval (greedy|final|expected), reward (win|margin|mixed), scale, mix, meeple (points per meeple
 // in supply at a cutoff), endgame (tiles left below which rollout figures follow final scoring),
-// temp, memory (MB), reuse (0|1), seed. Unknown keys and bad values throw
+// temp, prior (uniform|greedy: PUCT priors), ptemp (their softmax temperature in points),
+// memory (MB), reuse (0|1), seed. Unknown keys and bad values throw
 // std::invalid_argument naming them. The empty string gives the defaults.
 MctsConfig parse_mcts_options(const std::string& options);
 

@@ -176,6 +176,10 @@ class RewardKind(enum.Enum):
     MARGIN = 1
     MIXED = 2
 
+class PriorKind(enum.Enum):
+    UNIFORM = 0
+    GREEDY = 1
+
 class RolloutConfig:
     policy: RolloutPolicy
     greedy_eps: float
@@ -188,6 +192,8 @@ class RolloutConfig:
     supply_value: float
     endgame_tiles: int
     cutoff_temperature: float
+    prior: PriorKind
+    prior_temperature: float
     def __init__(self) -> None: ...
 
 class MctsConfig:

@@ -24,8 +24,8 @@ def mcts_config(
 ) -> _core.MctsConfig:
     """An MctsConfig from a budget and the "mcts:..." agent options (search/mcts.h: c, select,
     chance, expand, rollout, eps, cutoff, finish, eval, reward, scale, mix, meeple, endgame, temp,
-    memory, reuse, seed, parallel, vl). With neither budget given: 1000 iterations. Raises ValueError for
-    unknown options and bad values."""
+    prior, ptemp, memory, reuse, seed, parallel, vl). With neither budget given: 1000 iterations.
+    Raises ValueError for unknown options and bad values."""
     threads = _int("threads", threads, -(2**63), 2**63 - 1, ValueError)  # the range is checked in C++
     if iterations is not None:
         iterations = _int("iterations", iterations, -(2**63), 2**63 - 1, ValueError)

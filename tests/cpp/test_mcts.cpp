@@ -81,6 +81,32 @@ TEST(MctsSearch, FindsTheOnlyWinningMoveOnTheLastTile) {
   }
 }
 
+TEST(MctsSearch, GreedyPriorsPutTheWinningMoveFirst) {
+  // PUCT's greedy priors are a softmax of GreedyAgent's one-ply values: on the last tile the
+  // placement that closes the city (then the meeple on it) has the largest prior, and a colder
+  // softmax gives it more.
+  State s = last_tile_position(2, 0);
+  MctsConfig c = parse_mcts_options("select=puct,prior=greedy,iters=50");
+  auto top_prior = [](const SearchResult& r, const State& at) {
+    auto best = std::max_element(r.actions.begin(), r.actions.end(),
+                                 [](const ActionStats& a, const ActionStats& b) { return a.prior < b.prior; });
+    double sum = 0;
+    for (const ActionStats& a : r.actions) sum += a.prior;
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+    return std::make_pair(at.action_to_string(best->action), best->prior);
+  };
+  auto [placement, warm] = top_prior(analyse(s, c), s);
+  EXPECT_EQ(placement, "place 0,-1 r2");
+  EXPECT_GT(warm, 1.5 / double(analyse(s, c).actions.size()));
+  c.rollout.prior_temperature = 0.5;
+  EXPECT_GT(top_prior(analyse(s, c), s).second, warm);
+  s.apply(s.parse_action("place 0,-1 r2"));
+  EXPECT_EQ(top_prior(analyse(s, c), s).first, "meeple city#0");
+  // Uniform priors stay the default.
+  SearchResult uniform = analyse(s, parse_mcts_options("select=puct,iters=50"));
+  for (const ActionStats& a : uniform.actions) EXPECT_NEAR(a.prior, 1.0 / double(uniform.actions.size()), 1e-6);
+}
+
 TEST(MctsSearch, DecidesForTheCurrentPlayerWhoeverThatIs) {
   // Three players, the third to move: max^n must maximise player 2's value, not seat 0's.
   State s = last_tile_position(3, 2);
@@ -283,7 +309,7 @@ TEST(MctsSearch, ParallelSearchesCountEveryIterationOnce) {
 
 TEST(MctsSearch, EveryOptionRuns) {
   State s = random_position(11, 30, 3);
-  for (const char* spec : {"select=puct,c=1.5", "chance=sample", "rollout=greedy", "rollout=greedy,eps=0.2",
+  for (const char* spec : {"select=puct,c=1.5", "select=puct,prior=greedy,ptemp=2", "chance=sample", "rollout=greedy", "rollout=greedy,eps=0.2",
                            "cutoff=4", "eval=final", "eval=expected", "meeple=1.5", "endgame=0", "reward=margin", "reward=mixed,mix=0.3", "expand=4", "vl=3,threads=2",
                            "parallel=root,threads=2", "reuse=0"}) {
     MctsConfig c = parse_mcts_options(std::string(spec) + ",iters=300");
@@ -387,6 +413,8 @@ TEST(MctsAgentSpec, ParsesOptionsAndRejectsMistakes) {
   EXPECT_EQ(parse_mcts_options("eval=final").rollout.heuristic, Heuristic::Final);
   EXPECT_EQ(parse_mcts_options("meeple=1.5").rollout.supply_value, 1.5);
   EXPECT_EQ(parse_mcts_options("endgame=3").rollout.endgame_tiles, 3);
+  EXPECT_EQ(parse_mcts_options("prior=greedy").rollout.prior, PriorKind::Greedy);
+  EXPECT_EQ(parse_mcts_options("ptemp=5").rollout.prior_temperature, 5.0);
   EXPECT_EQ(parse_mcts_options("iters=2000").iterations, 2000u);
   EXPECT_EQ(parse_mcts_options("time=1,iters=50").iterations, 50u);
   auto message = [](const std::string& spec) {
@@ -405,6 +433,8 @@ TEST(MctsAgentSpec, ParsesOptionsAndRejectsMistakes) {
   EXPECT_NE(message("mcts:memory=0.01").find("memory"), std::string::npos);
   EXPECT_NE(message("mcts:meeple=-1").find("meeple=-1"), std::string::npos);
   EXPECT_NE(message("mcts:eval=perfect").find("greedy, final, expected"), std::string::npos);
+  EXPECT_NE(message("mcts:prior=network").find("uniform, greedy"), std::string::npos);
+  EXPECT_NE(message("mcts:ptemp=0").find("ptemp=0"), std::string::npos);
   EXPECT_NE(message("greedy:iters=5").find("takes no options"), std::string::npos);
   EXPECT_NE(message("alphago").find("unknown agent 'alphago'"), std::string::npos);
 }

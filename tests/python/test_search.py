@@ -115,7 +115,8 @@ def test_bad_options_raise_value_error(kwargs: dict, message: str) -> None:
 
 def test_options_reach_the_config() -> None:
     config = mcts_config(
-        time=0.5, threads=2, c=1.5, select="puct", reuse=False, cutoff=4, finish=15, endgame=2
+        time=0.5, threads=2, c=1.5, select="puct", reuse=False, cutoff=4, finish=15, endgame=2,
+        prior="greedy", ptemp=2,
     )
     assert (config.seconds, config.iterations, config.threads) == (0.5, 0, 2)
     assert config.exploration == 1.5
@@ -124,6 +125,8 @@ def test_options_reach_the_config() -> None:
     assert config.rollout.cutoff_turns == 4
     assert config.rollout.endgame_tiles == 2
     assert config.rollout.finish_tiles == 15
+    assert config.rollout.prior.name == "GREEDY"
+    assert config.rollout.prior_temperature == 2
     assert mcts_config().iterations == 1000
     with pytest.raises(TypeError):
         mcts_config(threads="2")  # type: ignore[arg-type]
