@@ -58,7 +58,7 @@ struct RolloutConfig {
                                 // grab); 0 turns the rule off
   double cutoff_temperature = 10.0;  // points: softmax temperature turning heuristic values into
                                      // win estimates at a cutoff
-  PriorKind prior = PriorKind::Uniform;  // PUCT priors (select=puct)
+  PriorKind prior = PriorKind::Greedy;   // PUCT priors (ignored under UCT)
   double prior_temperature = 3.0;        // points: Greedy priors' softmax temperature
 };
 

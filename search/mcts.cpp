@@ -590,7 +590,7 @@ namespace {
 
 const char* const kOptionKeys =
     "time, iters, threads, parallel, vl, select, c, fpu, chance, expand, rollout, eps, cutoff, finish, eval, reward, "
-    "scale, mix, meeple, endgame, temp, memory, reuse, seed";
+    "scale, mix, meeple, endgame, temp, prior, ptemp, memory, reuse, seed";
 
 double parse_number(const std::string& key, const std::string& value, double lo, double hi) {
   double v = 0;
@@ -624,7 +624,7 @@ E parse_choice(const std::string& key, const std::string& value, std::initialize
 
 MctsConfig parse_mcts_options(const std::string& options) {
   MctsConfig c;
-  bool iterations_set = false, time_set = false;
+  bool iterations_set = false, time_set = false, c_set = false;
   size_t pos = 0;
   while (pos < options.size()) {
     size_t comma = options.find(',', pos);
@@ -641,7 +641,7 @@ MctsConfig parse_mcts_options(const std::string& options) {
     else if (key == "parallel") c.parallelism = parse_choice<Parallelism>(key, value, {{"tree", Parallelism::Tree}, {"root", Parallelism::Root}});
     else if (key == "vl") c.virtual_loss = float(parse_number(key, value, 0, 1000));
     else if (key == "select") c.selection = parse_choice<SelectionRule>(key, value, {{"uct", SelectionRule::Uct}, {"puct", SelectionRule::Puct}});
-    else if (key == "c") c.exploration = parse_number(key, value, 0, 1000);
+    else if (key == "c") c.exploration = parse_number(key, value, 0, 1000), c_set = true;
     else if (key == "fpu") c.fpu_reduction = parse_number(key, value, -1, 1);
     else if (key == "chance") c.chance = parse_choice<ChanceMode>(key, value, {{"sample", ChanceMode::Sample}, {"stratified", ChanceMode::Stratified}});
     else if (key == "expand") c.expand_after = uint32_t(parse_count(key, value, 1, 1000000));
@@ -664,6 +664,7 @@ MctsConfig parse_mcts_options(const std::string& options) {
     else throw std::invalid_argument("unknown mcts option '" + key + "' (known: " + kOptionKeys + ")");
   }
   if (time_set && !iterations_set) c.iterations = 0;  // a time budget alone
+  if (c.selection == SelectionRule::Uct && !c_set) c.exploration = kUctExploration;
   validate(c);
   return c;
 }

@@ -4,9 +4,10 @@
 // a decision node belongs to whoever decides there (the turn player, or another player for the
 // decisions of non-active players that expansions add), a chance node to the bag. Nothing here
 // knows what a turn looks like.
-//   * Decision nodes select by UCT or PUCT on the mover's own mean reward; rewards are vectors
-//     (one value per player) averaged on the way back: multi-player "max^n" UCT (each mover
-//     maximises its own component), which reduces to negamax-style UCT for two players.
+//   * Decision nodes select by PUCT (by default, with priors from GreedyAgent's one-ply values)
+//     or UCT on the mover's own mean reward; rewards are vectors (one value per player) averaged
+//     on the way back: multi-player "max^n" (each mover maximises its own component), which
+//     reduces to negamax-style search for two players.
 //   * Chance nodes hold every outcome with its probability (the bag's counts, never the game's
 //     own PRNG, which would leak the real future draws) and either sample one per iteration
 //     with the search's rng, or visit them in proportion to their probabilities (stratified).
@@ -32,6 +33,9 @@ enum class SelectionRule : uint8_t { Uct, Puct };
 enum class ChanceMode : uint8_t { Sample, Stratified };
 enum class Parallelism : uint8_t { Tree, Root };
 
+// The UCT exploration constant measured best (search/RESULTS.md); PUCT's default is MctsConfig's.
+inline constexpr double kUctExploration = 0.7;
+
 struct MctsConfig {
   // ---- Budget: the search stops at the first limit reached; 0 disables a limit (not both).
   double seconds = 0.0;          // wall time per search
@@ -42,8 +46,9 @@ struct MctsConfig {
   float virtual_loss = 1.0f;     // tree parallelism: an in-flight iteration counts as this many
                                  // visits with reward 0 for the mover
   // ---- Tree policy.
-  SelectionRule selection = SelectionRule::Uct;
-  double exploration = 0.7;      // UCT: c in Q + c sqrt(ln N / n); PUCT: c in Q + c P sqrt(N) / (1 + n)
+  SelectionRule selection = SelectionRule::Puct;  // with greedy priors (rollout.prior)
+  double exploration = 2.0;      // PUCT: c in Q + c P sqrt(N) / (1 + n); UCT: c in Q + c sqrt(ln N / n),
+                                 // tuned at kUctExploration (parse_mcts_options uses it for select=uct)
   double fpu_reduction = 0.1;    // PUCT: an unvisited child is valued at the parent's mean - this
   ChanceMode chance = ChanceMode::Stratified;
   uint32_t expand_after = 1;     // a leaf is expanded once it has this many visits (root: always)
@@ -67,7 +72,7 @@ void validate(const MctsConfig& config);
 // eval (greedy|final|expected), reward (win|margin|mixed), scale, mix, meeple (points per meeple
 // in supply at a cutoff), endgame (tiles left below which rollout figures follow final scoring),
 // temp, prior (uniform|greedy: PUCT priors), ptemp (their softmax temperature in points),
-// memory (MB), reuse (0|1), seed. Unknown keys and bad values throw
+// memory (MB), reuse (0|1), seed. select=uct without c takes kUctExploration. Unknown keys and bad values throw
 // std::invalid_argument naming them. The empty string gives the defaults.
 MctsConfig parse_mcts_options(const std::string& options);
 
@@ -77,7 +82,7 @@ struct ActionStats {
   std::string text;          // State::action_to_string
   uint32_t visits = 0;
   double value = 0;          // mean reward of the deciding player after this action
-  double prior = 0;          // PUCT prior (uniform with rollouts)
+  double prior = 0;          // PUCT prior (uniform under UCT)
   std::vector<double> win;   // estimated win share of every player after this action
 };
 

@@ -102,8 +102,9 @@ TEST(MctsSearch, GreedyPriorsPutTheWinningMoveFirst) {
   EXPECT_GT(top_prior(analyse(s, c), s).second, warm);
   s.apply(s.parse_action("place 0,-1 r2"));
   EXPECT_EQ(top_prior(analyse(s, c), s).first, "meeple city#0");
-  // Uniform priors stay the default.
-  SearchResult uniform = analyse(s, parse_mcts_options("select=puct,iters=50"));
+  // Greedy priors are the default; uniform ones on request.
+  EXPECT_EQ(top_prior(analyse(s, parse_mcts_options("iters=50")), s).first, "meeple city#0");
+  SearchResult uniform = analyse(s, parse_mcts_options("prior=uniform,iters=50"));
   for (const ActionStats& a : uniform.actions) EXPECT_NEAR(a.prior, 1.0 / double(uniform.actions.size()), 1e-6);
 }
 
@@ -309,7 +310,7 @@ TEST(MctsSearch, ParallelSearchesCountEveryIterationOnce) {
 
 TEST(MctsSearch, EveryOptionRuns) {
   State s = random_position(11, 30, 3);
-  for (const char* spec : {"select=puct,c=1.5", "select=puct,prior=greedy,ptemp=2", "chance=sample", "rollout=greedy", "rollout=greedy,eps=0.2",
+  for (const char* spec : {"select=uct", "select=puct,c=1.5,prior=uniform", "ptemp=2", "chance=sample", "rollout=greedy", "rollout=greedy,eps=0.2",
                            "cutoff=4", "eval=final", "eval=expected", "meeple=1.5", "endgame=0", "reward=margin", "reward=mixed,mix=0.3", "expand=4", "vl=3,threads=2",
                            "parallel=root,threads=2", "reuse=0"}) {
     MctsConfig c = parse_mcts_options(std::string(spec) + ",iters=300");
@@ -413,7 +414,11 @@ TEST(MctsAgentSpec, ParsesOptionsAndRejectsMistakes) {
   EXPECT_EQ(parse_mcts_options("eval=final").rollout.heuristic, Heuristic::Final);
   EXPECT_EQ(parse_mcts_options("meeple=1.5").rollout.supply_value, 1.5);
   EXPECT_EQ(parse_mcts_options("endgame=3").rollout.endgame_tiles, 3);
-  EXPECT_EQ(parse_mcts_options("prior=greedy").rollout.prior, PriorKind::Greedy);
+  EXPECT_EQ(parse_mcts_options("prior=uniform").rollout.prior, PriorKind::Uniform);
+  EXPECT_EQ(parse_mcts_options("").selection, SelectionRule::Puct);
+  EXPECT_EQ(parse_mcts_options("").rollout.prior, PriorKind::Greedy);
+  EXPECT_EQ(parse_mcts_options("select=uct").exploration, kUctExploration);
+  EXPECT_EQ(parse_mcts_options("select=uct,c=1.1").exploration, 1.1);
   EXPECT_EQ(parse_mcts_options("ptemp=5").rollout.prior_temperature, 5.0);
   EXPECT_EQ(parse_mcts_options("iters=2000").iterations, 2000u);
   EXPECT_EQ(parse_mcts_options("time=1,iters=50").iterations, 50u);
