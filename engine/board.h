@@ -27,6 +27,8 @@ struct PlacedTile {
   KindId kind = 0;
   uint8_t rotation = 0;
   uint16_t first_segment = 0;  // its segments are first_segment .. first_segment + num_segments - 1
+
+  bool operator==(const PlacedTile&) const = default;
 };
 
 class Board {

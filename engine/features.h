@@ -40,6 +40,8 @@ struct Segment {
   uint8_t pig = 0;     // a field with the pig herd (RV-4)
   uint8_t carcassonne = 0;  // a field on the City of Carcassonne's squares: touches the City (CK-1)
   std::array<uint8_t, kMaxPlayers> meeples{};  // normal meeples and wagons per player
+
+  bool operator==(const Segment&) const = default;
 };
 
 class Features {

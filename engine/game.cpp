@@ -4,6 +4,7 @@
 #include <charconv>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "game_internal.h"
 
@@ -997,6 +998,55 @@ std::string State::to_string() const {
 }
 
 // ---- Consistency -----------------------------------------------------------------------------
+
+namespace {
+
+// The first n elements of a and b are equal (the rest of a fixed-size list is unused).
+template <class List>
+bool same_prefix(const List& a, const List& b, int n) {
+  return std::equal(a.begin(), a.begin() + n, b.begin());
+}
+
+}  // namespace
+
+bool State::same_position(const State& o) const {
+  // Every member but rng_ and seed_, lists up to their length. Derived data (the board's index,
+  // the feature aggregates) is compared too where it is cheap: a false "different" only costs a
+  // search its reuse, a false "same" would send it down actions that are illegal here.
+  if (std::tie(rules_, fixed_order_, abbey_kind_, phase_, turn_player_, drawn_, last_slot_, turn_number_,
+               discarded_, num_figures_, supply_, abbeys_, num_wagons_, num_barn_fields_, endgame_) !=
+      std::tie(o.rules_, o.fixed_order_, o.abbey_kind_, o.phase_, o.turn_player_, o.drawn_, o.last_slot_,
+               o.turn_number_, o.discarded_, o.num_figures_, o.supply_, o.abbeys_, o.num_wagons_,
+               o.num_barn_fields_, o.endgame_))
+    return false;
+  if (std::tie(arrow_armed_, num_arrow_candidates_, active_arrow_, river_size_, num_river_ends_, num_river_cells_,
+               volcano_turn_, quarters_, count_, scoring_next_, city_step_, moved_out_, phase3_scored_,
+               phase3_start_, last_placer_, market_player_) !=
+      std::tie(o.arrow_armed_, o.num_arrow_candidates_, o.active_arrow_, o.river_size_, o.num_river_ends_,
+               o.num_river_cells_, o.volcano_turn_, o.quarters_, o.count_, o.scoring_next_, o.city_step_,
+               o.moved_out_, o.phase3_scored_, o.phase3_start_, o.last_placer_, o.market_player_))
+    return false;
+  if (std::tie(king_holder_, robber_holder_, king_size_, robber_size_, extra_turn_, in_extra_turn_, scores_,
+               breakdown_, bag_size_, bag_count_, num_open_cloisters_, num_pending_) !=
+      std::tie(o.king_holder_, o.robber_holder_, o.king_size_, o.robber_size_, o.extra_turn_, o.in_extra_turn_,
+               o.scores_, o.breakdown_, o.bag_size_, o.bag_count_, o.num_open_cloisters_, o.num_pending_))
+    return false;
+  if (board_.num_tiles() != o.board_.num_tiles() || features_.size() != o.features_.size()) return false;
+  for (int i = 0; i < board_.num_tiles(); ++i)
+    if (!(board_.tile(i) == o.board_.tile(i))) return false;
+  for (int i = 0; i < features_.size(); ++i)
+    if (!(features_[i] == o.features_[i])) return false;
+  return same_prefix(figures_, o.figures_, num_figures_) && same_prefix(wagons_, o.wagons_, num_wagons_) &&
+         same_prefix(barn_fields_, o.barn_fields_, num_barn_fields_) &&
+         same_prefix(barn_field_points_, o.barn_field_points_, num_barn_fields_) &&
+         same_prefix(arrow_candidates_, o.arrow_candidates_, num_arrow_candidates_) &&
+         same_prefix(river_, o.river_, river_size_) && same_prefix(river_ends_, o.river_ends_, num_river_ends_) &&
+         same_prefix(river_cells_, o.river_cells_, num_river_cells_) &&
+         same_prefix(river_branches_, o.river_branches_, num_river_cells_) &&
+         same_prefix(open_cloisters_, o.open_cloisters_, num_open_cloisters_) &&
+         same_prefix(pending_, o.pending_, num_pending_) &&
+         (!fixed_order_ || same_prefix(bag_, o.bag_, bag_size_));  // else the bag's order is not used
+}
 
 void State::check_consistency() const {
   auto fail = [](const std::string& what) { throw std::logic_error("inconsistent state: " + what); };

@@ -68,6 +68,8 @@ struct Rules {
   bool city_block = false;   // the City of Carcassonne's squares start the game (CK-0, CK-1)
   bool count = false;        // ... with its quarters and the Count (start = city, CK-2 … CK-7)
   enum class CountMove : uint8_t { Free, Clockwise, Follow } count_move = CountMove::Free;
+
+  bool operator==(const Rules&) const = default;
 };
 
 // A figure on the board.
@@ -76,6 +78,8 @@ struct PlacedFigure {
   uint8_t owner = 0;
   FigureKind kind = FigureKind::Meeple;
   bool paired = false;  // one of two figures standing together after XX-4
+
+  bool operator==(const PlacedFigure&) const = default;
 };
 
 // A position to set a game up from (tests, puzzles, analysis). Validated by State::from_position.
@@ -148,6 +152,9 @@ class State {
   Action sample_legal_action(Rng& rng) const;
 
   State clone() const { return *this; }
+  // True if both are the same game position: everything that shapes the game from here is
+  // equal, whatever the PRNG (a search draws with its own) or the history that led here.
+  bool same_position(const State& other) const;
 
   // ---- Results ------------------------------------------------------------------------------
   int score(int player) const { return scores_[player]; }
@@ -293,6 +300,8 @@ class State {
   struct WagonToMove {
     uint8_t owner = 0;
     uint16_t origin = kNoSegment;  // the segment it stood on
+
+    bool operator==(const WagonToMove&) const = default;
   };
   std::array<WagonToMove, kMaxPlayers> wagons_;
   uint8_t num_wagons_ = 0;
@@ -317,6 +326,8 @@ class State {
     uint8_t side = 0;
     uint8_t branch = 0;
     int8_t turn = 0;
+
+    bool operator==(const RiverEnd&) const = default;
   };
   std::array<KindId, 16> river_;
   uint8_t river_size_ = 0;

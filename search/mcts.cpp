@@ -102,10 +102,6 @@ struct Budget {
   }
 };
 
-bool same_tile(const PlacedTile& a, const PlacedTile& b) {
-  return a.cell == b.cell && a.kind == b.kind && a.rotation == b.rotation;
-}
-
 // Returns false if no sequence of actions leads from a to target (prunes the reuse search):
 // tiles, scores and turns only grow, the bag only shrinks, and placed tiles never change.
 bool may_lead_to(const State& a, const State& target) {
@@ -113,33 +109,11 @@ bool may_lead_to(const State& a, const State& target) {
   if (a.turn_number() > target.turn_number() || a.bag_size() < target.bag_size() || na > nt ||
       a.discarded() > target.discarded())
     return false;
-  if (na > 0 && !same_tile(a.board().tile(na - 1), target.board().tile(na - 1))) return false;
+  if (na > 0 && !(a.board().tile(na - 1) == target.board().tile(na - 1))) return false;
   if (a.phase() == Phase::PlaceTile && nt > na && target.board().tile(na).kind != a.drawn_tile()) return false;
   for (int p = 0; p < a.num_players(); ++p)
     if (a.score(p) > target.score(p)) return false;
   return true;
-}
-
-// Returns true if a and b are the same game position, whatever their internal PRNGs (the tree's
-// states draw with the search's choices, the real game with its own). Compares what the API
-// shows, then the legal actions as a final check.
-bool same_position(const State& a, const State& b) {
-  if (a.phase() != b.phase() || a.current_player() != b.current_player() || a.turn_player() != b.turn_player() ||
-      a.turn_number() != b.turn_number() || a.bag_size() != b.bag_size() || a.discarded() != b.discarded() ||
-      a.num_placed_figures() != b.num_placed_figures() || a.board().num_tiles() != b.board().num_tiles() ||
-      a.last_slot() != b.last_slot() || a.drawn_tile() != b.drawn_tile())
-    return false;
-  for (int p = 0; p < a.num_players(); ++p)
-    if (a.score(p) != b.score(p) || a.supply(p) != b.supply(p)) return false;
-  for (int i = 0; i < a.board().num_tiles(); ++i)
-    if (!same_tile(a.board().tile(i), b.board().tile(i))) return false;
-  for (int i = 0; i < a.num_placed_figures(); ++i) {
-    const PlacedFigure &fa = a.placed_figure(i), &fb = b.placed_figure(i);
-    if (fa.segment != fb.segment || fa.owner != fb.owner || fa.kind != fb.kind) return false;
-  }
-  for (int k = 0; k < kMaxKinds; ++k)
-    if (a.bag_count(KindId(k)) != b.bag_count(KindId(k))) return false;
-  return a.legal_actions() == b.legal_actions();
 }
 
 }  // namespace
@@ -334,7 +308,7 @@ class SearchTree {
   }
   uint32_t find_from(const State& target, std::vector<State>& levels, uint32_t index, int depth) {
     const State& s = levels[size_t(depth)];
-    if (same_position(s, target)) return index;
+    if (s.same_position(target)) return index;
     const Node& node = pool_[index];
     if (depth == kReuseDepth || node.expansion.load(std::memory_order_relaxed) != Expansion::Done) return NodePool::kNoNode;
     for (uint32_t i = 0; i < node.num_children; ++i) {

@@ -159,6 +159,36 @@ TEST(Api, SameSeedSameGameAndCloneIsIndependent) {
   EXPECT_EQ(copy.bag_size(), 70);
 }
 
+// A City position (CK-3) with player 0's meeple in `quarter`, the next tile drawn.
+State meeple_in_quarter(const std::string& quarter) {
+  Position p = testing::described({"city"}, {}, {}, {"base.E", "base.U"});
+  p.city = {{0, "meeple", quarter}};
+  State s = State::from_position(p);
+  testing::play(s, {"draw base.E"});
+  return s;
+}
+
+TEST(Api, SamePositionComparesTheWholeGameButNotThePrng) {
+  // Same board, figures on it, scores, supply and legal actions; only the City differs (CK-3),
+  // which decides later moves out of it (CK-4): not the same position.
+  State castle = meeple_in_quarter("castle"), market = meeple_in_quarter("market");
+  EXPECT_EQ(castle.legal_actions(), market.legal_actions());
+  EXPECT_EQ(castle.supply(0), market.supply(0));
+  EXPECT_FALSE(castle.same_position(market));
+  EXPECT_TRUE(castle.same_position(meeple_in_quarter("castle")));
+  // Other seeds shuffle the bag and the PRNG differently: the same position until a draw differs.
+  Config c;
+  c.seed = 1;
+  State a(c);
+  c.seed = 2;
+  State b(c);
+  EXPECT_TRUE(a.same_position(b));
+  a.apply(Action::draw(a.legal_actions().front().tile_kind()));
+  EXPECT_FALSE(a.same_position(b));
+  b.apply(Action::draw(b.legal_actions().front().tile_kind()));  // the same tile: the bags hold the same
+  EXPECT_TRUE(a.same_position(b));
+}
+
 TEST(Api, ChanceOutcomesFollowTheBag) {
   State s{Config{}};
   auto outcomes = s.chance_outcomes();

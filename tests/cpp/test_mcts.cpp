@@ -17,6 +17,7 @@
 #include "search/playout.h"
 #include "search/mcts.h"
 #include "search/tree.h"
+#include "position_builder.h"
 
 namespace carc {
 namespace {
@@ -349,6 +350,23 @@ TEST(MctsSearch, KeepsTheSubtreeOfItsOwnMove) {
   // Far later positions are not in the tree: a fresh start.
   State later = random_position(4, 30);
   EXPECT_EQ(mcts.search(later, 3).reused_visits, 0u);
+}
+
+TEST(MctsSearch, ReusesATreeOnlyForTheSamePosition) {
+  // Two City positions alike in all but the quarter of player 0's meeple (CK-3): the tree of one
+  // holds moves that may be illegal in the other, so it must not be reused (a reused tree once
+  // replayed such moves and corrupted the rollouts' states).
+  auto meeple_in = [](const std::string& quarter) {
+    Position p = testing::described({"city"}, {}, {}, {"base.E", "base.U"});
+    p.city = {{0, "meeple", quarter}};
+    State s = State::from_position(p);
+    testing::play(s, {"draw base.E"});
+    return s;
+  };
+  Mcts mcts(iterations(300));
+  EXPECT_EQ(mcts.search(meeple_in("castle"), 1).reused_visits, 0u);
+  EXPECT_GT(mcts.search(meeple_in("castle"), 2).reused_visits, 0u);
+  EXPECT_EQ(mcts.search(meeple_in("market"), 3).reused_visits, 0u);
 }
 
 TEST(MctsSearch, RejectsNodesWithoutADecision) {
