@@ -1,6 +1,7 @@
 #include "mcts.h"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -187,6 +188,7 @@ class SearchTree {
         e = expand(node, s, w);
       if (e != Expansion::Done) break;  // a leaf (or busy elsewhere, or no room): evaluate here
       Node& next = s.is_chance() ? select_outcome(node, w) : select_action(node, s.current_player());
+      assert(s.is_legal(next.action));  // the tree's moves were listed in this very position
       s.apply_unchecked(next.action);
       if (!path.push(&next)) break;
     }
