@@ -207,7 +207,9 @@ void register_search(py::module_& m) {
       .def_readonly("decisions", &GameRecord::decisions)
       .def_readonly("iterations", &GameRecord::iterations)
       .def_readonly("draws", &GameRecord::draws)
-      .def_readonly("seconds", &GameRecord::seconds);
+      .def_readonly("seconds", &GameRecord::seconds)
+      .def_readonly("seed", &GameRecord::seed, "The run's game seed (it picks the decks).")
+      .def_readonly("agent_seed", &GameRecord::agent_seed);
 
   py::class_<EntrantStats>(m, "EntrantStats", "One entrant's statistics; intervals are 95% CIs.")
       .def_readonly("agent", &EntrantStats::agent)
@@ -251,7 +253,7 @@ void register_search(py::module_& m) {
 
   m.def(
       "run_arena",
-      [](const ArenaConfig& config) {
+      [](const ArenaConfig& config, const std::string& csv, bool resume) {
         // Copy with the GIL held; the copy's on_game stays empty (it would call back into
         // Python without the GIL). Nothing Python-owned is read after this, so the release is safe.
         ArenaConfig copy;
@@ -262,15 +264,18 @@ void register_search(py::module_& m) {
         copy.rotation = config.rotation;
         copy.threads = config.threads;
         copy.agent_seed = config.agent_seed;
+        if (resume && csv.empty()) throw std::invalid_argument("run_arena: resume needs a csv file");
         return run_interruptible([&](const std::atomic<bool>* cancel) {
           copy.cancel = cancel;
-          return run_arena(copy);
+          return csv.empty() ? run_arena(copy) : run_arena_csv(copy, csv, resume);
         });
       },
-      "config"_a,
+      "config"_a, "csv"_a = "", "resume"_a = false,
       "Plays the arena's games with the GIL released and summarises them; bad agents, counts or\n"
       "rules raise ValueError (ConfigError for rules) before any game starts. Ctrl-C stops every\n"
-      "game at its next move (KeyboardInterrupt).");
+      "game at its next move (KeyboardInterrupt). With `csv`, each game is appended to that file as\n"
+      "it finishes; with `resume`, the games the file holds count and are not played again (a file\n"
+      "of another run raises ValueError, an unreadable one RuntimeError).");
 }
 
 }  // namespace carc::py_bindings

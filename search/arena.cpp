@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -82,6 +85,8 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
   }
   r.win_share = state.returns();
   r.seconds = seconds_since(start);
+  r.seed = config.game.seed;
+  r.agent_seed = config.agent_seed;
   return r;
 }
 
@@ -278,6 +283,9 @@ ArenaResult run_arena(const ArenaConfig& config) {
     const int rotation = rotation_of(g.index);
     if (g.deal != g.index / rotations || g.rotation != rotation) throw mismatch("has another deal or seat rotation than this run's");
     if (played[size_t(g.index)]) throw mismatch("is given twice");
+    if (g.seed != config.game.seed || g.agent_seed != config.agent_seed)
+      throw mismatch("was played with seed " + std::to_string(g.seed) + " and agent seed " + std::to_string(g.agent_seed) +
+                     ", this run has " + std::to_string(config.game.seed) + " and " + std::to_string(config.agent_seed));
     if (int(g.scores.size()) != players || int(g.entrant.size()) != players || int(g.win_share.size()) != players ||
         int(g.think_seconds.size()) != players || int(g.decisions.size()) != players || int(g.iterations.size()) != players)
       throw mismatch("does not have one entry per seat");
@@ -348,7 +356,7 @@ std::string ArenaResult::report() const {
 }
 
 std::string arena_csv_header() {
-  return "game,deal,rotation,seat,entrant,agent,score,win_share,decisions,think_seconds,iterations\n";
+  return "game,deal,rotation,seat,entrant,agent,score,win_share,decisions,think_seconds,iterations,seed,agent_seed\n";
 }
 
 std::string arena_csv_rows(const GameRecord& g, const std::vector<std::string>& agents) {
@@ -357,7 +365,8 @@ std::string arena_csv_rows(const GameRecord& g, const std::vector<std::string>& 
     out += std::to_string(g.index) + "," + std::to_string(g.deal) + "," + std::to_string(g.rotation) + "," +
            std::to_string(s) + "," + std::to_string(g.entrant[s]) + ",\"" + agents[size_t(g.entrant[s])] + "\"," +
            std::to_string(g.scores[s]) + "," + fixed(g.win_share[s], 4) + "," + std::to_string(g.decisions[s]) + "," +
-           fixed(g.think_seconds[s], 4) + "," + std::to_string(g.iterations[s]) + "\n";
+           fixed(g.think_seconds[s], 4) + "," + std::to_string(g.iterations[s]) + "," + std::to_string(g.seed) + "," +
+           std::to_string(g.agent_seed) + "\n";
   return out;
 }
 
@@ -401,12 +410,19 @@ std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vecto
         i = comma + 1;
       }
     }
-    if (fields.size() != 11) throw bad("expected 11 fields, got " + std::to_string(fields.size()));
+    if (fields.size() != 13) throw bad("expected 13 fields, got " + std::to_string(fields.size()));
     auto number = [&](size_t f, double max = 1e9) {
       char* stop = nullptr;
       double v = std::strtod(fields[f].c_str(), &stop);
       if (fields[f].empty() || *stop || !(v >= 0 && v <= max))
         throw bad("field " + std::to_string(f + 1) + " is not a number from 0 to " + fixed(max, 0));
+      return v;
+    };
+    auto seed = [&](size_t f) {  // a full 64-bit value: doubles would round it
+      uint64_t v = 0;
+      auto [end, error] = std::from_chars(fields[f].data(), fields[f].data() + fields[f].size(), v);
+      if (fields[f].empty() || error != std::errc() || end != fields[f].data() + fields[f].size())
+        throw bad("field " + std::to_string(f + 1) + " is not a seed (an integer from 0 to 2^64 - 1)");
       return v;
     };
     int index = int(number(0)), seat = int(number(3)), entrant = int(number(4));
@@ -422,9 +438,10 @@ std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vecto
       g.think_seconds.assign(size_t(players), 0);
       g.decisions.assign(size_t(players), 0);
       g.iterations.assign(size_t(players), 0);
+      g.seed = seed(11), g.agent_seed = seed(12);
     }
-    if (int(number(1)) != g.deal || int(number(2)) != g.rotation)
-      throw bad("another deal or rotation than game " + std::to_string(index) + "'s other seats");
+    if (int(number(1)) != g.deal || int(number(2)) != g.rotation || seed(11) != g.seed || seed(12) != g.agent_seed)
+      throw bad("another deal, rotation or seed than game " + std::to_string(index) + "'s other seats");
     if (g.entrant[size_t(seat)] >= 0) throw bad("game " + std::to_string(index) + " seat " + std::to_string(seat) + " twice");
     g.entrant[size_t(seat)] = entrant;
     g.scores[size_t(seat)] = int(number(6));
@@ -437,6 +454,36 @@ std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vecto
   for (auto& [index, g] : games)
     if (std::find(g.entrant.begin(), g.entrant.end(), -1) == g.entrant.end()) out.push_back(std::move(g));
   return out;
+}
+
+ArenaResult run_arena_csv(ArenaConfig config, const std::string& path, bool resume) {
+  if (resume) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("arena: cannot read " + path + " to resume");
+    std::stringstream text;
+    text << in.rdbuf();
+    config.done = read_arena_csv(text.str(), config.agents, config.game.players);
+  } else {
+    config.done.clear();
+  }
+  std::ofstream out;
+  std::function<void(const GameRecord&)> report = config.on_game;
+  config.on_game = [&](const GameRecord& g) {  // run_arena calls it one game at a time
+    if (!out.is_open()) {
+      out.open(path, std::ios::trunc);
+      out << arena_csv_header();
+      for (const GameRecord& d : config.done) out << arena_csv_rows(d, config.agents);
+    }
+    out << arena_csv_rows(g, config.agents);
+    if (!out.flush()) throw std::runtime_error("arena: cannot write " + path);
+    if (report) report(g);
+  };
+  ArenaResult result = run_arena(config);
+  out.close();
+  out.open(path, std::ios::trunc);
+  out << result.csv();
+  if (!out.flush()) throw std::runtime_error("arena: cannot write " + path);
+  return result;
 }
 
 }  // namespace carc

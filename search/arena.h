@@ -31,6 +31,8 @@ struct GameRecord {
   std::vector<uint64_t> iterations;   // per seat: search iterations (0 for agents without search)
   std::vector<std::string> draws;     // the tiles drawn, in order (discarded ones included)
   double seconds = 0;                 // wall time of the game
+  uint64_t seed = 0;                  // the run's ArenaConfig::game.seed and agent_seed: with the
+  uint64_t agent_seed = 0;            // deal and rotation they fix the game (checked on resume)
 };
 
 struct ArenaConfig {
@@ -75,7 +77,7 @@ struct ArenaResult {
   double seconds = 0;                  // wall time of the run
   // A table of the entrant statistics.
   std::string report() const;
-  // One line per game and seat: game,deal,rotation,seat,entrant,agent,score,win_share,...
+  // One line per game and seat: game,deal,rotation,seat,entrant,agent,score,win_share,...,seed,agent_seed
   std::string csv() const;
 };
 
@@ -93,6 +95,13 @@ std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vecto
 // Plays the games and summarises them. Throws std::invalid_argument for bad agent specs or
 // counts and ConfigError for bad rules, before any game starts.
 ArenaResult run_arena(const ArenaConfig& config);
+
+// run_arena that keeps a csv at `path`: each game is appended as it finishes, so a stopped run
+// loses only the games in play, and the whole file is rewritten in game order at the end. With
+// `resume`, the games the file holds (read_arena_csv) count and are not played again; without,
+// the file is replaced. The file is first written when a game finishes, so a bad command leaves
+// it alone. Throws std::runtime_error if the file cannot be read or written.
+ArenaResult run_arena_csv(ArenaConfig config, const std::string& path, bool resume);
 
 // The statistics of a set of games (run_arena's summary; exposed for tests and notebooks).
 // Confidence intervals treat deals as the independent units (paired games are correlated).

@@ -19,8 +19,6 @@
 //     carc_arena --deals 100 --threads 2 mcts:time=0.1 greedy
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -93,31 +91,7 @@ int main(int argc, char** argv) {
     if (config.agents.size() < 2 && players == 0) throw std::invalid_argument("name at least two agents");
     config.game.players = players ? players : int(config.agents.size());
     if (resume && csv.empty()) throw std::invalid_argument("--resume needs --csv FILE");
-    if (resume) {
-      std::ifstream in(csv);
-      if (!in) throw std::runtime_error("--resume: cannot read " + csv);
-      std::stringstream text;
-      text << in.rdbuf();
-      config.done = carc::read_arena_csv(text.str(), config.agents, config.game.players);
-      std::printf("resuming: %zu games already played\n", config.done.size());
-    }
-    // Games go to the csv as they finish, so that a stopped run can be resumed. The file is opened
-    // at the first finished game (a bad command leaves it alone) and rewritten in game order at
-    // the end.
-    std::ofstream out;
-    auto csv_stream = [&]() -> std::ofstream& {
-      if (!out.is_open()) {
-        out.open(csv, std::ios::trunc);
-        out << carc::arena_csv_header();
-        for (const carc::GameRecord& g : config.done) out << carc::arena_csv_rows(g, config.agents);
-      }
-      return out;
-    };
     config.on_game = [&](const carc::GameRecord& g) {
-      if (!csv.empty()) {
-        csv_stream() << carc::arena_csv_rows(g, config.agents);
-        if (!out.flush()) throw std::runtime_error("cannot write " + csv);
-      }
       if (quiet) return;
       std::printf("game %d (deal %d, rotation %d):", g.index, g.deal, g.rotation);
       for (size_t s = 0; s < g.scores.size(); ++s)
@@ -125,14 +99,8 @@ int main(int argc, char** argv) {
       std::printf("  (%.1f s)\n", g.seconds);
       std::fflush(stdout);
     };
-    carc::ArenaResult result = carc::run_arena(config);
+    carc::ArenaResult result = csv.empty() ? carc::run_arena(config) : carc::run_arena_csv(config, csv, resume);
     std::printf("%s", result.report().c_str());
-    if (!csv.empty()) {
-      out.close();
-      out.open(csv, std::ios::trunc);
-      out << result.csv();
-      if (!out) throw std::runtime_error("cannot write " + csv);
-    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     usage(argv[0]);

@@ -61,11 +61,10 @@ def _arena(args: argparse.Namespace) -> int:
         paired=not args.unpaired,
         rotation=args.rotation,
         agent_seed=args.agent_seed,
+        csv=args.csv,
+        resume=args.resume,
     )
     print(result.report(), end="")
-    if args.csv:
-        with open(args.csv, "w", encoding="utf-8") as out:
-            out.write(result.csv())
     return 0
 
 
@@ -101,7 +100,8 @@ def _parser() -> argparse.ArgumentParser:
     games.add_argument(
         "--rotation", type=int, default=None, help="one game per deck; seat s holds agent (s + R) %% players"
     )
-    games.add_argument("--csv", default=None, help="also write one line per game and seat here")
+    games.add_argument("--csv", default=None, help="write one line per game and seat here, as games finish")
+    games.add_argument("--resume", action="store_true", help="with --csv: keep the games the file holds")
     games.set_defaults(run=_arena)
     return parser
 

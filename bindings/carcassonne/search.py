@@ -9,6 +9,7 @@ returns an `ArenaResult` (win rates with 95% CIs, score margins, Elo, `report()`
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -101,12 +102,17 @@ def arena(
     paired: bool = True,
     rotation: int | None = None,
     agent_seed: int = 1,
+    csv: str | os.PathLike[str] | None = None,
+    resume: bool = False,
 ) -> _core.ArenaResult:
     """Plays `deals` decks between the agents (one per seat; players defaults to their number),
     each deck once per seat rotation if `paired` (or only from seating `rotation`: seat s holds
     agent (s + rotation) mod players), over `threads` games at once (0: all cores),
     with the GIL released. `seed` picks the decks. Returns an ArenaResult: `entrants` (win_rate
     with win_low/win_high, margin, elo, ... per agent), `games`, `report()` and `csv()`.
+    With `csv` (a path) each game is appended to that file as it finishes, so Ctrl-C loses only
+    the games in play; `resume=True` then counts the games the file holds and plays the others
+    (a file of another run, e.g. other seeds or agents, raises ValueError).
     Bad agents or counts raise ValueError, bad rules ConfigError."""
     names = _agents(agents)
     config = _core.ArenaConfig()
@@ -118,7 +124,9 @@ def arena(
     if rotation is not None:
         config.rotation = _int("rotation", rotation, 0, 2**31 - 1, ValueError)  # < players: C++
     config.agent_seed = _int("agent_seed", agent_seed, 0, 2**64 - 1, ValueError)
-    return _core.run_arena(config)
+    if resume and csv is None:
+        raise ValueError("arena: resume needs a csv file")
+    return _core.run_arena(config, "" if csv is None else os.fspath(csv), bool(resume))
 
 
 def arena_summary(result: _core.ArenaResult) -> dict[str, Any]:

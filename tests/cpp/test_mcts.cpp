@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <numeric>
 #include <set>
+#include <sstream>
 
 #include "engine/config.h"
 #include "engine/game.h"
@@ -623,21 +626,60 @@ TEST(Arena, AResumedRunPlaysOnlyTheMissingGamesAndSummarisesThemAll) {
   a.done.push_back(full.games[0]);
   EXPECT_THROW(run_arena(a), std::invalid_argument);
   a.done = {full.games[0]};
+  a.agent_seed = 2;  // other agent streams: game 0 would have gone otherwise
+  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  a.agent_seed = full.games[0].agent_seed;
+  a.game.seed = 1;  // other decks
+  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  a.game.seed = full.games[0].seed;
   a.deals = 1;
   a.rotation = 1;  // one game per deck now: game 0 is seated the other way round
   EXPECT_THROW(run_arena(a), std::invalid_argument);
 }
 
+TEST(Arena, ACsvRunWritesEveryGameAndResumesFromTheFile) {
+  const std::string path = ::testing::TempDir() + "arena_resume.csv";
+  std::remove(path.c_str());
+  ArenaConfig a;
+  a.agents = {"random", "greedy"};
+  a.deals = 2;
+  a.threads = 1;
+  EXPECT_THROW(run_arena_csv(a, path, true), std::runtime_error);  // nothing to resume from
+  const ArenaResult full = run_arena_csv(a, path, false);
+  auto file = [&] {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  EXPECT_EQ(file(), full.csv());
+  // Stopped after game 1: the file as it was written then. Resuming plays games 0, 2 and 3.
+  std::ofstream(path, std::ios::trunc) << arena_csv_header() << arena_csv_rows(full.games[1], a.agents);
+  std::vector<int> played;
+  a.on_game = [&](const GameRecord& g) { played.push_back(g.index); };
+  const ArenaResult resumed = run_arena_csv(a, path, true);
+  EXPECT_EQ(played, (std::vector<int>{0, 2, 3}));
+  EXPECT_EQ(file(), resumed.csv());
+  for (size_t i = 0; i < full.games.size(); ++i) EXPECT_EQ(resumed.games[i].scores, full.games[i].scores) << i;
+  // Another seed is another run: refused, and the file is left alone.
+  a.game.seed = 9;
+  EXPECT_THROW(run_arena_csv(a, path, true), std::invalid_argument);
+  EXPECT_EQ(file(), resumed.csv());
+  std::remove(path.c_str());
+}
+
 TEST(Arena, ReadingACsvRejectsMalformedLines) {
   const std::vector<std::string> agents = {"greedy", "mcts:iters=5,c=1"};
   const std::string header = arena_csv_header();
-  const std::string seat0 = "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0\n";
-  const std::string seat1 = "0,0,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175\n";
+  const std::string seat0 = "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0,7,18446744073709551615\n";
+  const std::string seat1 = "0,0,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,7,18446744073709551615\n";
   std::vector<GameRecord> games = read_arena_csv(header + seat0 + seat1, agents, 2);
   ASSERT_EQ(games.size(), 1u);
   EXPECT_EQ(games[0].scores, (std::vector<int>{80, 70}));
   EXPECT_EQ(games[0].iterations[1], 175u);
   EXPECT_DOUBLE_EQ(games[0].think_seconds[1], 2.5);
+  EXPECT_EQ(games[0].seed, 7u);
+  EXPECT_EQ(games[0].agent_seed, UINT64_MAX);  // 64 bits, not rounded through a double
   EXPECT_TRUE(read_arena_csv(header + seat0, agents, 2).empty());  // a game missing a seat
   auto message = [&](const std::string& text) {
     try {
@@ -648,16 +690,21 @@ TEST(Arena, ReadingACsvRejectsMalformedLines) {
     return std::string("no error");
   };
   EXPECT_NE(message(seat0 + seat1).find("header"), std::string::npos);
-  EXPECT_NE(message(header + seat0 + "0,0,0,1,1,\"random\",70,0,35,2.5,175\n").find("played by 'random'"),
+  EXPECT_NE(message(header + seat0 + "0,0,0,1,1,\"random\",70,0,35,2.5,175,7,0\n").find("played by 'random'"),
             std::string::npos);
-  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1\n").find("line 2: expected 11 fields"),
+  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0\n").find("line 2: expected 13 fields"),
             std::string::npos);
-  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",-80,1.0000,40,0.1,0\n").find("field 7"), std::string::npos);
-  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy,80,1.0000,40,0.1,0\n").find("unclosed quote"), std::string::npos);
+  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",-80,1.0000,40,0.1,0,7,0\n").find("field 7"), std::string::npos);
+  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy,80,1.0000,40,0.1,0,7,0\n").find("unclosed quote"), std::string::npos);
   EXPECT_NE(message(header + seat0 + seat0).find("seat 0 twice"), std::string::npos);
-  EXPECT_NE(message(header + seat0 + "0,1,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175\n").find("another deal"),
+  EXPECT_NE(message(header + seat0 + "0,1,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,7,18446744073709551615\n").find("another deal"),
             std::string::npos);
-  EXPECT_NE(message(header + "0,0,0,2,0,\"greedy\",80,1.0000,40,0.1,0\n").find("out of range"), std::string::npos);
+  EXPECT_NE(message(header + "0,0,0,2,0,\"greedy\",80,1.0000,40,0.1,0,7,0\n").find("out of range"), std::string::npos);
+  EXPECT_NE(message(header + seat0 + "0,0,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,8,18446744073709551615\n")
+                .find("another deal, rotation or seed"),
+            std::string::npos);
+  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0,7,18446744073709551616\n").find("field 13 is not a seed"),
+            std::string::npos);
   EXPECT_NE(message(header + seat0 + seat1).find("no error"), std::string::npos);
 }
 

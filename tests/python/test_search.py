@@ -189,6 +189,28 @@ def test_arena_totals_add_up() -> None:
     assert summary["entrants"][0]["win_ci"] == (result.entrants[0].win_low, result.entrants[0].win_high)
 
 
+def test_arena_csv_is_written_as_games_finish_and_resumes(tmp_path) -> None:
+    path = tmp_path / "run.csv"
+    with pytest.raises(RuntimeError, match="cannot read"):
+        arena("random,greedy", deals=2, threads=1, csv=path, resume=True)
+    with pytest.raises(ValueError, match="resume needs a csv"):
+        arena("random,greedy", deals=2, threads=1, resume=True)
+    full = arena("random,greedy", deals=2, threads=1, csv=path, seed=5, agent_seed=3)
+    assert path.read_text() == full.csv()
+    assert [(g.seed, g.agent_seed) for g in full.games] == [(5, 3)] * 4
+    # Keep the header and game 2 (both seats), as if the run had stopped: only 0, 1, 3 are played.
+    lines = full.csv().splitlines(keepends=True)
+    path.write_text(lines[0] + "".join(line for line in lines[1:] if line.startswith("2,")))
+    resumed = arena("random,greedy", deals=2, threads=1, csv=path, resume=True, seed=5, agent_seed=3)
+    assert [g.scores for g in resumed.games] == [g.scores for g in full.games]
+    assert resumed.games[2].draws == []  # read back from the file (the csv holds no draws)
+    assert resumed.games[0].draws == full.games[0].draws  # played again
+    assert path.read_text() == resumed.csv()
+    with pytest.raises(ValueError, match="agent seed"):
+        arena("random,greedy", deals=2, threads=1, csv=path, resume=True, seed=5, agent_seed=4)
+    assert path.read_text() == resumed.csv()  # a refused resume leaves the file alone
+
+
 def test_arena_unpaired_and_three_players() -> None:
     result = arena("random,random,greedy", deals=2, paired=False, threads=2)
     assert len(result.games) == 2
