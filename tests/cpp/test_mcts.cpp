@@ -168,6 +168,42 @@ TEST(GreedyAgent, OnTheLastTileTakesWhatFinalScoringPaysMost) {
   }
 }
 
+TEST(GreedyAgent, FeaturePotentialCountsEveryOccupiedUnfinishedFeature) {
+  // feature_potential walks the placed figures; here every segment is scanned instead, through
+  // games with every expansion (mayors, wagons, barns, pairs, the City) and 4 players.
+  std::vector<std::string> all;
+  for (const ExpansionInfo& e : known_expansions())
+    if (e.supported && std::string(e.name) != "river2") all.push_back(e.name);
+  int checked = 0, occupied = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    Config c;
+    c.players = 4;
+    c.seed = seed;
+    c.expansions = all;
+    State s(c);
+    Rng rng(seed);
+    while (!s.is_terminal()) {
+      std::array<double, kMaxPlayers> scanned{};
+      const Features& f = s.features();
+      for (int i = 0; i < f.size(); ++i) {
+        const Segment& seg = f[i];
+        if (seg.root != i || !seg.occupants || seg.done || seg.type == FeatureType::Field) continue;
+        ++occupied;
+        int best = *std::max_element(seg.meeples.begin(), seg.meeples.end());
+        double value = seg.type == FeatureType::City ? 2.0 * (seg.tiles + seg.pennants)
+                       : seg.type == FeatureType::Road ? double(seg.tiles)
+                                                       : 9.0 - seg.open;
+        for (int q = 0; q < 4; ++q) scanned[size_t(q)] += seg.meeples[size_t(q)] == best ? value : 0.0;
+      }
+      ASSERT_EQ(feature_potential(s), scanned) << "turn " << s.turn_number();
+      ++checked;
+      s.apply(s.is_chance() ? s.sample_chance() : rng.below(2) ? greedy_action(s, rng) : s.sample_legal_action(rng));
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(occupied, 10000);  // most positions have several occupied features
+}
+
 TEST(RolloutEvaluator, EndgameRuleLetsTheLastMoverGrabTheBestField) {
   // The road extends the start road; with endgame_tiles = 1 the last figure is the one that pays
   // most at final scoring, so every rollout ends 0 to 3. Uniformly random rollouts often place
