@@ -9,6 +9,7 @@
 //   pennants, strength per player (meeples; a mayor's strength is read at scoring time), barns.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -48,6 +49,11 @@ class Features {
  public:
   void clear() { size_ = 0; }
   int size() const { return size_; }
+  // Copies o's segments in use; the rest of the array is never read before add_tile sets it.
+  void copy_from(const Features& o) {
+    size_ = o.size_;
+    std::copy_n(o.segs_.begin(), o.size_, segs_.begin());
+  }
   const Segment& operator[](int s) const { return segs_[s]; }
   Segment& operator[](int s) { return segs_[s]; }
   uint16_t root(int s) const { return segs_[s].root; }

@@ -1,7 +1,9 @@
 #include "game.h"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
+#include <cstring>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -1008,6 +1010,13 @@ bool same_prefix(const List& a, const List& b, int n) {
 }
 
 }  // namespace
+
+void State::copy_from(const State& o) {
+  const size_t head = size_t(reinterpret_cast<const char*>(&o.features_) - reinterpret_cast<const char*>(&o));
+  assert(head + sizeof(Features) <= sizeof(State) && sizeof(State) - head - sizeof(Features) < alignof(State));
+  std::memcpy(static_cast<void*>(this), &o, head);  // trivially copyable: bytes are the value
+  features_.copy_from(o.features_);
+}
 
 bool State::same_position(const State& o) const {
   // Every member but rng_ and seed_, lists up to their length. Derived data (the board's index,

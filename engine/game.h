@@ -152,6 +152,9 @@ class State {
   Action sample_legal_action(Rng& rng) const;
 
   State clone() const { return *this; }
+  // Makes this state a copy of `other`, as `*this = other` does, in fewer bytes: of the segment
+  // array (most of a state) only the used part. For the hot copies of search.
+  void copy_from(const State& other);
   // True if both are the same game position: everything that shapes the game from here is
   // equal, whatever the PRNG (a search draws with its own) or the history that led here.
   bool same_position(const State& other) const;
@@ -288,7 +291,6 @@ class State {
   int16_t discarded_ = 0;
 
   Board board_;
-  Features features_;
 
   // Figures on the board and in supply.
   std::array<PlacedFigure, kMaxPlacedFigures> figures_;
@@ -375,6 +377,9 @@ class State {
   uint8_t num_pending_ = 0;
 
   Rng rng_;
+
+  // Last, so that copy_from can copy the members before it whole and of it the used part.
+  Features features_;
 };
 
 // clone() is a memcpy: the state must stay a flat value.

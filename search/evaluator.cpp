@@ -220,8 +220,9 @@ Action endgame_figure(const State& state, Rng& rng) {
   const int me = state.current_player();
   Action best = actions[0];
   int best_margin = INT_MIN, ties = 0;
+  State next = state;
   for (int i = 0; i < n; ++i) {
-    State next = state;
+    if (i > 0) next.copy_from(state);
     next.apply_unchecked(actions[i]);
     int margin = score_lead(next.scores_if_ended(), state.num_players(), me);
     if (margin > best_margin) {

@@ -178,7 +178,7 @@ class SearchTree {
   // One iteration: select down to a leaf (expanding it if it is due), evaluate, back up.
   void iterate(Worker& w) {
     State& s = w.state;
-    s = *root_state_;
+    s.copy_from(*root_state_);
     Path path;
     path.push(&pool_[0]);
     while (!s.is_terminal()) {

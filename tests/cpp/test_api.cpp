@@ -189,6 +189,44 @@ TEST(Api, SamePositionComparesTheWholeGameButNotThePrng) {
   EXPECT_TRUE(a.same_position(b));
 }
 
+TEST(Api, CopyFromMakesTheSameStateAsACopy) {
+  // copy_from leaves stale segments past the used ones; a game continued from it must go exactly
+  // as one continued from a full copy, whether the target held a bigger or a smaller game.
+  Config c;
+  c.expansions = {"abbey-mayor", "city", "king-robber", "shrines", "anniv20"};
+  c.players = 3;
+  auto advance = [](State& s, int turns, uint64_t seed) {
+    Rng rng(seed);
+    while (!s.is_terminal() && (s.turn_number() < turns || s.is_chance()))
+      s.apply(s.is_chance() ? s.sample_chance() : s.sample_legal_action(rng));
+  };
+  c.seed = 3;
+  State early(c);
+  advance(early, 8, 1);
+  c.seed = 4;
+  State late(c);
+  advance(late, 60, 2);
+  for (const State* source : {&early, &late}) {
+    for (const State* target : {&early, &late}) {
+      State copied = *target;
+      copied.copy_from(*source);
+      State full = *source;
+      EXPECT_TRUE(copied.same_position(full));
+      Rng a(9), b(9);
+      while (!full.is_terminal()) {
+        Action x = full.is_chance() ? full.sample_chance() : full.sample_legal_action(a);
+        Action y = copied.is_chance() ? copied.sample_chance() : copied.sample_legal_action(b);
+        ASSERT_EQ(x, y);  // the PRNG is copied too
+        full.apply(x);
+        copied.apply(y);
+      }
+      copied.check_consistency();
+      EXPECT_TRUE(copied.same_position(full));
+      EXPECT_EQ(copied.returns(), full.returns());
+    }
+  }
+}
+
 TEST(Api, ChanceOutcomesFollowTheBag) {
   State s{Config{}};
   auto outcomes = s.chance_outcomes();
