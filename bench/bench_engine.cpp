@@ -7,6 +7,7 @@
 //   BM_LegalPlacements    legal placements of the drawn tile on a mid-game board
 //   BM_ApplyTurn          clone a mid-game state, place a tile and a figure, score
 //   BM_Clone              copy a mid-game state
+//   BM_CopyFrom           the same into a scratch state with State::copy_from (used parts only)
 #include <benchmark/benchmark.h>
 
 #include "engine/game.h"
@@ -132,6 +133,16 @@ void BM_Clone(benchmark::State& bench) {
   bench.counters["state_bytes"] = double(sizeof(State));
 }
 BENCHMARK(BM_Clone);
+
+void BM_CopyFrom(benchmark::State& bench) {
+  const State s = mid_game(3, 36);
+  State scratch = mid_game(4, 60);  // held a bigger game: copy_from must not depend on its past
+  for (auto _ : bench) {
+    scratch.copy_from(s);
+    benchmark::DoNotOptimize(scratch);
+  }
+}
+BENCHMARK(BM_CopyFrom);
 
 }  // namespace
 }  // namespace carc
