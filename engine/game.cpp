@@ -999,7 +999,7 @@ std::string State::to_string() const {
   return out.str();
 }
 
-// ---- Consistency -----------------------------------------------------------------------------
+// ---- Copies and comparison --------------------------------------------------------------------
 
 namespace {
 
@@ -1019,9 +1019,10 @@ void State::copy_from(const State& o) {
 }
 
 bool State::same_position(const State& o) const {
-  // Every member but rng_ and seed_, lists up to their length. Derived data (the board's index,
-  // the feature aggregates) is compared too where it is cheap: a false "different" only costs a
-  // search its reuse, a false "same" would send it down actions that are illegal here.
+  // Every member but rng_ and seed_, lists up to their length, and the board's index and
+  // frontier (they follow from its tiles). Some derived data (the feature aggregates) is compared
+  // too: a false "different" only costs a search its reuse, a false "same" would send it down
+  // actions that are illegal here.
   if (std::tie(rules_, fixed_order_, abbey_kind_, phase_, turn_player_, drawn_, last_slot_, turn_number_,
                discarded_, num_figures_, supply_, abbeys_, num_wagons_, num_barn_fields_, endgame_) !=
       std::tie(o.rules_, o.fixed_order_, o.abbey_kind_, o.phase_, o.turn_player_, o.drawn_, o.last_slot_,
@@ -1042,9 +1043,9 @@ bool State::same_position(const State& o) const {
     return false;
   if (board_.num_tiles() != o.board_.num_tiles() || features_.size() != o.features_.size()) return false;
   for (int i = 0; i < board_.num_tiles(); ++i)
-    if (!(board_.tile(i) == o.board_.tile(i))) return false;
+    if (board_.tile(i) != o.board_.tile(i)) return false;
   for (int i = 0; i < features_.size(); ++i)
-    if (!(features_[i] == o.features_[i])) return false;
+    if (features_[i] != o.features_[i]) return false;
   return same_prefix(figures_, o.figures_, num_figures_) && same_prefix(wagons_, o.wagons_, num_wagons_) &&
          same_prefix(barn_fields_, o.barn_fields_, num_barn_fields_) &&
          same_prefix(barn_field_points_, o.barn_field_points_, num_barn_fields_) &&
@@ -1056,6 +1057,8 @@ bool State::same_position(const State& o) const {
          same_prefix(pending_, o.pending_, num_pending_) &&
          (!fixed_order_ || same_prefix(bag_, o.bag_, bag_size_));  // else the bag's order is not used
 }
+
+// ---- Consistency -----------------------------------------------------------------------------
 
 void State::check_consistency() const {
   auto fail = [](const std::string& what) { throw std::logic_error("inconsistent state: " + what); };

@@ -91,7 +91,9 @@ int main(int argc, char** argv) {
     if (config.agents.size() < 2 && players == 0) throw std::invalid_argument("name at least two agents");
     config.game.players = players ? players : int(config.agents.size());
     if (resume && csv.empty()) throw std::invalid_argument("--resume needs --csv FILE");
+    int played = 0;
     config.on_game = [&](const carc::GameRecord& g) {
+      ++played;
       if (quiet) return;
       std::printf("game %d (deal %d, rotation %d):", g.index, g.deal, g.rotation);
       for (size_t s = 0; s < g.scores.size(); ++s)
@@ -100,6 +102,7 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     };
     carc::ArenaResult result = csv.empty() ? carc::run_arena(config) : carc::run_arena_csv(config, csv, resume);
+    if (resume) std::printf("resumed from %s: %zu game(s) already played\n", csv.c_str(), result.games.size() - size_t(played));
     std::printf("%s", result.report().c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -110,7 +110,7 @@ bool may_lead_to(const State& a, const State& target) {
   if (a.turn_number() > target.turn_number() || a.bag_size() < target.bag_size() || na > nt ||
       a.discarded() > target.discarded())
     return false;
-  if (na > 0 && !(a.board().tile(na - 1) == target.board().tile(na - 1))) return false;
+  if (na > 0 && a.board().tile(na - 1) != target.board().tile(na - 1)) return false;
   if (a.phase() == Phase::PlaceTile && nt > na && target.board().tile(na).kind != a.drawn_tile()) return false;
   for (int p = 0; p < a.num_players(); ++p)
     if (a.score(p) > target.score(p)) return false;
