@@ -377,6 +377,14 @@ void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_
       ++f.barns;
       break;
   }
+  if (rules_.shrines && is_cloister_like(f.type)) start_challenges(segment);
+}
+
+bool State::first_on_its_tile(uint16_t s) const {
+  const Segment& seg = features_[s];
+  for (int o = s - seg.local; o < s; ++o)  // the tile's segments are consecutive
+    if (features_[o].root == seg.root) return false;
+  return true;
 }
 
 int State::figure_options(Action* out) const {
@@ -389,16 +397,23 @@ int State::figure_options(Action* out) const {
     FeatureType type = features_[t.first_segment + i].type;
     if (!can_hold_figure(type)) continue;
     const Segment& f = features_.feature(t.first_segment + i);
-    if (f.occupants) continue;
+    if (f.occupants || !first_on_its_tile(uint16_t(t.first_segment + i))) continue;
     if (supply[int(FigureKind::Meeple)] && !(type == FeatureType::Field && f.barns)) out[n++] = Action::figure(FigureKind::Meeple, i);
     if (supply[int(FigureKind::Mayor)] && type == FeatureType::City) out[n++] = Action::figure(FigureKind::Mayor, i);
     if (supply[int(FigureKind::Wagon)] && type != FeatureType::Field) out[n++] = Action::figure(FigureKind::Wagon, i);
   }
   if (supply[int(FigureKind::Barn)]) {
+    // A barn stands on the field at its corner; two corners on one field are one choice (the
+    // barn scores its field, AM-B-6), offered at the first of them.
+    uint16_t offered[4];
+    int num_offered = 0;
     for (int corner = 0; corner < 4; ++corner) {
       uint16_t field;
-      if (barn_corner_ok(t.cell, corner, &field) && !features_.feature(field).barns)
-        out[n++] = Action::figure(FigureKind::Barn, corner);
+      if (!barn_corner_ok(t.cell, corner, &field) || features_.feature(field).barns) continue;
+      field = features_.root(field);
+      if (std::find(offered, offered + num_offered, field) != offered + num_offered) continue;
+      offered[num_offered++] = field;
+      out[n++] = Action::figure(FigureKind::Barn, corner);
     }
   }
   if (active_arrow_ == ArrowKind::MeepleBeside || active_arrow_ == ArrowKind::PlaceAnywhere) n += arrow_figure_options(out + n);
@@ -440,11 +455,11 @@ void State::start_turn() {
 }
 
 void State::finish_turn() {
-  // XX-6: one more full turn, never a third in a row, and none once the bag is empty.
-  bool again = extra_turn_ && !in_extra_turn_ && bag_size_ + river_size_ > 0;
+  // XX-6 and RV-6: one more full turn, never a third in a row (the volcano lake's extra turn
+  // counts too, RULES 5.5); an arrow gives none once the bag is empty.
+  bool again = !in_extra_turn_ && (volcano_turn_ || (extra_turn_ && bag_size_ + river_size_ > 0));
   in_extra_turn_ = again;
   extra_turn_ = false;
-  if (volcano_turn_) again = true;  // RV-6, apart from the XX-6 count
   volcano_turn_ = false;
   active_arrow_ = ArrowKind::None;
   if (!again) turn_player_ = uint8_t((turn_player_ + 1) % rules_.players);
@@ -805,10 +820,12 @@ std::string State::why_illegal(Action a) const {
     case Phase::ArrowChoice:
       return listed() ? "" : "choose which arrow activates (XX-3): arrow <x>,<y> of one of the candidates";
     case Phase::PlaceFigure: {
-      if (a.kind() == ActionKind::Pass) return a.code == uint32_t(ActionKind::Pass) ? "" : "malformed action code";
+      if (listed()) return "";
+      if (a.kind() == ActionKind::Pass) return "malformed action code";
       if (a.kind() != ActionKind::Figure) return "a figure (or pass) is to be chosen now";
       if (a.elsewhere()) {
-        if (listed()) return "";
+        if (active_arrow_ == ArrowKind::PlaceAnywhere && a.figure_cell() == board_.tile(last_slot_).cell)
+          return "on the tile just placed a meeple goes without '@': the ordinary placement (B-5)";
         if (active_arrow_ == ArrowKind::MeepleBeside) return "a meeple goes beside an unpaired figure of yours on an unfinished feature (XX-4)";
         if (active_arrow_ == ArrowKind::PlaceAnywhere) return "a meeple goes on an unoccupied, unfinished feature (XX-5)";
         return "a figure goes on the tile just placed unless an arrow says otherwise (B-5)";
@@ -824,7 +841,7 @@ std::string State::why_illegal(Action a) const {
         uint16_t field;
         if (!barn_corner_ok(t.cell, a.feature(), &field)) return "a barn needs 4 tiles whose fields meet at that corner (AM-B-1)";
         if (features_.feature(field).barns) return "that field has a barn already (AM-B-2)";
-        return "";
+        return "a lower corner of this tile is on the same field: the barn is offered there";
       }
       if (a.feature() >= catalogue().kind(t.kind).num_segments) return "the tile has no such feature";
       FeatureType type = features_[t.first_segment + a.feature()].type;
@@ -834,7 +851,9 @@ std::string State::why_illegal(Action a) const {
       if (kind == FigureKind::Wagon && type == FeatureType::Field) return "a wagon never goes on a field (AM-W-1)";
       if (f.occupants) return "that feature is already occupied (B-5)";
       if (type == FeatureType::Field && f.barns) return "no farmer may join a field with a barn (AM-B-4)";
-      return "";
+      if (!first_on_its_tile(uint16_t(t.first_segment + a.feature())))
+        return "a lower feature number of this tile is the same feature: the figure is offered there";
+      return "not a legal figure choice here";
     }
     case Phase::WagonMove:
       return listed() ? "" : "the wagon moves to an unfinished, unoccupied feature next to it (AM-W-2, AM-W-4) or returns (pass)";
@@ -1037,9 +1056,10 @@ bool State::same_position(const State& o) const {
                o.moved_out_, o.phase3_scored_, o.phase3_start_, o.last_placer_, o.market_player_))
     return false;
   if (std::tie(king_holder_, robber_holder_, king_size_, robber_size_, extra_turn_, in_extra_turn_, scores_,
-               breakdown_, bag_size_, bag_count_, num_open_cloisters_, num_pending_) !=
+               breakdown_, bag_size_, bag_count_, num_open_cloisters_, num_pending_, num_challenges_) !=
       std::tie(o.king_holder_, o.robber_holder_, o.king_size_, o.robber_size_, o.extra_turn_, o.in_extra_turn_,
-               o.scores_, o.breakdown_, o.bag_size_, o.bag_count_, o.num_open_cloisters_, o.num_pending_))
+               o.scores_, o.breakdown_, o.bag_size_, o.bag_count_, o.num_open_cloisters_, o.num_pending_,
+               o.num_challenges_))
     return false;
   if (board_.num_tiles() != o.board_.num_tiles() || features_.size() != o.features_.size()) return false;
   for (int i = 0; i < board_.num_tiles(); ++i)
@@ -1054,7 +1074,7 @@ bool State::same_position(const State& o) const {
          same_prefix(river_cells_, o.river_cells_, num_river_cells_) &&
          same_prefix(river_branches_, o.river_branches_, num_river_cells_) &&
          same_prefix(open_cloisters_, o.open_cloisters_, num_open_cloisters_) &&
-         same_prefix(pending_, o.pending_, num_pending_) &&
+         same_prefix(pending_, o.pending_, num_pending_) && same_prefix(challenges_, o.challenges_, num_challenges_) &&
          (!fixed_order_ || same_prefix(bag_, o.bag_, bag_size_));  // else the bag's order is not used
 }
 
@@ -1146,6 +1166,36 @@ void State::check_consistency() const {
     if (closable && !mid_turn && (seg.open == 0) != bool(seg.done)) fail("completed " + name + " not scored");
     if (seg.done && seg.occupants && !mid_turn) fail("figures left on scored " + name);
     if (seg.barns && seg.occupants && !mid_turn) fail("farmers beside a barn on " + name + " (AM-B-4)");
+  }
+  // SH-4: the stored challenges pair a shrine with a monastery or abbey around it, both occupied;
+  // between turns, exactly the unfinished occupied pairs are challenges (a challenge can only
+  // begin between unfinished features, and it ends when either completes).
+  std::set<std::pair<int, int>> challenges;
+  for (int i = 0; i < num_challenges_; ++i) {
+    const Challenge& c = challenges_[i];
+    const Segment &shrine = features_[c.shrine], &cloister = features_[c.cloister];
+    Cell a = board_.tile(shrine.tile).cell, b = board_.tile(cloister.tile).cell;
+    if (shrine.type != FeatureType::Shrine || (cloister.type != FeatureType::Monastery && cloister.type != FeatureType::Abbey) ||
+        std::max(std::abs(a.x - b.x), std::abs(a.y - b.y)) != 1)
+      fail("a challenge between " + cell_text(a) + " and " + cell_text(b) + " that are no neighbouring cult places");
+    if (!shrine.occupants || !cloister.occupants) fail("a challenge with an unoccupied side at " + cell_text(a));
+    if (!challenges.insert({c.shrine, c.cloister}).second) fail("a challenge stored twice");
+  }
+  if (rules_.shrines && !mid_turn) {
+    for (int i = 0; i < board_.num_tiles(); ++i) {
+      if (cult_class(i) != 1) continue;
+      const PlacedTile& t = board_.tile(i);
+      int shrine = t.first_segment + cat.kind(t.kind).cloister_segment;
+      for (int j = 0; j < board_.num_tiles(); ++j) {
+        const PlacedTile& u = board_.tile(j);
+        if (cult_class(j) != 2 || std::max(std::abs(t.cell.x - u.cell.x), std::abs(t.cell.y - u.cell.y)) != 1) continue;
+        int cloister = u.first_segment + cat.kind(u.kind).cloister_segment;
+        bool under_way = features_[shrine].open && features_[cloister].open && features_[shrine].occupants &&
+                         features_[cloister].occupants;
+        if (under_way != bool(challenges.count({shrine, cloister})))
+          fail("challenge between " + cell_text(t.cell) + " and " + cell_text(u.cell) + (under_way ? " not stored" : " stored but over"));
+      }
+    }
   }
   // Board: every frontier cell is empty, next to a tile, and knows its neighbours.
   for (int f = 0; f < board_.frontier_size(); ++f) {

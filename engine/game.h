@@ -175,6 +175,9 @@ class State {
   const PlacedFigure& placed_figure(int i) const { return figures_[i]; }
   int supply(int player, FigureKind kind = FigureKind::Meeple) const { return supply_[player][int(kind)]; }
   int abbeys(int player) const { return abbeys_[player]; }
+  // SH-4: the challenges under way, each a shrine's and a monastery's or abbey's segment.
+  int num_challenges() const { return num_challenges_; }
+  std::pair<uint16_t, uint16_t> challenge(int i) const { return {challenges_[i].shrine, challenges_[i].cloister}; }
   // At a WagonMove node: the segment the wagon stood on when its feature scored.
   uint16_t wagon_origin() const { return wagons_[0].origin; }
   // The arrow activated this turn (XX-1), ArrowKind::None if none.
@@ -217,6 +220,9 @@ class State {
   void put_tile(Cell c, KindId kind, int rotation);  // board + features; completions to pending_
   void add_pending(uint16_t root);
   int figure_options(Action* out) const;  // the figure choices after a tile, without "pass"
+  // Returns true if no lower segment of s's tile belongs to s's feature. Two segments of one tile
+  // in one feature are one choice for any figure: the rules see features and tiles, not segments.
+  bool first_on_its_tile(uint16_t s) const;
   int wagon_targets(Action* out) const;   // the moves of the wagon at the head of the queue
   bool barn_corner_ok(Cell c, int corner, uint16_t* field) const;
   bool has_hole() const;
@@ -234,7 +240,12 @@ class State {
   }
   // The class of a cloister-like tile for SH-2 and SH-4: 1 shrine, 2 monastery or abbey, 0 none.
   int cult_class(int slot) const;
-  void resolve_challenge(uint16_t winner);
+  // SH-4: `segment` (cloister-like) just became occupied; store a challenge with each unfinished,
+  // occupied neighbour of the other kind, if `segment` is unfinished too.
+  void start_challenges(uint16_t segment);
+  // SH-5: `completed` (cloister-like) was completed and scored; its challenge ends, and the
+  // other side's figures return with no points unless it was completed in this phase too.
+  void resolve_challenge(uint16_t completed);
   // Phase 3 as a resumable loop (the City's moves interrupt it before each scoring, CK-4/CK-5).
   void continue_scoring();
   bool start_city_round();  // the next player to move figures onto the item being scored
@@ -359,7 +370,18 @@ class State {
   uint16_t king_size_ = 0;
   uint16_t robber_size_ = 0;
   bool extra_turn_ = false;     // XX-6: the turn player plays again after this turn
-  bool in_extra_turn_ = false;  // this turn is an extra turn: no third in a row
+  bool in_extra_turn_ = false;  // this turn is an extra turn (XX-6 or RV-6): no third in a row
+
+  // Cult-place challenges under way (SH-4), stored when they begin. SH-2 allows a cloister
+  // at most one neighbour of the other kind, so there are at most as many as shrines.
+  struct Challenge {
+    uint16_t shrine = kNoSegment;
+    uint16_t cloister = kNoSegment;  // a monastery or abbey
+
+    bool operator==(const Challenge&) const = default;
+  };
+  std::array<Challenge, 8> challenges_;
+  uint8_t num_challenges_ = 0;
 
   std::array<int16_t, kMaxPlayers> scores_{};
   std::array<std::array<int16_t, kNumCauses>, kMaxPlayers> breakdown_{};

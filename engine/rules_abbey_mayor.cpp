@@ -43,12 +43,12 @@ int State::abbey_options(Action* out) const {
 int State::wagon_targets(Action* out) const {
   const uint16_t origin = wagons_[0].origin;
   int n = 0;
-  auto offer = [&](uint16_t root) {  // every segment of an unfinished, unoccupied feature
+  auto offer = [&](uint16_t root) {  // each tile of an unfinished, unoccupied feature
     const Segment& f = features_[root];
     if (f.done || f.occupants || f.type == FeatureType::Field || !can_hold_figure(f.type)) return;
     features_.for_each_member(root, [&](int m) {
       const Segment& s = features_[m];
-      out[n++] = Action::figure_at(FigureKind::Wagon, s.local, board_.tile(s.tile).cell);
+      if (first_on_its_tile(uint16_t(m))) out[n++] = Action::figure_at(FigureKind::Wagon, s.local, board_.tile(s.tile).cell);
     });
   };
   if (rules_.wagon_move == WagonRule::C2) {
@@ -64,7 +64,8 @@ int State::wagon_targets(Action* out) const {
         for (int i = 0; i < segments; ++i) {
           const Segment& f = features_.feature(t.first_segment + i);
           FeatureType type = features_[t.first_segment + i].type;
-          if (!f.done && !f.occupants && type != FeatureType::Field && can_hold_figure(type))
+          if (!f.done && !f.occupants && type != FeatureType::Field && can_hold_figure(type) &&
+              first_on_its_tile(uint16_t(t.first_segment + i)))
             out[n++] = Action::figure_at(FigureKind::Wagon, i, at);
         }
       }

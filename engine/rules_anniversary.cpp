@@ -1,5 +1,6 @@
 // 20th Anniversary (RULES section 4): arrows.
 #include <algorithm>
+#include <bitset>
 
 #include "game.h"
 #include "game_internal.h"
@@ -12,20 +13,27 @@ void State::after_placement(Cell c) {
   if (rules_.anniv20) {
     // XX-1: the new tile's own arrow, if it points at a tile; the arrows pointing at c.
     num_arrow_candidates_ = 0;
+    // Every candidate is used up (XX-3: the ones not chosen are lost), so two of one kind are
+    // one choice: the second is dropped at once.
+    auto add_candidate = [&](int slot) {
+      set_arrow_armed(slot, false);
+      ArrowKind kind = catalogue().kind(board_.tile(slot).kind).arrow;
+      for (int i = 0; i < num_arrow_candidates_; ++i)
+        if (catalogue().kind(board_.tile(arrow_candidates_[i]).kind).arrow == kind) return;
+      arrow_candidates_[num_arrow_candidates_++] = uint8_t(slot);
+    };
     const PlacedTile& placed = board_.tile(last_slot_);
     if (catalogue().kind(placed.kind).arrow != ArrowKind::None) {
-      bool target = board_.occupied(neighbour(c, rotated(placed).arrow_points));
-      set_arrow_armed(last_slot_, !target);
-      if (target) {
-        arrow_candidates_[num_arrow_candidates_++] = uint8_t(last_slot_);
+      if (board_.occupied(neighbour(c, rotated(placed).arrow_points))) {
+        add_candidate(last_slot_);
       } else {  // XX-2: +2 at once for an arrow pointing at an empty cell
+        set_arrow_armed(last_slot_, true);
         add_points(turn_player_, 2, Cause::Arrow);
       }
     }
     for (int s = 0; s < kNumSides; ++s) {
       int slot = board_.slot_at(neighbour(c, Side(s)));
-      if (slot >= 0 && arrow_armed(slot) && rotated(board_.tile(slot)).arrow_points == opposite(Side(s)))
-        arrow_candidates_[num_arrow_candidates_++] = uint8_t(slot);
+      if (slot >= 0 && arrow_armed(slot) && rotated(board_.tile(slot)).arrow_points == opposite(Side(s))) add_candidate(slot);
     }
     if (num_arrow_candidates_ > 1) {  // XX-3: the player chooses one
       phase_ = Phase::ArrowChoice;
@@ -61,9 +69,16 @@ int State::arrow_figure_options(Action* out) const {
       if (std::find(out, out + n, a) == out + n) out[n++] = a;
     }
   } else if (active_arrow_ == ArrowKind::PlaceAnywhere) {
-    for (int s = 0; s < features_.size(); ++s) {
+    // One choice per feature (where on it the meeple stands changes nothing), at its oldest
+    // segment; none for the features of the tile just placed: that is the ordinary B-5 choice.
+    std::bitset<kMaxSegments> seen;
+    const PlacedTile& placed = board_.tile(last_slot_);
+    for (int i = 0; i < catalogue().kind(placed.kind).num_segments; ++i) seen.set(features_.root(placed.first_segment + i));
+    for (int s = 0; s < placed.first_segment; ++s) {
       const Segment& seg = features_[s];
       const Segment& f = features_[seg.root];
+      if (seen.test(seg.root)) continue;
+      seen.set(seg.root);
       if (!can_hold_figure(seg.type) || f.occupants || finished(f) || (seg.type == FeatureType::Field && f.barns)) continue;
       out[n++] = Action::figure_at(FigureKind::Meeple, seg.local, board_.tile(seg.tile).cell);
     }

@@ -1,5 +1,6 @@
 // The City of Carcassonne and the Count (RULES CK).
 #include <algorithm>
+#include <bitset>
 
 #include "game.h"
 #include "game_internal.h"
@@ -42,10 +43,14 @@ void State::next_market_player(int from) {
 }
 
 int State::market_options(Action* out) const {
+  // One choice per field (where on it the farmer stands changes nothing), at its oldest segment.
+  std::bitset<kMaxSegments> seen;
   int n = 0;
-  for (int s = 0; s < features_.size(); ++s)
-    if (features_[s].type == FeatureType::Field)
-      out[n++] = Action::figure_at(FigureKind::Meeple, features_[s].local, board_.tile(features_[s].tile).cell);
+  for (int s = 0; s < features_.size(); ++s) {
+    if (features_[s].type != FeatureType::Field || seen.test(features_[s].root)) continue;
+    seen.set(features_[s].root);
+    out[n++] = Action::figure_at(FigureKind::Meeple, features_[s].local, board_.tile(features_[s].tile).cell);
+  }
   return n;
 }
 
@@ -82,12 +87,19 @@ bool State::start_city_round() {
 }
 
 int State::city_move_options(Action* out) const {
+  // A meeple or mayor moved onto the feature returns after its scoring wherever it stood: one
+  // choice, at the feature's oldest segment. A wagon then moves on from its tile (AM-W-2): one
+  // choice per tile.
   int n = 0;
   int p = current_player();
   Quarter q = item_quarter();
+  const uint16_t root = item_root();
+  int oldest = root;
+  features_.for_each_member(root, [&](int m) { oldest = std::min(oldest, m); });
   for (int k = 0; k < 3; ++k) {
     if (!quarters_[p][int(q)][k]) continue;
-    features_.for_each_member(item_root(), [&](int m) {
+    features_.for_each_member(root, [&](int m) {
+      if (FigureKind(k) == FigureKind::Wagon ? !first_on_its_tile(uint16_t(m)) : m != oldest) return;
       out[n++] = Action::figure_at(FigureKind(k), features_[m].local, board_.tile(features_[m].tile).cell);
     });
   }

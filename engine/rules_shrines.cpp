@@ -1,5 +1,6 @@
 // Cult places (RULES SH): the placement limit and challenges.
 #include <algorithm>
+#include <cassert>
 
 #include "game.h"
 #include "game_internal.h"
@@ -35,22 +36,43 @@ bool State::cult_limit_ok(Cell c, const TileKind& kind) const {
   return true;
 }
 
-void State::resolve_challenge(uint16_t winner) {
-  // SH-4/SH-5: an occupied, unfinished cloister of the other kind next to the completed one
-  // loses: its figures go back with no points (a wagon too, without moving: AM-W-5).
-  Cell c = board_.tile(features_[winner].tile).cell;
-  int mine = cult_class(features_[winner].tile);
+void State::start_challenges(uint16_t segment) {
+  // A challenge needs both sides unfinished and occupied when the second becomes occupied:
+  // figures put on a feature that is already complete (an abbey filling a hole, the target of a
+  // City move, a cloister completed by this turn's tile) never start one.
+  const Segment& mine = features_[segment];
+  if (mine.open == 0) return;
+  const Cell c = board_.tile(mine.tile).cell;
+  const int kind = cult_class(mine.tile);
   for (int dy = -1; dy <= 1; ++dy)
     for (int dx = -1; dx <= 1; ++dx) {
       int slot = (dx || dy) ? board_.slot_at(Cell{int16_t(c.x + dx), int16_t(c.y + dy)}) : -1;
-      if (slot < 0 || cult_class(slot) != 3 - mine) continue;
-      uint16_t loser = features_.root(board_.tile(slot).first_segment + catalogue().kind(board_.tile(slot).kind).cloister_segment);
-      if (features_[loser].done || !features_[loser].occupants) continue;
-      int queued = num_wagons_;
-      return_figures(loser);
-      for (int w = queued; w < num_wagons_; ++w) ++supply_[wagons_[w].owner][int(FigureKind::Wagon)];
-      num_wagons_ = uint8_t(queued);
+      if (slot < 0 || cult_class(slot) != 3 - kind) continue;
+      const PlacedTile& t = board_.tile(slot);
+      uint16_t other = uint16_t(t.first_segment + catalogue().kind(t.kind).cloister_segment);
+      if (features_[other].open == 0 || !features_[other].occupants) continue;
+      Challenge challenge = kind == 1 ? Challenge{segment, other} : Challenge{other, segment};
+      auto end = challenges_.begin() + num_challenges_;
+      if (std::find(challenges_.begin(), end, challenge) != end) continue;  // a second figure (XX-4)
+      assert(num_challenges_ < challenges_.size());
+      challenges_[num_challenges_++] = challenge;
     }
+}
+
+void State::resolve_challenge(uint16_t completed) {
+  for (int i = 0; i < num_challenges_; ++i) {
+    const Challenge c = challenges_[i];
+    if (c.shrine != completed && c.cloister != completed) continue;
+    challenges_[i] = challenges_[--num_challenges_];
+    uint16_t loser = c.shrine == completed ? c.cloister : c.shrine;
+    if (features_[loser].done) return;  // both completed in this phase: both score (SH-5)
+    // The loser's figures go back with no points, a wagon too, without moving (AM-W-5).
+    int queued = num_wagons_;
+    return_figures(loser);
+    for (int w = queued; w < num_wagons_; ++w) ++supply_[wagons_[w].owner][int(FigureKind::Wagon)];
+    num_wagons_ = uint8_t(queued);
+    return;
+  }
 }
 
 }  // namespace carc

@@ -13,10 +13,23 @@ void State::after_figure() {
   phase3_start_ = scores_;
   phase3_scored_ = false;
   moved_out_ = 0;
+  // RULES 5.4b: cities, roads, cloister-like, then fields; ties by creation order. A feature is
+  // as old as its oldest segment (segments are numbered as tiles are placed, but a merge keeps
+  // the larger side's root). Found by a walk, as scorings are rare: no stamp on the hot copies.
+  auto oldest = [&](uint16_t root) {
+    int first = root;
+    features_.for_each_member(root, [&](int m) { first = std::min(first, m); });
+    return first;
+  };
   std::sort(pending_.begin(), pending_.begin() + num_pending_, [&](uint16_t a, uint16_t b) {
     int ra = scoring_rank(features_[a].type), rb = scoring_rank(features_[b].type);
-    return ra != rb ? ra < rb : a < b;
+    return ra != rb ? ra < rb : oldest(a) < oldest(b);
   });
+  for (int i = 1; i < num_barn_fields_; ++i)  // the barn-triggered fields (a few at most) likewise
+    for (int j = i; j > 0 && oldest(barn_fields_[j]) < oldest(barn_fields_[j - 1]); --j) {
+      std::swap(barn_fields_[j], barn_fields_[j - 1]);
+      std::swap(barn_field_points_[j], barn_field_points_[j - 1]);
+    }
   for (int i = 0; i < num_pending_; ++i) features_[pending_[i]].done = 1;  // finished for SH-5 and wagons
   scoring_next_ = 0;
   city_step_ = 0;
@@ -30,12 +43,11 @@ void State::continue_scoring() {
     const Segment& f = features_[root];
     if (scoring_next_ < num_pending_) {
       if (f.occupants) {
-        bool challenger = rules_.shrines && is_cloister_like(f.type);
         phase3_scored_ = true;
         score_feature(root, false);
         return_figures(root);
-        if (challenger) resolve_challenge(root);
       }
+      if (num_challenges_ && is_cloister_like(f.type)) resolve_challenge(root);
       // KR-1: completing a strictly larger city or road takes the King or the Robber.
       if (rules_.king_robber && f.type == FeatureType::City && f.tiles > king_size_) {
         king_size_ = f.tiles;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -86,6 +87,67 @@ std::set<std::tuple<int, int, int>> scanned_placements(const State& s) {
   return out;
 }
 
+// What a player sees of a position: equal positions have equal views (the converse need not hold).
+std::vector<int> view(const State& s) {
+  std::vector<int> v = {int(s.phase()), s.current_player(), s.turn_player(), s.board().num_tiles(), s.bag_size(),
+                        int(s.active_arrow()), s.num_challenges(), s.num_placed_figures()};
+  const PlacedTile& last = s.board().tile(s.board().num_tiles() - 1);
+  v.insert(v.end(), {last.cell.x, last.cell.y, last.rotation});
+  for (int p = 0; p < s.num_players(); ++p) {
+    v.push_back(s.score(p));
+    for (int k = 0; k < kNumFigureKinds; ++k) v.push_back(s.supply(p, FigureKind(k)));
+    for (int q = 0; q < kNumQuarters; ++q) v.push_back(s.in_quarter(p, Quarter(q)));
+  }
+  for (int i = 0; i < s.num_placed_figures(); ++i) {
+    const PlacedFigure& f = s.placed_figure(i);
+    v.insert(v.end(), {f.segment, f.owner, int(f.kind), f.paired});
+  }
+  return v;
+}
+
+// Returns true if the figure action puts a figure where it scores and returns at once (a wagon
+// moves on, if it can): on a feature the new tile completed, or a market meeple on a barn's field.
+bool scores_at_once(const State& s, Action a) {
+  if (s.phase() == Phase::MarketMove) {  // CK-6: onto a field with a barn
+    const PlacedTile& t = s.board().tile(s.board().slot_at(a.figure_cell()));
+    return s.features().feature(t.first_segment + a.feature()).barns > 0;
+  }
+  if (a.kind() != ActionKind::Figure || a.elsewhere() || a.figure_kind() == FigureKind::Barn) return false;
+  const Segment& f = s.features().feature(s.board().tile(s.last_slot()).first_segment + a.feature());
+  return f.open == 0 && (f.type == FeatureType::Road || f.type == FeatureType::City || is_cloister_like(f.type));
+}
+
+// No two legal actions have the same effect: their successor states are pairwise different
+// positions (a duplicate inflates the search's branching and the action space). Two kinds of
+// coincidence are no duplicates: figures that score at once and return may score the same (a
+// meeple or a wagon with nowhere to go, two roads of one length, a mayor without pennants and
+// no figure at all), and arrows of different kinds
+// do the same, nothing, when the player has no figure to deploy.
+void check_distinct_successors(const State& s, const std::vector<Action>& legal) {
+  if (s.is_chance()) return;
+  std::map<std::vector<int>, std::vector<Action>> by_view;
+  State next = s;
+  for (Action a : legal) {
+    next.copy_from(s);
+    next.apply_unchecked(a);
+    by_view[view(next)].push_back(a);
+  }
+  State other = s;
+  for (const auto& [_, actions] : by_view)
+    for (size_t i = 0; i < actions.size(); ++i)
+      for (size_t j = i + 1; j < actions.size(); ++j) {
+        next.copy_from(s);
+        next.apply_unchecked(actions[i]);
+        other.copy_from(s);
+        other.apply_unchecked(actions[j]);
+        auto passes_or_scores = [&](Action a) { return a == Action::pass() || scores_at_once(s, a); };
+        if (passes_or_scores(actions[i]) && passes_or_scores(actions[j])) continue;
+        if (actions[i].kind() == ActionKind::Arrow && next.phase() != Phase::PlaceFigure) continue;
+        ASSERT_FALSE(next.same_position(other)) << "'" << s.action_to_string(actions[i]) << "' and '"
+                                                << s.action_to_string(actions[j]) << "' have the same effect";
+      }
+}
+
 void check_step(const State& s) {
   s.check_consistency();
   std::vector<Action> legal = s.legal_actions();
@@ -97,6 +159,8 @@ void check_step(const State& s) {
     ASSERT_EQ(s.parse_action(text), a) << text;
     ASSERT_TRUE(texts.insert(text).second) << "two actions print as " << text;
   }
+  check_distinct_successors(s, legal);
+  if (::testing::Test::HasFatalFailure()) return;
   if (s.phase() == Phase::PlaceTile) {
     std::set<std::tuple<int, int, int>> listed;
     for (Action a : legal) listed.insert({a.cell().x, a.cell().y, a.rotation()});

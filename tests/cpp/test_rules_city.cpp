@@ -81,8 +81,10 @@ TEST(City, E7_CK4_MovesFromTheBlacksmithBeforeTheRoadScores) {
   EXPECT_EQ(s.current_player(), 1);  // the player after the active one decides first
   play(s, {"pass"});
   EXPECT_EQ(s.current_player(), 0);
-  EXPECT_EQ(legal_texts(s), sorted({"pass", "meeple road#0 @0,0", "meeple road#0 @-1,0", "meeple road#0 @-2,0"}));
-  play(s, {"meeple road#0 @-1,0", "meeple road#0 @0,0"});
+  // A meeple moved onto the road returns after its scoring wherever it stood: one choice, at the
+  // road's oldest segment.
+  EXPECT_EQ(legal_texts(s), sorted({"pass", "meeple road#0 @0,0"}));
+  play(s, {"meeple road#0 @0,0", "meeple road#0 @0,0"});
   EXPECT_EQ(s.score(0), 3);  // strength 2 beats 1
   EXPECT_EQ(s.score(1), 0);
   EXPECT_EQ(s.supply(0), 7);  // all returned
@@ -146,7 +148,8 @@ TEST(City, CK5_MarketMovesBeforeABarnScoring) {
   play(s, {"draw base.B", "place 2,-2 r0", "barn NW"});
   ASSERT_EQ(s.phase(), Phase::CityMove);
   EXPECT_EQ(s.current_player(), 0);  // player 1 has nothing in the market
-  play(s, {"meeple field#0 @1,-3", "meeple field#0 @2,-3"});
+  EXPECT_EQ(legal_texts(s), sorted({"pass", "meeple field#2 @0,-2"}));  // the field's oldest segment
+  play(s, {"meeple field#2 @0,-2", "meeple field#2 @0,-2"});
   EXPECT_EQ(s.score(0, Cause::FieldBarn), 6);  // 2 farmers beat 1: 3 x 2 cities
   EXPECT_EQ(s.score(1), 0);
   EXPECT_EQ(s.supply(0), 7);
@@ -160,11 +163,13 @@ TEST(City, CK6_MarketMeeplesGoToFieldsInTurnOrderAtTheEnd) {
   EXPECT_EQ(s.current_player(), 1);  // left of the last tile's placer
   std::vector<std::string> options = legal_texts(s);
   EXPECT_EQ(std::count(options.begin(), options.end(), "pass"), 0);  // exactly one must move
-  play(s, {"meeple field#0 @1,0"});  // the field ring north of the City
+  // One choice per field, at its oldest segment: on the City's squares.
+  EXPECT_EQ(options, sorted({"meeple field#1 @0,0", "meeple field#2 @0,0", "meeple field#2 @3,0"}));
+  play(s, {"meeple field#1 @0,0"});  // the field ring north of the City
   EXPECT_EQ(s.current_player(), 0);
-  play(s, {"meeple field#0 @0,1"});  // the field ring west and south
+  play(s, {"meeple field#2 @0,0"});  // the field ring west and south
   EXPECT_EQ(s.current_player(), 0);  // player 1's market is empty
-  play(s, {"meeple field#0 @3,1"});  // the field ring east
+  play(s, {"meeple field#2 @3,0"});  // the field ring east
   ASSERT_TRUE(s.is_terminal());
   EXPECT_EQ(s.score(1, Cause::Field), 3);  // CK-1: the City is a completed city for fields
   EXPECT_EQ(s.score(0, Cause::Field), 6);
@@ -254,7 +259,7 @@ TEST(City, CK6_AMarketMeepleMovedToABarnFieldScoresAtOnceAlone) {
   testing::play(s, {"draw base.U", "place -1,0 r0", "pass"});
   ASSERT_EQ(s.phase(), Phase::MarketMove);
   EXPECT_EQ(s.current_player(), 1);
-  testing::play(s, {"meeple field#0 @1,-2"});
+  testing::play(s, {"meeple field#2 @0,-2"});  // the barn's field, at its oldest segment
   ASSERT_TRUE(s.is_terminal());
   EXPECT_EQ(s.score(1, Cause::FieldBarn), 2);  // 1 per completed city, at once, then it returns
   EXPECT_EQ(s.score(1, Cause::Field), 0);      // so no farmer points at the end
