@@ -341,3 +341,21 @@ TEST(AbbeyMayor, ExpansionOffMeansNoExtraFigures) {
 
 }  // namespace
 }  // namespace carc
+
+namespace carc {
+namespace {
+
+TEST(AbbeyMayor, AMB1_TwoCornersOnOneFieldAreOneBarnChoice) {
+  // Straight roads: (1,1) closes a 4-tile corner at its NW and at its NE, both on its north field.
+  State s = testing::position_in({"abbey-mayor"},
+                                 {{"base.U", {0, 0}, 0}, {"base.U", {1, 0}, 0}, {"base.U", {2, 0}, 0}, {"base.U", {0, 1}, 0},
+                                  {"base.U", {2, 1}, 0}},
+                                 {}, {"base.U", "base.U"});
+  testing::play(s, {"draw base.U", "place 1,1 r0"});
+  EXPECT_EQ(testing::legal_texts(s), testing::sorted({"pass", "meeple road#0", "meeple field#1", "meeple field#2",
+                                                      "wagon road#0", "barn NE"}));
+  EXPECT_THROW(s.apply(s.parse_action("barn NW")), IllegalActionError);
+}
+
+}  // namespace
+}  // namespace carc

@@ -159,6 +159,47 @@ TEST(Anniversary, XX8_PlaceAnywhereNeverOnAFieldWithABarn) {
   EXPECT_TRUE(offers(s, "meeple field#2 @0,0"));   // the field north of the road
 }
 
+TEST(Anniversary, XX5_PlaceAnywhereIsOneChoicePerFeatureAwayFromTheNewTile) {
+  State s = xx_position({{"base.D-start", {0, 0}, 0}}, {}, {"anniv20.F", "base.U"});
+  play(s, {"draw anniv20.F", "place 0,1 r0"});  // the arrow points north, at the start tile
+  ASSERT_EQ(s.active_arrow(), ArrowKind::PlaceAnywhere);
+  // Not the new tile's features (that is the ordinary B-5 choice), nor the start's south field,
+  // which the new tile joined; one choice for each other feature.
+  std::vector<std::string> remote;
+  for (const std::string& t : legal_texts(s))
+    if (t.find('@') != std::string::npos) remote.push_back(t);
+  EXPECT_EQ(remote, testing::sorted({"meeple city#0 @0,0", "meeple road#1 @0,0", "meeple field#2 @0,0"}));
+  EXPECT_TRUE(offers(s, "meeple road#0"));
+  EXPECT_THROW(s.apply(s.parse_action("meeple road#0 @0,1")), IllegalActionError);
+}
+
+TEST(Anniversary, XX3_TwoArrowsOfOneKindAreNoChoice) {
+  State s = xx_position({{"base.D-start", {0, 0}, 0}, {"anniv20.F", {1, 0}, 2}}, {}, {"anniv20.G", "base.U"});
+  play(s, {"draw anniv20.G", "place 1,1 r0"});  // G points north at F, F south at G: both place anywhere
+  EXPECT_EQ(s.phase(), Phase::PlaceFigure);     // either choice would do the same: none is asked
+  EXPECT_EQ(s.active_arrow(), ArrowKind::PlaceAnywhere);
+  EXPECT_FALSE(s.arrow_armed(s.board().slot_at(Cell{1, 0})));
+  EXPECT_FALSE(s.arrow_armed(s.board().slot_at(Cell{1, 1})));
+}
+
+TEST(Anniversary, XX6_RV6_AnExtraTurnArrowInTheVolcanosExtraTurnGivesNoThird) {
+  Config c;
+  c.expansions = {"river2", "anniv20"};
+  c.draw_order = {"river2.I", "river2.L", "anniv20.K", "base.U", "base.U"};
+  State s(c);
+  play(s, {"draw river2.I", "place 1,0 r0", "pass"});
+  play(s, {"draw river2.L", "place 2,0 r0"});  // player 1: the volcano lake, and another turn (RV-6)
+  play(s, {"draw anniv20.K"});
+  ASSERT_EQ(s.current_player(), 1);
+  EXPECT_TRUE(s.in_extra_turn());
+  play(s, {"place 1,1 r3"});  // K's extra-turn arrow points north at the fork: activated
+  EXPECT_EQ(s.active_arrow(), ArrowKind::ExtraTurn);
+  if (s.phase() == Phase::PlaceFigure) play(s, {"pass"});
+  play(s, {"draw base.U"});
+  EXPECT_EQ(s.current_player(), 0);  // never three turns in a row (RULES 5.5)
+  EXPECT_FALSE(s.in_extra_turn());
+}
+
 TEST(Anniversary, ProvisionalTilesAreMarkedAsData) {
   const Catalogue& cat = Catalogue::builtin();
   int provisional = 0;

@@ -269,3 +269,51 @@ TEST(City, CK6_AMarketMeepleMovedToABarnFieldScoresAtOnceAlone) {
 
 }  // namespace
 }  // namespace carc
+
+namespace carc {
+namespace {
+
+// E-9's board without the monk: player 1's meeple comes from the cathedral instead (CK-4).
+TEST(City, SH4_CK4_AMoveFromTheCityOntoACompletedMonasteryStartsNoChallenge) {
+  Position p = testing::described({"city", "shrines"},
+                                  {{"base.U", {-1, 0}, 0}, {"base.B", {-1, 1}, 0}, {"base.V", {-1, 2}, 0}, {"base.V", {-2, 0}, 2},
+                                   {"base.B", {-2, 1}, 0}, {"base.E", {-3, 0}, 0}, {"shrines.E", {-3, 1}, 0}, {"base.V", {-4, 0}, 1},
+                                   {"base.E", {-4, 1}, 3}, {"base.E", {-3, 2}, 2}},
+                                  {{0, "meeple", {-3, 1}, 1}}, {"base.V", "base.U"});
+  p.city = {{1, "meeple", "cathedral"}};
+  State s = State::from_position(p);
+  testing::play(s, {"draw base.V", "place -2,2 r3", "pass"});
+  ASSERT_EQ(s.phase(), Phase::CityMove);
+  ASSERT_EQ(s.current_player(), 1);
+  testing::play(s, {"pass"});  // the monastery at (-1,1), by the City, completes first
+  ASSERT_EQ(s.phase(), Phase::CityMove);
+  testing::play(s, {"meeple monastery#1 @-2,1"});
+  EXPECT_EQ(s.score(1, Cause::Cloister), 9);
+  EXPECT_EQ(s.supply(0), 6);  // the heretic stays
+  EXPECT_EQ(s.num_challenges(), 0);
+}
+
+// Two roads that one junction tile completes (RULES 5.4b): R1 from CO1 west over (-1,0), whose
+// oldest segment is the City's, but whose root is (-1,0)'s; R2 south over (-2,1) to the
+// monastery at (-2,2), whose root, (-2,1)'s, is older than R1's.
+TEST(City, Turn4b_FeaturesOfOneTypeScoreInCreationOrder) {
+  Position p = testing::described({"city"},
+                                  {{"base.E", {-1, 1}, 2}, {"base.U", {-2, 1}, 1}, {"base.A", {-2, 2}, 2}, {"base.U", {-1, 0}, 0}},
+                                  {}, {"base.W", "base.U"});
+  p.city = {{1, "meeple", "blacksmith"}};
+  State s = State::from_position(p);
+  const Features& f = s.features();
+  const Board& b = s.board();
+  uint16_t r1 = f.root(b.tile(b.slot_at(Cell{-1, 0})).first_segment);
+  uint16_t r2 = f.root(b.tile(b.slot_at(Cell{-2, 1})).first_segment);
+  ASSERT_LT(r2, r1);  // the union-find's order is not the creation order
+  testing::play(s, {"draw base.W", "place -2,0 r0", "pass"});
+  ASSERT_EQ(s.phase(), Phase::CityMove);
+  EXPECT_EQ(testing::legal_texts(s), testing::sorted({"pass", "meeple road#0 @0,0"}));  // R1 first
+  testing::play(s, {"pass"});
+  ASSERT_EQ(s.phase(), Phase::CityMove);
+  EXPECT_EQ(testing::legal_texts(s), testing::sorted({"pass", "meeple road#0 @-2,1"}));  // then R2
+}
+
+}  // namespace
+}  // namespace carc

@@ -154,3 +154,86 @@ TEST(Shrines, SH1_FiveShrinesJoinTheBag) {
 
 }  // namespace
 }  // namespace carc
+
+namespace carc {
+namespace {
+
+using testing::play;
+
+// ---- SH-4: when a challenge begins -----------------------------------------------------------
+
+// Player 0's heretic on a shrine at (1,2); monasteries down the west side; a hole at (0,2) whose
+// 8 neighbours are all tiles, so an abbey placed there is complete at once.
+State heretic_by_a_full_hole() {
+  return testing::position_in({"abbey-mayor", "shrines"},
+                              {{"base.D-start", {0, 0}, 0}, {"base.E", {0, 1}, 2}, {"base.E", {1, 1}, 0}, {"base.B", {-1, 1}, 0},
+                               {"base.B", {-1, 2}, 0}, {"base.B", {-1, 3}, 0}, {"shrines.E", {1, 2}, 0}, {"base.E", {0, 3}, 2},
+                               {"base.E", {1, 3}, 2}},
+                              {{0, "meeple", {1, 2}, 1}}, {"base.U"}, 1);
+}
+
+TEST(Shrines, SH4_AnAbbeyCompleteAtOnceNeverChallenges) {
+  State s = heretic_by_a_full_hole();
+  ASSERT_EQ(s.phase(), Phase::AbbeyChoice);
+  play(s, {"abbey 0,2", "meeple abbey#0"});
+  EXPECT_EQ(s.score(1, Cause::Cloister), 9);  // AM-A-6: scored at once
+  EXPECT_EQ(s.supply(0), 6);                  // the heretic stays: there never was a challenge
+  EXPECT_EQ(s.num_challenges(), 0);
+  const PlacedTile& shrine = s.board().tile(s.board().slot_at(Cell{1, 2}));
+  EXPECT_EQ(s.features().feature(shrine.first_segment + 1).occupants, 1);
+}
+
+// A monastery at (0,0) (player 1's monk) with 7 of its 8 neighbours; (1,1) is left for a shrine.
+std::vector<Position::Tile> monastery_missing_its_south_east() {
+  return {{"base.B", {0, 0}, 0},  {"base.E", {0, -1}, 0}, {"base.E", {-1, 0}, 3}, {"base.E", {0, 1}, 2},
+          {"base.E", {1, 0}, 1},  {"base.V", {-1, -1}, 1}, {"base.V", {1, -1}, 2}, {"base.V", {-1, 1}, 0}};
+}
+
+TEST(Shrines, SH4_AHereticBesideAMonasteryItsTileCompletesIsNotChallenged) {
+  State s = testing::position_in({"shrines"}, monastery_missing_its_south_east(), {{1, "meeple", {0, 0}, 1}},
+                                 {"shrines.E", "base.U"});
+  play(s, {"draw shrines.E", "place 1,1 r0", "meeple shrine#1"});
+  EXPECT_EQ(s.score(1, Cause::Cloister), 9);
+  EXPECT_EQ(s.score(0), 0);
+  EXPECT_EQ(s.supply(0), 6);  // the heretic stays
+  EXPECT_EQ(s.supply(1), 7);
+  EXPECT_EQ(s.num_challenges(), 0);
+}
+
+TEST(Shrines, SH4_SH5_AHereticBesideAnUnfinishedMonkStartsAChallengeThatTheMonasteryWins) {
+  std::vector<Position::Tile> tiles = monastery_missing_its_south_east();
+  tiles.erase(tiles.begin() + 7);  // (-1,1) empty too: the monastery stays unfinished
+  State s = testing::position_in({"shrines"}, tiles, {{1, "meeple", {0, 0}, 1}}, {"shrines.E", "base.V", "base.U"});
+  play(s, {"draw shrines.E", "place 1,1 r0", "meeple shrine#1"});
+  ASSERT_EQ(s.num_challenges(), 1);  // both unfinished and occupied: it begins
+  const PlacedTile& shrine = s.board().tile(s.board().slot_at(Cell{1, 1}));
+  const PlacedTile& monastery = s.board().tile(s.board().slot_at(Cell{0, 0}));
+  EXPECT_EQ(s.challenge(0), std::make_pair(uint16_t(shrine.first_segment + 1), uint16_t(monastery.first_segment + 1)));
+  play(s, {"draw base.V", "place -1,1 r0", "pass"});  // player 1 completes the monastery
+  EXPECT_EQ(s.score(1, Cause::Cloister), 9);
+  EXPECT_EQ(s.supply(0), 7);  // SH-5: the heretic returns with nothing
+  EXPECT_EQ(s.score(0), 0);
+  EXPECT_EQ(s.num_challenges(), 0);
+}
+
+// A shrine at (0,0) (player 0's heretic) with 7 of its 8 neighbours; (1,0) a hole beside it, and
+// (2,-1) empty so that an abbey in the hole stays unfinished.
+TEST(Shrines, SH4_AnAbbeyThatCompletesAShrineIsNotChallengedByIt) {
+  State s = testing::position_in({"abbey-mayor", "shrines"},
+                                 {{"shrines.E", {0, 0}, 0}, {"base.E", {0, -1}, 0}, {"base.E", {-1, 0}, 3}, {"base.E", {0, 1}, 2},
+                                  {"base.V", {-1, -1}, 1}, {"base.V", {1, -1}, 2}, {"base.V", {-1, 1}, 0}, {"base.V", {1, 1}, 2},
+                                  {"base.V", {2, 1}, 0}, {"base.E", {2, 0}, 0}},
+                                 {{0, "meeple", {0, 0}, 1}}, {"base.U"}, 1);
+  ASSERT_EQ(s.phase(), Phase::AbbeyChoice);
+  play(s, {"abbey 1,0", "meeple abbey#0"});
+  EXPECT_EQ(s.score(0, Cause::Shrine), 9);  // the abbey completed the shrine
+  EXPECT_EQ(s.supply(1), 6);                // the monk stays on the unfinished abbey
+  EXPECT_EQ(s.num_challenges(), 0);
+  play(s, {"draw base.U", "place 3,0 r1"});  // the last tile, by player 0
+  if (s.phase() == Phase::PlaceFigure) play(s, {"pass"});
+  ASSERT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.score(1, Cause::Cloister), 8);  // B-8: 1 + 7 neighbours
+}
+
+}  // namespace
+}  // namespace carc
