@@ -82,7 +82,12 @@ struct PlacedFigure {
   bool operator==(const PlacedFigure&) const = default;
 };
 
-// A position to set a game up from (tests, puzzles, analysis). Validated by State::from_position.
+// A game described at the start of a turn (tests, puzzles, analysis, saved games): what
+// State::to_position writes and State::from_position reads. What a turn start needs and the
+// board does not show is here; the rest follows from the tiles in their placement order: the
+// features, the river's ends (RV-2), which arrows are spent (XX-1), the King's and the Robber's
+// sizes (KR-1), and the shrine challenges under way (SH-4: between two unfinished, occupied
+// neighbours there always is one). At a turn start no wagon waits and no arrow is active.
 struct Position {
   struct Tile {
     std::string kind;
@@ -96,9 +101,14 @@ struct Position {
     int feature = 0;  // feature index on that tile; for a barn its corner (0 NE, 1 SE, 2 SW, 3 NW)
   };
   Config config;            // with draw_order set, those tiles are the bag, in order
-  std::vector<Tile> tiles;  // in placement order; each after the first touches an earlier one
+  // In placement order; each after the first touches an earlier one. With the City, its squares
+  // are laid first by the engine; with River II the spring comes first and the river tiles
+  // before any land tile but abbeys.
+  std::vector<Tile> tiles;
+  // Two figures share a segment only as an XX-4 pair: the same player's, one a normal meeple.
   std::vector<Figure> figures;
-  std::vector<int> scores;       // per player; empty: all 0
+  std::vector<int> scores;       // per player; empty: all 0 (or the breakdown's sums)
+  std::vector<std::vector<int>> breakdown;  // per player, points per cause (B-11); empty: unknown
   std::vector<int> abbeys;       // abbeys still held per player (0 or 1); empty: each holds one
   // With the City of Carcassonne (its squares are laid first): figures in its quarters, the Count.
   struct CityFigure {
@@ -107,19 +117,33 @@ struct Position {
     std::string quarter = "castle";
   };
   std::vector<CityFigure> city;
-  std::string count = "castle";
-  // The tiles left (drawn at random); unset (and no draw_order): every tile of the sets not placed.
+  std::string count;  // the Count's quarter; empty: the castle (CK-2)
+  // The tiles left (drawn at random), river tiles included; unset (and no draw_order): every
+  // tile of the sets not placed.
   std::optional<std::vector<std::string>> bag;
   int current_player = 0;
+  int king = -1, robber = -1;  // their holders (KR-1), -1 nobody
+  bool extra_turn = false;     // this turn is an extra turn (XX-6, RV-6), which gives no other
+  // Who placed the last tile or abbey (CK-6: the market moves start at their left); -1: the
+  // player before current_player (current_player in an extra turn).
+  int last_placer = -1;
+  // AM-A-5 final_round, once the bag is empty: the players who still have their endgame turn,
+  // current_player included (0: the round has not begun).
+  int final_round_left = 0;
 };
 
 class State {
  public:
   // A new game: the start tile at (0, 0), the bag shuffled by config.seed. Throws ConfigError.
   explicit State(const Config& config);
-  // A game set up from a described position, its next node a draw for position.current_player.
-  // Throws ConfigError or PositionError (naming the offending tile or figure).
+  // A game set up from a described position, its next node the start of position.current_player's
+  // turn. Throws ConfigError or PositionError (naming the offending tile or figure).
   static State from_position(const Position& position);
+  // This game as a position, at the start of a turn (a draw, or the abbey choice); throws
+  // PositionError elsewhere. from_position(to_position()) has the same legal actions and, with
+  // the same draws, the same rest of the game. A turn that began with "take-tile" is described
+  // from its start.
+  Position to_position() const;
 
   // ---- Node queries -------------------------------------------------------------------------
   int num_players() const { return rules_.players; }

@@ -106,8 +106,10 @@ std::vector<int> view(const State& s) {
 }
 
 // Returns true if the figure action puts a figure where it scores and returns at once (a wagon
-// moves on, if it can): on a feature the new tile completed, or a market meeple on a barn's field.
+// moves on, if it can): on a feature the new tile completed, from the City onto the feature
+// about to score, or a market meeple on a barn's field.
 bool scores_at_once(const State& s, Action a) {
+  if (s.phase() == Phase::CityMove) return a.kind() == ActionKind::Figure;  // CK-4: onto the feature scored next
   if (s.phase() == Phase::MarketMove) {  // CK-6: onto a field with a barn
     const PlacedTile& t = s.board().tile(s.board().slot_at(a.figure_cell()));
     return s.features().feature(t.first_segment + a.feature()).barns > 0;
@@ -174,6 +176,28 @@ void check_step(const State& s) {
   }
 }
 
+// The position round trip (issue 15): the state set up from s.to_position() offers the same
+// actions and, given the same draws and choices, plays the same rest of the game.
+void check_position_round_trip(const State& s, Rng& rng) {
+  State copy = State::from_position(s.to_position());
+  State original = s;
+  if (original.phase() == Phase::Draw && copy.phase() == Phase::AbbeyChoice) copy.apply(Action::take_tile());
+  while (!original.is_terminal()) {
+    std::vector<Action> legal = original.legal_actions();
+    ASSERT_EQ(legal, copy.legal_actions()) << original.to_string();
+    ASSERT_EQ(original.current_player(), copy.current_player());
+    if (original.is_chance()) {
+      ASSERT_EQ(original.chance_outcomes(), copy.chance_outcomes());
+    }
+    Action a = original.is_chance() ? original.sample_chance() : legal[rng.below(uint32_t(legal.size()))];
+    original.apply(a);
+    copy.apply(a);
+    for (int p = 0; p < s.num_players(); ++p)
+      for (int c = 0; c < kNumCauses; ++c) ASSERT_EQ(original.score(p, Cause(c)), copy.score(p, Cause(c)));
+  }
+  ASSERT_TRUE(copy.is_terminal());
+}
+
 // Plays random games of this config until `moves` actions have been made; returns the number
 // of games.
 int fuzz(const Config& base, long moves) {
@@ -186,8 +210,13 @@ int fuzz(const Config& base, long moves) {
     State s(config);
     std::vector<Action> history;
     std::vector<int> last(players, 0);
+    const int round_trip_turn = int(rng.below(80));  // one position round trip a game
     while (!s.is_terminal()) {
       check_step(s);
+      if ((s.phase() == Phase::Draw || s.phase() == Phase::AbbeyChoice) && s.turn_number() == round_trip_turn) {
+        check_position_round_trip(s, rng);
+        if (::testing::Test::HasFatalFailure()) return games;
+      }
       if (::testing::Test::HasFatalFailure()) return games;
       std::vector<Action> legal = s.legal_actions();
       Action a = s.is_chance() ? s.sample_chance() : legal[rng.below(uint32_t(legal.size()))];
