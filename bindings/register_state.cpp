@@ -127,32 +127,48 @@ void register_state(py::module_& m) {
       .def_readonly("quarter", &Position::CityFigure::quarter);
   position
       .def(py::init([](Config config, std::vector<Position::Tile> tiles, std::vector<Position::Figure> figures,
-                       std::vector<int> scores, std::vector<int> abbeys, std::optional<std::vector<std::string>> bag,
-                       int current_player, std::vector<Position::CityFigure> city, std::string count) {
+                       std::vector<int> scores, std::vector<std::vector<int>> breakdown, std::vector<int> abbeys,
+                       std::optional<std::vector<std::string>> bag, int current_player,
+                       std::vector<Position::CityFigure> city, std::string count, int king, int robber, bool extra_turn,
+                       int last_placer, int final_round_left) {
              Position p;
              p.config = std::move(config);
              p.tiles = std::move(tiles);
              p.figures = std::move(figures);
              p.scores = std::move(scores);
+             p.breakdown = std::move(breakdown);
              p.abbeys = std::move(abbeys);
              p.bag = std::move(bag);
              p.current_player = current_player;
              p.city = std::move(city);
              p.count = std::move(count);
+             p.king = king;
+             p.robber = robber;
+             p.extra_turn = extra_turn;
+             p.last_placer = last_placer;
+             p.final_round_left = final_round_left;
              return p;
            }),
            py::kw_only(), "config"_a, "tiles"_a, "figures"_a = std::vector<Position::Figure>{},
-           "scores"_a = std::vector<int>{}, "abbeys"_a = std::vector<int>{}, "bag"_a = py::none(),
-           "current_player"_a = 0, "city"_a = std::vector<Position::CityFigure>{}, "count"_a = "castle")
+           "scores"_a = std::vector<int>{}, "breakdown"_a = std::vector<std::vector<int>>{},
+           "abbeys"_a = std::vector<int>{}, "bag"_a = py::none(), "current_player"_a = 0,
+           "city"_a = std::vector<Position::CityFigure>{}, "count"_a = "", "king"_a = -1, "robber"_a = -1,
+           "extra_turn"_a = false, "last_placer"_a = -1, "final_round_left"_a = 0)
       .def_readwrite("city", &Position::city)
       .def_readwrite("count", &Position::count)
       .def_readwrite("config", &Position::config)
       .def_readwrite("tiles", &Position::tiles)
       .def_readwrite("figures", &Position::figures)
       .def_readwrite("scores", &Position::scores)
+      .def_readwrite("breakdown", &Position::breakdown)
       .def_readwrite("abbeys", &Position::abbeys)
       .def_readwrite("bag", &Position::bag)
-      .def_readwrite("current_player", &Position::current_player);
+      .def_readwrite("current_player", &Position::current_player)
+      .def_readwrite("king", &Position::king)
+      .def_readwrite("robber", &Position::robber)
+      .def_readwrite("extra_turn", &Position::extra_turn)
+      .def_readwrite("last_placer", &Position::last_placer)
+      .def_readwrite("final_round_left", &Position::final_round_left);
 
   // ---- State ----------------------------------------------------------------------------------
   // Every phase must be listed (a State in an unlisted phase could not report it): a new phase
@@ -176,6 +192,8 @@ void register_state(py::module_& m) {
       .def(py::init<const Config&>(), "config"_a)
       .def_static("from_position", &State::from_position, "position"_a,
                   "A game set up from a described position; raises ConfigError or PositionError.")
+      .def("to_position", &State::to_position,
+           "This game as a Position, at the start of a turn; raises PositionError elsewhere.")
       // Node queries.
       .def("num_players", &State::num_players)
       .def("current_player", &State::current_player,

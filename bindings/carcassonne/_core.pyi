@@ -60,11 +60,17 @@ class Position:
     tiles: list[Position.Tile]
     figures: list[Position.Figure]
     scores: list[int]
+    breakdown: list[list[int]]
     abbeys: list[int]
     bag: list[str] | None
     current_player: int
     city: list[Position.CityFigure]
     count: str
+    king: int
+    robber: int
+    extra_turn: bool
+    last_placer: int
+    final_round_left: int
     def __init__(
         self,
         *,
@@ -72,11 +78,17 @@ class Position:
         tiles: list[Position.Tile],
         figures: list[Position.Figure] = ...,
         scores: list[int] = ...,
+        breakdown: list[list[int]] = ...,
         abbeys: list[int] = ...,
         bag: list[str] | None = None,
         current_player: int = 0,
         city: list[Position.CityFigure] = ...,
-        count: str = "castle",
+        count: str = "",
+        king: int = -1,
+        robber: int = -1,
+        extra_turn: bool = False,
+        last_placer: int = -1,
+        final_round_left: int = 0,
     ) -> None: ...
 
 class Phase(enum.Enum):
@@ -96,6 +108,7 @@ class State:
     def __init__(self, config: Config) -> None: ...
     @staticmethod
     def from_position(position: Position) -> State: ...
+    def to_position(self) -> Position: ...
     def num_players(self) -> int: ...
     def current_player(self) -> int: ...
     def turn_player(self) -> int: ...

@@ -20,7 +20,22 @@ RECORD_FORMAT = "carcassonne-record/1"
 
 _CONFIG_KEYS = ("players", "expansions", "variants", "seed", "draw_order")
 QUARTERS = ("castle", "market", "blacksmith", "cathedral")  # the Count's clockwise order (CK-7)
-_POSITION_KEYS = ("tiles", "figures", "scores", "abbeys", "bag", "current_player", "city", "count")
+_POSITION_KEYS = (
+    "tiles",
+    "figures",
+    "scores",
+    "breakdown",
+    "abbeys",
+    "bag",
+    "current_player",
+    "city",
+    "count",
+    "king",
+    "robber",
+    "extra_turn",
+    "last_placer",
+    "final_round_left",
+)
 _RECORD_KEYS = ("format", "config", "position", "actions", "sampled")
 _ACTION_KINDS = ("draw", "place", "figure", "pass")
 
@@ -157,11 +172,17 @@ class Game:
         Keys: the config keys (players, expansions, variants, seed, draw_order) and
         tiles [{tile, x, y, rotation}] in placement order, figures [{player, kind, x, y, feature}]
         (kind: meeple, mayor, wagon, barn; a barn's feature is its corner 0 NE .. 3 NW),
-        scores [per player], abbeys [held per player, Abbey & Mayor; omitted: one each],
-        bag [tile names left; omitted: the rest of the sets], current_player,
+        scores [per player], breakdown [per player, points per cause as in CAUSES; omitted:
+        unknown], abbeys [held per player, Abbey & Mayor; omitted: one each], bag [tile names
+        left, river tiles included; omitted: the rest of the sets], current_player,
         city [{player, kind, quarter}: figures in the City of Carcassonne's quarters] and count
-        [the Count's quarter] with start = city (the City's squares are laid by the engine).
-        Whether the position is possible is checked in C++; errors raise PositionError.
+        [the Count's quarter] with start = city (the City's squares are laid by the engine),
+        king and robber [their holders, -1 nobody: King & Robber], extra_turn [this turn is an
+        extra turn: XX-6, RV-6], last_placer [who placed the last tile; -1: the player before],
+        final_round_left [AM-A-5 final_round: players still to have their endgame turn].
+        With River II the spring is the first tile. Two figures share a segment only as an
+        XX-4 pair. Whether the position is possible is checked in C++; errors raise
+        PositionError. Game.position() writes this description for any game.
         """
         if not isinstance(position, Mapping):
             raise PositionError(f"a position must be a mapping, not {type(position).__name__}")
@@ -179,13 +200,19 @@ class Game:
                     for f in described["figures"]
                 ],
                 scores=described["scores"],
+                breakdown=described["breakdown"],
                 abbeys=described["abbeys"],
                 bag=described["bag"],
                 current_player=described["current_player"],
                 city=[
                     _core.Position.CityFigure(f["player"], f["kind"], f["quarter"]) for f in described["city"]
                 ],
-                count=described["count"],
+                count=described["count"] or "",
+                king=described["king"],
+                robber=described["robber"],
+                extra_turn=described["extra_turn"],
+                last_placer=described["last_placer"],
+                final_round_left=described["final_round_left"],
             )
         except TypeError as e:  # a value of the wrong type that _normalise_position let through
             raise PositionError(f"position: {e}") from e
@@ -460,35 +487,35 @@ class Game:
         return self._state.discarded()
 
     def position(self) -> dict[str, Any]:
-        """The game now as a from_position description (at the start of a turn only).
-
-        Scores carry over but their causes do not (a position has no breakdown); a turn that
+        """The game now as a from_position description, at the start of a turn (a draw or the
+        abbey choice): Game.from_position(game.position()) offers the same moves and, with the
+        same draws, plays the same rest of the game. Works for every rule mix. A turn that
         began with "take-tile" is described from its start, so the abbey choice comes again.
         """
-        if self.phase not in ("draw", "abbey_choice"):
-            raise Error(f"a position is taken at the start of a turn (a draw), not at {self.phase}")
-        if "king-robber" in self._config.expansions:
-            # Who holds the King and the Robber (KR-1, KR-2) is not part of a position yet.
-            raise Error("a position of a King & Robber game cannot be described yet")
-        if any(e in self._config.expansions for e in ("city", "river2")):
-            # The City's figures in quarters and the river's open ends are not described yet.
-            raise Error("a position of a game with the City or River II cannot be described yet")
-        if any(f["kind"] == "barn" for f in self.figures):
-            # A position names a barn by its corner, which the engine does not record yet.
-            raise Error("a position with a barn on the board cannot be described yet")
-        config = self.config
-        if config["draw_order"]:
-            drawn = sum(1 for text in self._history if text.startswith("draw "))
-            config["draw_order"] = config["draw_order"][drawn:]
-        bag = [kind for kind, count in self.bag().items() for _ in range(count)]
+        try:
+            core = self._state.to_position()
+        except PositionError as e:
+            raise Error(str(e)) from None
+        config = {**self.config, "draw_order": list(core.config.draw_order)}
         return {
             **config,
-            "tiles": self.tiles,
-            "figures": self.figures,
-            "scores": self.scores,
-            "abbeys": [self.abbeys(p) for p in range(self.num_players)],
-            "bag": None if config["draw_order"] else bag,
-            "current_player": self.turn_player,
+            "tiles": [{"tile": t.kind, "x": t.x, "y": t.y, "rotation": t.rotation} for t in core.tiles],
+            "figures": [
+                {"player": f.player, "kind": f.kind, "x": f.x, "y": f.y, "feature": f.feature}
+                for f in core.figures
+            ],
+            "scores": list(core.scores),
+            "breakdown": [list(row) for row in core.breakdown],
+            "abbeys": list(core.abbeys),
+            "bag": None if core.bag is None else list(core.bag),
+            "current_player": core.current_player,
+            "city": [{"player": f.player, "kind": f.kind, "quarter": f.quarter} for f in core.city],
+            "count": core.count or None,
+            "king": core.king,
+            "robber": core.robber,
+            "extra_turn": core.extra_turn,
+            "last_placer": core.last_placer,
+            "final_round_left": core.final_round_left,
         }
 
     def analyse(
@@ -600,19 +627,36 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
     if bag is not None and (not isinstance(bag, list) or not all(isinstance(b, str) for b in bag)):
         raise PositionError("position bag must be a list of tile names")
     city = entries("city", {"player": None, "kind": "meeple", "quarter": None})
-    count = position.get("count", "castle")
-    if not isinstance(count, str):
+    count = position.get("count")
+    if count is not None and not isinstance(count, str):
         raise PositionError("position count must be a quarter name")
-    current = position.get("current_player", 0)
-    if not isinstance(current, int) or isinstance(current, bool):
-        raise PositionError("position current_player must be an int")
+    breakdown = position.get("breakdown", [])
+    if not isinstance(breakdown, list) or not all(
+        isinstance(row, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in row)
+        for row in breakdown
+    ):
+        raise PositionError("position breakdown must be a list of lists of ints (per player, per cause)")
+
+    def integer(key: str, default: int) -> int:
+        value = position.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise PositionError(f"position {key} must be an int")
+        return value
+
+    current = integer("current_player", 0)
+    extra_turn = position.get("extra_turn", False)
+    if not isinstance(extra_turn, bool):
+        raise PositionError("position extra_turn must be true or false")
+    players = {key: integer(key, -1) for key in ("king", "robber", "last_placer")}
+    final_round_left = integer("final_round_left", 0)
     for name, value in [("x", e["x"]) for e in tiles + figures] + [("y", e["y"]) for e in tiles + figures]:
         if not -(2**31) <= value < 2**31:
             raise PositionError(f"position {name} out of range: {value}")
     for value in (
         scores
         + abbeys
-        + [current]
+        + [current, final_round_left, *players.values()]
+        + [v for row in breakdown for v in row]
         + [e["rotation"] for e in tiles]
         + [e["feature"] for e in figures]
         + [e["player"] for e in city]
@@ -625,9 +669,13 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
         "tiles": tiles,
         "figures": figures,
         "scores": scores,
+        "breakdown": [list(row) for row in breakdown],
         "abbeys": abbeys,
         "bag": None if bag is None else list(bag),
         "current_player": current,
+        **players,
+        "extra_turn": extra_turn,
+        "final_round_left": final_round_left,
     }
 
 

@@ -276,7 +276,30 @@ BASE_POSITION = {
             PositionError,
             "figure kind",
         ),
-        ({"figures": [{"player": 0, "x": 0, "y": 0, "feature": 0}] * 8}, PositionError, "no meeple left"),
+        (
+            {
+                "tiles": BASE_POSITION["tiles"]
+                + [{"tile": "base.U", "x": x, "y": 0, "rotation": 0} for x in (1, 2)],
+                "figures": [{"player": 0, "x": x, "y": 0, "feature": f} for x in range(3) for f in range(3)],
+            },
+            PositionError,
+            "no meeple left",
+        ),
+        (  # a new user's position: 4 figures on the start tile's city segment
+            {"figures": [{"player": p, "x": 0, "y": 0, "feature": 0} for p in (1, 1, 1, 0)]},
+            PositionError,
+            r"figure #1 \(meeple at 0,0\): that segment holds a figure already; only an XX-4 pair",
+        ),
+        ({"count": "market"}, PositionError, "the Count needs start = city"),
+        ({"draw_order": ["base.E"]}, PositionError, "a draw_order or a bag, not both"),
+        ({"king": 0}, PositionError, "king: needs King & Robber"),
+        ({"extra_turn": True}, PositionError, "extra turns come from arrows"),
+        (
+            {"breakdown": [[1] * 11, [0] * 11], "scores": [3, 0]},
+            PositionError,
+            "not the sum of their breakdown",
+        ),
+        ({"breakdown": [[1], [0]]}, PositionError, "causes per player expected"),
         ({"scores": [1]}, PositionError, "one per player"),
         ({"scores": [-1, 0]}, PositionError, "out of range"),
         ({"scores": ["1", 0]}, PositionError, "scores must be a list of ints"),
