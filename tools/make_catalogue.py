@@ -70,7 +70,7 @@ def main():
         )
     data = json.loads(source.read_text())
     print("# Tile catalogue of the engine: the source of truth for its tiles, edited directly.")
-    print("# Format: engine/catalogue.h; sides, halves and rotations: docs/rules.md (section 1).")
+    print("# Format: engine/catalogue.h; sides, halves and rotations: docs/rules.md (section 7).")
     print("# First converted from the reference tiles.json by tools/make_catalogue.py.")
     for tile_set in data["sets"]:
         print()
