@@ -5,7 +5,7 @@
 //   Draw        bits 4-11  tile kind id (catalogue order)                         chance only
 //   Place       bits 4-12  x + 256, bits 13-21 y + 256, bits 22-23 rotation (quarter turns
 //               clockwise from the catalogue orientation)
-//   Figure      bits 4-7   FigureKind, bits 8-11 feature index on the tile (tiles.json order;
+//   Figure      bits 4-7   FigureKind, bits 8-11 feature index on the tile (catalogue order;
 //               for a barn the corner: 0 NE, 1 SE, 2 SW, 3 NW), bit 12 set when the figure goes
 //               to another tile than the one just placed (wagon moves, XX-4, XX-5), with its cell in
 //               bits 13-21 (x + 256) and 22-30 (y + 256)

@@ -1,15 +1,16 @@
 // The tile catalogue: every tile kind of every supported set, with its 4 rotations precomputed.
 //
-// The catalogue is data (engine/data/tiles.txt, generated from shared/rules/tiles.json by
-// tools/make_catalogue.py) compiled into the library as text and parsed once. One line per kind:
+// The catalogue is data (engine/data/tiles.txt, the source of truth for tiles, edited directly)
+// compiled into the library as text and parsed once. One line per kind:
 //
 //   <id> <count> <edges NESW> <feature>... [| <extra>...]
 //   feature := city:<sides>[+<pennants>] | road:<sides>[@<end>] | river:<sides>
 //            | field:<halves or ->[><city index>,...] | monastery | shrine | abbey | quarter
 //   extra   := start | mark:<name> | arrow:<kind>:<side> | provisional | uncertain
 //
-// `set <id>` lines start a tile set. Feature indexes are the tiles.json feature indexes; actions
-// and records name segments by them ("meeple city#0").
+// `set <id>` lines start a tile set. A tile's features are numbered in the order of its line;
+// actions and records name segments by them ("meeple city#0"). Sides, halves, rotations and
+// the tile sets are described in docs/rules.md (section 7).
 #pragma once
 
 #include <array>

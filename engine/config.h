@@ -21,7 +21,7 @@ struct Config {
 
 struct ExpansionInfo {
   const char* name;
-  const char* rules;  // RULES.md section
+  const char* rules;  // its section of docs/rules.md
   bool supported;
 };
 struct VariantInfo {

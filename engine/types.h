@@ -47,7 +47,7 @@ constexpr bool is_cloister_like(FeatureType t) {
   return t == FeatureType::Monastery || t == FeatureType::Shrine || t == FeatureType::Abbey;
 }
 
-// Where a road that reaches one side ends inside its tile (tiles.md `ends_at`).
+// Where a road that reaches one side ends inside its tile (docs/rules.md section 7).
 enum class RoadEnd : uint8_t { Through, Junction, Cloister, City, House, Carcassonne };
 
 // A board cell. The start tile lies at (0, 0); x grows to the east, y to the south.

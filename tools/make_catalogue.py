@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
-"""Writes engine/data/tiles.txt, the engine's tile catalogue, from the reference tiles.json.
+"""Converts a tiles.json file into the engine's catalogue format: a maintainer's one-time converter.
 
-The catalogue is the project's own format: one line per tile kind, readable and diffable, so a
-tile's landscape can be corrected as data without touching code. Usage:
-    python3 tools/make_catalogue.py [path/to/tiles.json] > engine/data/tiles.txt
+engine/data/tiles.txt is the source of truth for the engine's tiles, and it is edited directly: a
+tile's landscape is corrected as data, one line, without touching code (the format is described
+in engine/catalogue.h, the conventions in docs/rules.md). This script wrote the first version of
+that file from the project's reference tiles.json, which lives outside the repository (in the
+developers' ../shared/rules/ folder) and is not needed to build, test or use the engine. Keep it
+for the day a tile set is added to tiles.json and needs converting. Usage:
+    python3 tools/make_catalogue.py [path/to/tiles.json] > new_tiles.txt
+Without a path it reads ../shared/rules/tiles.json beside the project; if the file is not there
+it stops with a message that says so.
 """
 import json
 import sys
@@ -55,9 +61,17 @@ def tile_line(tile):
 def main():
     default = Path(__file__).resolve().parents[2] / "shared" / "rules" / "tiles.json"
     source = Path(sys.argv[1]) if len(sys.argv) > 1 else default
+    if not source.is_file():
+        sys.exit(
+            f"make_catalogue.py: no tiles.json at {source}.\n"
+            "This converter is for maintainers who have the reference tiles.json (give its path as the\n"
+            "argument). The engine does not need it: engine/data/tiles.txt is the source of truth and\n"
+            "is edited directly (format: engine/catalogue.h)."
+        )
     data = json.loads(source.read_text())
-    print("# Tile catalogue of the engine. Generated from shared/rules/tiles.json by")
-    print("# tools/make_catalogue.py; the format is described in engine/catalogue.h.")
+    print("# Tile catalogue of the engine: the source of truth for its tiles, edited directly.")
+    print("# Format: engine/catalogue.h; sides, halves and rotations: docs/rules.md (section 7).")
+    print("# First converted from the reference tiles.json by tools/make_catalogue.py.")
     for tile_set in data["sets"]:
         print()
         print(f"set {tile_set['id']}")

@@ -1,4 +1,4 @@
-"""Base-game rules checked from Python on set-up games (rule IDs from shared/rules/RULES.md).
+"""Base-game rules checked from Python on set-up games (rule IDs from docs/rules.md).
 
 The start tile base.D-start lies at (0, 0): city on the north side (feature #0), a road east-west
 (#1), the field north of the road (#2, touching the city) and the field south of it (#3).
