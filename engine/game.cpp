@@ -292,8 +292,12 @@ void State::start_turn() {
         }
       }
     } else if (rules_.abbey_endgame == AbbeyEndgame::FinalRound) {
-      // Each player once, from the one left of the last tile's placer (who is turn_player_ now).
-      if (endgame_ == 0) endgame_ = uint8_t(players + 1);
+      // Each player once, from the one left of the last tile's placer (not always the player on
+      // turn: an unplaceable last tile is drawn and discarded by the next, B-4).
+      if (endgame_ == 0) {
+        endgame_ = uint8_t(players + 1);
+        if (last_placer_ >= 0) turn_player_ = uint8_t((last_placer_ + 1) % players);
+      }
       while (--endgame_ > 0) {
         if (abbeys_[turn_player_]) {
           phase_ = Phase::AbbeyChoice;
