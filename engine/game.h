@@ -240,28 +240,69 @@ class State {
 
  private:
   State() = default;
+
+  // ---- Set-up, turn flow, placements and legal actions: game.cpp ---------------------------
   void init(const Config& config);
   void put_tile(Cell c, KindId kind, int rotation);  // board + features; completions to pending_
   void add_pending(uint16_t root);
+  void add_figure(int player, FigureKind kind, uint16_t segment, bool from_supply);
+  bool placeable(KindId kind) const;
+  void enter_figure_phase();
   int figure_options(Action* out) const;  // the figure choices after a tile, without "pass"
   // Returns true if no lower segment of s's tile belongs to s's feature. Two segments of one tile
   // in one feature are one choice for any figure: the rules see features and tiles, not segments.
   bool first_on_its_tile(uint16_t s) const;
-  int wagon_targets(Action* out) const;   // the moves of the wagon at the head of the queue
+  void start_turn();
+  void finish_turn();
+  void remove_from_bag(KindId kind);
+  std::string why_illegal(Action a) const;
+  Action checked(Action a) const;
+
+  // ---- Phase 3 and the final scoring: scoring.cpp -------------------------------------------
+  void after_figure();
+  // Phase 3 as a resumable loop (the City's moves interrupt it before each scoring, CK-4/CK-5).
+  void continue_scoring();
+  void score_feature(uint16_t root, bool final);
+  // Gives `points` to the players of highest strength (> 0); mayor_cause for those whose
+  // strength includes their mayor.
+  void award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors = 0,
+             Cause mayor_cause = Cause::City);
+  // Returns the figures on a scored feature to supply; wagons queue up for their move
+  // (AM-W-2). Barns stay.
+  void return_figures(uint16_t root);
+  // Books points for one player under their cause (B-11).
+  void add_points(int player, int points, Cause cause);
+  void final_scoring();
+  int completed_cities_touching(uint16_t field_root) const;
+
+  // ---- Abbey & Mayor (AM): rules_abbey_mayor.cpp --------------------------------------------
   bool barn_corner_ok(Cell c, int corner, uint16_t* field) const;
   bool has_hole() const;
   int abbey_options(Action* out) const;
-  std::string why_illegal(Action a) const;
-  void after_figure();
+  int wagon_targets(Action* out) const;  // the moves of the wagon at the head of the queue
   void next_wagon();
+
+  // ---- The City of Carcassonne and the Count (CK): rules_city.cpp --------------------------
   void lay_city_block();
-  void after_placement(Cell c);  // arrows (XX-1 .. XX-3), then the figure decision
+  bool start_city_round();  // the next player to move figures onto the item being scored
+  int city_move_options(Action* out) const;
+  Quarter item_quarter() const;
+  uint16_t item_root() const;
+  void end_of_phase3();  // CK-3, then the next turn
+  int city_place_options(Action* out) const;
+  void begin_game_end();  // CK-6 market moves, then final scoring
+  void next_market_player(int from);
+  int market_options(Action* out) const;
+  void enter_quarter(int player, FigureKind kind, Quarter q);
+
+  // ---- River II (RV): rules_river.cpp --------------------------------------------------------
+  // RV-1, RV-2: the placements of a river tile, and the river's ends after one.
+  int river_placements(const TileKind& kind, Action* out) const;
+  void extend_river(Cell c, const TileKind& kind, int rotation);
+
+  // ---- Cult places (SH): rules_shrines.cpp ---------------------------------------------------
   // SH-2: may a tile of this kind go on c as far as the cult-place limit is concerned?
   bool cult_limit_ok(Cell c, const TileKind& kind) const;
-  // Returns true if a tile of this kind in rotation r may go on frontier cell f.
-  bool tile_fits(int f, const TileKind& kind, int r) const {
-    return board_.fits(f, kind.rotations[r].signature) && cult_limit_ok(board_.frontier_cell(f), kind);
-  }
   // The class of a cloister-like tile for SH-2 and SH-4: 1 shrine, 2 monastery or abbey, 0 none.
   int cult_class(int slot) const;
   // SH-4: `segment` (cloister-like) just became occupied; store a challenge with each unfinished,
@@ -270,46 +311,17 @@ class State {
   // SH-5: `completed` (cloister-like) was completed and scored; its challenge ends, and the
   // other side's figures return with no points unless it was completed in this phase too.
   void resolve_challenge(uint16_t completed);
-  // Phase 3 as a resumable loop (the City's moves interrupt it before each scoring, CK-4/CK-5).
-  void continue_scoring();
-  bool start_city_round();  // the next player to move figures onto the item being scored
-  int city_move_options(Action* out) const;
-  Quarter item_quarter() const;
-  uint16_t item_root() const;
-  void end_of_phase3();     // CK-3, then the next turn
-  int city_place_options(Action* out) const;
-  void begin_game_end();    // CK-6 market moves, then final scoring
-  void next_market_player(int from);
-  int market_options(Action* out) const;
-  void enter_quarter(int player, FigureKind kind, Quarter q);
-  // River II (RV-1, RV-2): the placements of a river tile, and the river's ends after one.
-  int river_placements(const TileKind& kind, Action* out) const;
-  void extend_river(Cell c, const TileKind& kind, int rotation);
+
+  // ---- 20th Anniversary arrows (XX): rules_anniversary.cpp -----------------------------------
+  void after_placement(Cell c);  // arrows (XX-1 .. XX-3), then the figure decision
   void activate_arrow(int slot);
-  void enter_figure_phase();
   int arrow_figure_options(Action* out) const;
   void set_arrow_armed(int slot, bool armed) {
     arrow_armed_[slot / 64] = (arrow_armed_[slot / 64] & ~(1ull << (slot % 64))) | uint64_t(armed) << (slot % 64);
   }
-  bool placeable(KindId kind) const;
-  void add_figure(int player, FigureKind kind, uint16_t segment, bool from_supply);
-  void start_turn();
-  void finish_turn();
 
-  void score_feature(uint16_t root, bool final);
-  // Gives `points` to the players of highest strength (> 0); mayor_cause for those whose
-  // strength includes their mayor.
-  void award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors = 0,
-                Cause mayor_cause = Cause::City);
-  // Returns the figures on a scored feature to supply; wagons queue up for their move
-  // (AM-W-2). Barns stay.
-  void return_figures(uint16_t root);
-  // Books points for one player under their cause (B-11).
-  void add_points(int player, int points, Cause cause);
-  void final_scoring();
-  int completed_cities_touching(uint16_t field_root) const;
-  void remove_from_bag(KindId kind);
-  Action checked(Action a) const;
+  // Positions: position.cpp. Action text: action_text.cpp. copy_from, same_position and
+  // check_consistency: consistency.cpp.
 
   // Rules (constant after construction).
   Rules rules_;

@@ -1,0 +1,226 @@
+// Whole-state operations (game.h): copy_from, same_position and check_consistency, which
+// recomputes every aggregate from scratch (tests and fuzzing).
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "game.h"
+#include "game_internal.h"
+
+namespace carc {
+
+using namespace internal;
+
+// ---- Copies and comparison --------------------------------------------------------------------
+
+namespace {
+
+// The first n elements of a and b are equal (the rest of a fixed-size list is unused).
+template <class List>
+bool same_prefix(const List& a, const List& b, int n) {
+  return std::equal(a.begin(), a.begin() + n, b.begin());
+}
+
+}  // namespace
+
+void State::copy_from(const State& o) {
+  const size_t head = size_t(reinterpret_cast<const char*>(&o.features_) - reinterpret_cast<const char*>(&o));
+  assert(head + sizeof(Features) <= sizeof(State) && sizeof(State) - head - sizeof(Features) < alignof(State));
+  std::memcpy(static_cast<void*>(this), &o, head);  // trivially copyable: bytes are the value
+  features_.copy_from(o.features_);
+}
+
+bool State::same_position(const State& o) const {
+  // Every member but rng_ and seed_, lists up to their length, and the board's index and
+  // frontier (they follow from its tiles). Some derived data (the feature aggregates) is compared
+  // too: a false "different" only costs a search its reuse, a false "same" would send it down
+  // actions that are illegal here.
+  if (std::tie(rules_, fixed_order_, abbey_kind_, phase_, turn_player_, drawn_, last_slot_, turn_number_,
+               discarded_, num_figures_, supply_, abbeys_, num_wagons_, num_barn_fields_, endgame_) !=
+      std::tie(o.rules_, o.fixed_order_, o.abbey_kind_, o.phase_, o.turn_player_, o.drawn_, o.last_slot_,
+               o.turn_number_, o.discarded_, o.num_figures_, o.supply_, o.abbeys_, o.num_wagons_,
+               o.num_barn_fields_, o.endgame_))
+    return false;
+  if (std::tie(arrow_armed_, num_arrow_candidates_, active_arrow_, river_size_, num_river_ends_, num_river_cells_,
+               volcano_turn_, quarters_, count_, scoring_next_, city_step_, moved_out_, phase3_scored_,
+               phase3_start_, last_placer_, market_player_) !=
+      std::tie(o.arrow_armed_, o.num_arrow_candidates_, o.active_arrow_, o.river_size_, o.num_river_ends_,
+               o.num_river_cells_, o.volcano_turn_, o.quarters_, o.count_, o.scoring_next_, o.city_step_,
+               o.moved_out_, o.phase3_scored_, o.phase3_start_, o.last_placer_, o.market_player_))
+    return false;
+  if (std::tie(king_holder_, robber_holder_, king_size_, robber_size_, extra_turn_, in_extra_turn_, scores_,
+               breakdown_, bag_size_, bag_count_, num_open_cloisters_, num_pending_, num_challenges_) !=
+      std::tie(o.king_holder_, o.robber_holder_, o.king_size_, o.robber_size_, o.extra_turn_, o.in_extra_turn_,
+               o.scores_, o.breakdown_, o.bag_size_, o.bag_count_, o.num_open_cloisters_, o.num_pending_,
+               o.num_challenges_))
+    return false;
+  if (board_.num_tiles() != o.board_.num_tiles() || features_.size() != o.features_.size()) return false;
+  for (int i = 0; i < board_.num_tiles(); ++i)
+    if (board_.tile(i) != o.board_.tile(i)) return false;
+  for (int i = 0; i < features_.size(); ++i)
+    if (features_[i] != o.features_[i]) return false;
+  return same_prefix(figures_, o.figures_, num_figures_) && same_prefix(wagons_, o.wagons_, num_wagons_) &&
+         same_prefix(barn_fields_, o.barn_fields_, num_barn_fields_) &&
+         same_prefix(barn_field_points_, o.barn_field_points_, num_barn_fields_) &&
+         same_prefix(arrow_candidates_, o.arrow_candidates_, num_arrow_candidates_) &&
+         same_prefix(river_, o.river_, river_size_) && same_prefix(river_ends_, o.river_ends_, num_river_ends_) &&
+         same_prefix(river_cells_, o.river_cells_, num_river_cells_) &&
+         same_prefix(river_branches_, o.river_branches_, num_river_cells_) &&
+         same_prefix(open_cloisters_, o.open_cloisters_, num_open_cloisters_) &&
+         same_prefix(pending_, o.pending_, num_pending_) && same_prefix(challenges_, o.challenges_, num_challenges_) &&
+         (!fixed_order_ || same_prefix(bag_, o.bag_, bag_size_));  // else the bag's order is not used
+}
+
+// ---- Consistency -----------------------------------------------------------------------------
+
+void State::check_consistency() const {
+  auto fail = [](const std::string& what) { throw std::logic_error("inconsistent state: " + what); };
+  const Catalogue& cat = catalogue();
+  const bool mid_turn = phase_ == Phase::PlaceFigure || phase_ == Phase::ArrowChoice || phase_ == Phase::CityMove;
+  // Figures: supply + board (+ wagons waiting to move) = what each player owns.
+  std::vector<std::array<int, kNumFigureKinds>> owned(kMaxPlayers);
+  for (auto& o : owned) o.fill(0);
+  std::vector<std::array<int, kMaxPlayers>> meeples(features_.size());
+  std::vector<int> occupants(features_.size(), 0), barns(features_.size(), 0), mayors(features_.size(), 0);
+  for (auto& m : meeples) m.fill(0);
+  for (int i = 0; i < num_figures_; ++i) {
+    const PlacedFigure& f = figures_[i];
+    ++owned[f.owner][int(f.kind)];
+    int r = features_.root(f.segment);
+    if (f.kind == FigureKind::Barn) {
+      ++barns[r];
+      if (features_[r].type != FeatureType::Field) fail("a barn off a field");
+    } else if (f.kind == FigureKind::Mayor) {
+      mayors[r] |= 1 << f.owner;
+      ++occupants[r];
+      if (features_[r].type != FeatureType::City) fail("a mayor outside a city");
+    } else {
+      ++meeples[r][f.owner];
+      ++occupants[r];
+      if (f.kind == FigureKind::Wagon && features_[r].type == FeatureType::Field) fail("a wagon on a field");
+    }
+  }
+  for (int i = 0; i < num_wagons_; ++i) ++owned[wagons_[i].owner][int(FigureKind::Wagon)];
+  for (int p = 0; p < rules_.players; ++p)
+    for (int q = 0; q < kNumQuarters; ++q)
+      for (int k = 0; k < 3; ++k) owned[p][k] += quarters_[p][q][k];
+  for (int i = 0; i < num_figures_; ++i) {  // XX-4 pairs: exactly two, one owner, one segment
+    if (!figures_[i].paired) continue;
+    int together = 0;
+    for (int j = 0; j < num_figures_; ++j)
+      together += figures_[j].paired && figures_[j].segment == figures_[i].segment && figures_[j].owner == figures_[i].owner;
+    if (together != 2) fail("a pair of " + std::to_string(together) + " figures");
+  }
+  for (int p = 0; p < rules_.players; ++p)
+    for (int k = 0; k < kNumFigureKinds; ++k) {
+      int expected = k == 0 ? kMeeplesPerPlayer : rules_.abbey_mayor ? 1 : 0;
+      if (owned[p][k] + supply_[p][k] != expected)
+        fail(std::string(figure_kind_name(FigureKind(k))) + "s of player " + std::to_string(p) + " not conserved");
+    }
+  for (int s = 0; s < features_.size(); ++s) {
+    const Segment& seg = features_[s];
+    if (features_[seg.root].root != seg.root) fail("root of segment " + std::to_string(s) + " is not a root");
+    if (seg.root != s) continue;
+    std::set<int> tiles;
+    int size = 0, pennants = 0, open = 0;
+    features_.for_each_member(s, [&](int m) {
+      const Segment& member = features_[m];
+      if (member.root != s) fail("member list of " + std::to_string(s) + " reaches another feature");
+      if (member.type != seg.type) fail("feature mixes segment types");
+      ++size;
+      tiles.insert(member.tile);
+      const PlacedTile& t = board_.tile(member.tile);
+      const SegmentSpec& spec = rotated(t).segments[member.local];
+      pennants += spec.pennants;
+      for (int side = 0; side < kNumSides; ++side)
+        if ((spec.points >> side_point(Side(side), 1) & 1) && !board_.occupied(neighbour(t.cell, Side(side)))) ++open;
+    });
+    std::string name = std::string(feature_type_name(seg.type)) + " " + std::to_string(s);
+    if (meeples[s] != std::array<int, kMaxPlayers>{seg.meeples[0], seg.meeples[1], seg.meeples[2], seg.meeples[3], seg.meeples[4], seg.meeples[5]})
+      fail("meeple count of " + name);
+    if (occupants[s] != seg.occupants) fail("occupant count of " + name);
+    if (mayors[s] != seg.mayors) fail("mayors of " + name);
+    if (barns[s] != seg.barns) fail("barns of " + name);
+    if (size != seg.size) fail("size of " + name);
+    if (pennants != seg.pennants) fail("pennants of " + name);
+    if (seg.type == FeatureType::Road || seg.type == FeatureType::City) {
+      if (int(tiles.size()) != seg.tiles) fail("tile count of " + name);
+      if (open != seg.open) fail("open ends of " + name);
+    }
+    if (is_cloister_like(seg.type)) {
+      Cell c = board_.tile(seg.tile).cell;
+      int empty = 0;
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+          if ((dx || dy) && !board_.occupied(Cell{int16_t(c.x + dx), int16_t(c.y + dy)})) ++empty;
+      if (empty != seg.open) fail("empty neighbours of " + name);
+    }
+    bool closable = seg.type == FeatureType::Road || seg.type == FeatureType::City || is_cloister_like(seg.type);
+    if (closable && !mid_turn && (seg.open == 0) != bool(seg.done)) fail("completed " + name + " not scored");
+    if (seg.done && seg.occupants && !mid_turn) fail("figures left on scored " + name);
+    if (seg.barns && seg.occupants && !mid_turn) fail("farmers beside a barn on " + name + " (AM-B-4)");
+  }
+  // SH-4: the stored challenges pair a shrine with a monastery or abbey around it, both occupied;
+  // between turns, exactly the unfinished occupied pairs are challenges (a challenge can only
+  // begin between unfinished features, and it ends when either completes).
+  std::set<std::pair<int, int>> challenges;
+  for (int i = 0; i < num_challenges_; ++i) {
+    const Challenge& c = challenges_[i];
+    const Segment &shrine = features_[c.shrine], &cloister = features_[c.cloister];
+    Cell a = board_.tile(shrine.tile).cell, b = board_.tile(cloister.tile).cell;
+    if (shrine.type != FeatureType::Shrine || (cloister.type != FeatureType::Monastery && cloister.type != FeatureType::Abbey) ||
+        std::max(std::abs(a.x - b.x), std::abs(a.y - b.y)) != 1)
+      fail("a challenge between " + cell_text(a) + " and " + cell_text(b) + " that are no neighbouring cult places");
+    if (!shrine.occupants || !cloister.occupants) fail("a challenge with an unoccupied side at " + cell_text(a));
+    if (!challenges.insert({c.shrine, c.cloister}).second) fail("a challenge stored twice");
+  }
+  if (rules_.shrines && !mid_turn) {
+    for (int i = 0; i < board_.num_tiles(); ++i) {
+      if (cult_class(i) != 1) continue;
+      const PlacedTile& t = board_.tile(i);
+      int shrine = t.first_segment + cat.kind(t.kind).cloister_segment;
+      for (int j = 0; j < board_.num_tiles(); ++j) {
+        const PlacedTile& u = board_.tile(j);
+        if (cult_class(j) != 2 || std::max(std::abs(t.cell.x - u.cell.x), std::abs(t.cell.y - u.cell.y)) != 1) continue;
+        int cloister = u.first_segment + cat.kind(u.kind).cloister_segment;
+        bool under_way = features_[shrine].open && features_[cloister].open && features_[shrine].occupants &&
+                         features_[cloister].occupants;
+        if (under_way != bool(challenges.count({shrine, cloister})))
+          fail("challenge between " + cell_text(t.cell) + " and " + cell_text(u.cell) + (under_way ? " not stored" : " stored but over"));
+      }
+    }
+  }
+  // Board: every frontier cell is empty, next to a tile, and knows its neighbours.
+  for (int f = 0; f < board_.frontier_size(); ++f) {
+    Cell c = board_.frontier_cell(f);
+    if (board_.occupied(c)) fail("frontier cell holds a tile");
+    uint8_t present = 0;
+    for (int s = 0; s < kNumSides; ++s)
+      if (board_.occupied(neighbour(c, Side(s)))) present |= uint8_t(1u << s);
+    if (present == 0 || present != board_.frontier_neighbours(f)) fail("frontier neighbours at " + cell_text(c));
+  }
+  int frontier = 0;
+  std::set<std::pair<int, int>> seen;
+  for (int i = 0; i < board_.num_tiles(); ++i) {
+    const PlacedTile& t = board_.tile(i);
+    if (board_.slot_at(t.cell) != i) fail("cell index of tile " + std::to_string(i));
+    for (int s = 0; s < kNumSides; ++s) {
+      Cell n = neighbour(t.cell, Side(s));
+      int ns = board_.slot_at(n);
+      if (ns < 0) {
+        if (seen.insert({n.x, n.y}).second) ++frontier;
+        continue;
+      }
+      Edge mine = rotated(t).edges[s], theirs = rotated(board_.tile(ns)).edges[opposite(Side(s))];
+      if (mine != theirs && mine != Edge::Abbey && theirs != Edge::Abbey) fail("mismatched sides at " + cell_text(t.cell));
+    }
+  }
+  if (frontier != board_.frontier_size()) fail("frontier size");
+  int bag = 0;
+  for (int k = 0; k < cat.size(); ++k) bag += bag_count_[k];
+  if (bag != bag_size_ + river_size_) fail("bag counts");
+}
+
+}  // namespace carc
