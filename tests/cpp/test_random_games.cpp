@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <map>
 #include <set>
 #include <tuple>
 
@@ -87,22 +86,26 @@ std::set<std::tuple<int, int, int>> scanned_placements(const State& s) {
   return out;
 }
 
-// What a player sees of a position: equal positions have equal views (the converse need not hold).
-std::vector<int> view(const State& s) {
-  std::vector<int> v = {int(s.phase()), s.current_player(), s.turn_player(), s.board().num_tiles(), s.bag_size(),
-                        int(s.active_arrow()), s.num_challenges(), s.num_placed_figures()};
+// A hash of what a player sees of a position: equal positions have equal views (the converse
+// need not hold), so only actions with equal views need the full comparison.
+uint64_t view(const State& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](int v) { h = (h ^ uint64_t(uint32_t(v))) * 0x100000001b3ull; };
+  for (int v : {int(s.phase()), s.current_player(), s.turn_player(), s.board().num_tiles(), s.bag_size(),
+                int(s.active_arrow()), s.num_challenges(), s.num_placed_figures()})
+    mix(v);
   const PlacedTile& last = s.board().tile(s.board().num_tiles() - 1);
-  v.insert(v.end(), {last.cell.x, last.cell.y, last.rotation});
+  mix(last.cell.x), mix(last.cell.y), mix(last.rotation);
   for (int p = 0; p < s.num_players(); ++p) {
-    v.push_back(s.score(p));
-    for (int k = 0; k < kNumFigureKinds; ++k) v.push_back(s.supply(p, FigureKind(k)));
-    for (int q = 0; q < kNumQuarters; ++q) v.push_back(s.in_quarter(p, Quarter(q)));
+    mix(s.score(p));
+    for (int k = 0; k < kNumFigureKinds; ++k) mix(s.supply(p, FigureKind(k)));
+    for (int q = 0; q < kNumQuarters; ++q) mix(s.in_quarter(p, Quarter(q)));
   }
   for (int i = 0; i < s.num_placed_figures(); ++i) {
     const PlacedFigure& f = s.placed_figure(i);
-    v.insert(v.end(), {f.segment, f.owner, int(f.kind), f.paired});
+    mix(f.segment), mix(f.owner), mix(int(f.kind)), mix(f.paired);
   }
-  return v;
+  return h;
 }
 
 // Returns true if the figure action puts a figure where it scores and returns at once (a wagon
@@ -123,31 +126,32 @@ bool scores_at_once(const State& s, Action a) {
 // positions (a duplicate inflates the search's branching and the action space). Two kinds of
 // coincidence are no duplicates: figures that score at once and return may score the same (a
 // meeple or a wagon with nowhere to go, two roads of one length, a mayor without pennants and
-// no figure at all), and arrows of different kinds
-// do the same, nothing, when the player has no figure to deploy.
+// no figure at all), and arrows of different kinds do the same, nothing, when the player has no
+// figure to deploy.
 void check_distinct_successors(const State& s, const std::vector<Action>& legal) {
   if (s.is_chance()) return;
-  std::map<std::vector<int>, std::vector<Action>> by_view;
+  std::vector<std::pair<uint64_t, Action>> by_view;
   State next = s;
   for (Action a : legal) {
     next.copy_from(s);
     next.apply_unchecked(a);
-    by_view[view(next)].push_back(a);
+    by_view.emplace_back(view(next), a);
   }
+  std::sort(by_view.begin(), by_view.end());
   State other = s;
-  for (const auto& [_, actions] : by_view)
-    for (size_t i = 0; i < actions.size(); ++i)
-      for (size_t j = i + 1; j < actions.size(); ++j) {
-        next.copy_from(s);
-        next.apply_unchecked(actions[i]);
-        other.copy_from(s);
-        other.apply_unchecked(actions[j]);
-        auto passes_or_scores = [&](Action a) { return a == Action::pass() || scores_at_once(s, a); };
-        if (passes_or_scores(actions[i]) && passes_or_scores(actions[j])) continue;
-        if (actions[i].kind() == ActionKind::Arrow && next.phase() != Phase::PlaceFigure) continue;
-        ASSERT_FALSE(next.same_position(other)) << "'" << s.action_to_string(actions[i]) << "' and '"
-                                                << s.action_to_string(actions[j]) << "' have the same effect";
-      }
+  for (size_t i = 0; i < by_view.size(); ++i)
+    for (size_t j = i + 1; j < by_view.size() && by_view[j].first == by_view[i].first; ++j) {
+      Action x = by_view[i].second, y = by_view[j].second;
+      next.copy_from(s);
+      next.apply_unchecked(x);
+      other.copy_from(s);
+      other.apply_unchecked(y);
+      auto passes_or_scores = [&](Action a) { return a == Action::pass() || scores_at_once(s, a); };
+      if (passes_or_scores(x) && passes_or_scores(y)) continue;
+      if (x.kind() == ActionKind::Arrow && next.phase() != Phase::PlaceFigure) continue;
+      ASSERT_FALSE(next.same_position(other))
+          << "'" << s.action_to_string(x) << "' and '" << s.action_to_string(y) << "' have the same effect";
+    }
 }
 
 void check_step(const State& s) {
