@@ -673,5 +673,7 @@ def play_game(
     The agents' own PRNG is seeded with agent_seed (default: seed). Bad agents raise SearchError;
     Ctrl-C stops the game at its next move (KeyboardInterrupt)."""
     config = make_config(players, expansions, variants, seed)
-    agent_seed = seed if agent_seed is None else _int("agent_seed", agent_seed, 0, 2**64 - 1, _core.SearchError)
+    if agent_seed is None:
+        agent_seed = seed
+    agent_seed = _int("agent_seed", agent_seed, 0, 2**64 - 1, _core.SearchError)
     return _core.play_game(config, _agents(agents), agent_seed)
