@@ -105,7 +105,10 @@ std::pair<double, double> mean_ci(const std::vector<double>& v) {
 }
 
 // The Elo difference that an expected score of p against the other player means (±inf at 1, 0).
-double elo_of(double p) { return 400.0 * std::log10(p / (1.0 - p)); }
+double elo_of(double p) {
+  if (p <= 0 || p >= 1) return p <= 0 ? -INFINITY : INFINITY;
+  return 400.0 * std::log10(p / (1.0 - p));
+}
 
 std::string fixed(double x, int decimals) {
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
