@@ -100,9 +100,9 @@ Config validate(Config config) {
     if (std::find(seen.begin(), seen.end(), v.expansion) == seen.end())
       throw ConfigError("variant " + given->first + " = " + given->second + " needs expansion " + v.expansion +
                         ", which is not in play");
-    if (given->first == "count_move" && config.variants["start"] != "city")
+    if (given->first == "count_move" && config.variants.at("start") != "city")  // start is set with the City
       throw ConfigError("variant count_move = " + given->second + " needs the Count (start = city), not start = " +
-                        config.variants["start"]);
+                        config.variants.at("start"));
   }
   for (const VariantInfo& v : known_variants())
     if (v.supported && !config.variants.count(v.name)) config.variants[v.name] = v.values.front();
