@@ -2,8 +2,9 @@
 // in Python on top of this module (bindings/carcassonne/game.py); everything here maps one to one
 // onto the C++ names (STYLE lesson 9).
 //
-// Errors are mapped once, here: carc::Error and its subclasses become carcassonne.Error
-// (a ValueError) and its subclasses, std::invalid_argument stays ValueError (pybind11's default).
+// Errors are mapped once, here: carc::Error and its subclasses (SearchError from search/ too)
+// become carcassonne.Error (a ValueError) and its subclasses; std::invalid_argument stays
+// ValueError (pybind11's default).
 // Nothing reachable from Python may crash the process: arguments the engine trusts (player
 // indexes, the node kind for sample_chance) are checked in the bindings before the call.
 #include <pybind11/pybind11.h>
@@ -14,6 +15,7 @@
 #include "engine/errors.h"
 #include "engine/game.h"
 #include "engine/types.h"
+#include "search/agents.h"
 #include "register.h"
 
 namespace py = pybind11;
@@ -38,6 +40,7 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<ConfigError>(m, "ConfigError", error.ptr());
   py::register_exception<IllegalActionError>(m, "IllegalActionError", error.ptr());
   py::register_exception<PositionError>(m, "PositionError", error.ptr());
+  py::register_exception<SearchError>(m, "SearchError", error.ptr());
 
   m.attr("CHANCE_PLAYER") = kChancePlayer;
   m.attr("TERMINAL_PLAYER") = kTerminalPlayer;
@@ -61,10 +64,12 @@ PYBIND11_MODULE(_core, m) {
       [] {
         py::list out;
         for (const VariantInfo& v : known_variants())
-          out.append(py::dict(py::arg("name") = v.name, py::arg("values") = v.values, py::arg("supported") = v.supported));
+          out.append(py::dict(py::arg("name") = v.name, py::arg("values") = v.values, py::arg("supported") = v.supported,
+                              py::arg("expansion") = v.expansion ? py::object(py::str(v.expansion)) : py::none()));
         return out;
       },
-      "Every rules variant: [{name, values (the first is the default), supported}].");
+      "Every rules variant: [{name, values (the first is the default), supported, expansion (whose\n"
+      "rules it changes; None: every game)}].");
   m.def(
       "tile_kinds",
       [] {

@@ -10,9 +10,10 @@
 
 namespace carc::py_bindings {
 
-// Registers Config, Position (with Position.Tile and Position.Figure), Phase and State.
+// Registers Config, Position (with Position.Tile and Position.Figure), Phase, PHASES,
+// ACTION_KINDS and State.
 void register_state(pybind11::module_& m);
-// Registers GameResult, play_random_games and play_game.
+// Registers GameResult, play_random_games, split_agent_list and play_game.
 void register_play(pybind11::module_& m);
 // Registers MctsConfig (and its enums), analyse, Mcts, SearchResult, ArenaConfig, run_arena and
 // ArenaResult.

@@ -10,6 +10,7 @@
 #include "engine/types.h"
 #include "interrupt.h"
 #include "register.h"
+#include "search/agents.h"
 #include "search/playout.h"
 
 namespace py = pybind11;
@@ -47,18 +48,23 @@ void register_play(py::module_& m) {
         if (threads < 0) throw py::value_error("threads must be >= 0 (0: all cores)");
         // Copy the config while we hold the GIL: another Python thread may change the Python
         // Config object while we run. After the copy no Python object is touched until the
-        // release ends (results are converted afterwards), so releasing the GIL is safe.
+        // work ends (results are converted afterwards), so releasing the GIL is safe.
         Config copy = config;
-        py::gil_scoped_release release;
-        return play_random_games(copy, games, threads);
+        return run_interruptible(
+            [&](const std::atomic<bool>* cancel) { return play_random_games(copy, games, threads, cancel); });
       },
       "config"_a, "games"_a, "threads"_a = 0,
       "Plays `games` random games (game i with seed config.seed + i) over `threads` threads (0: all\n"
-      "cores), with the GIL released. The results do not depend on the thread count.");
+      "cores), with the GIL released. The results do not depend on the thread count. Ctrl-C stops\n"
+      "it between games (KeyboardInterrupt; the games played are dropped).");
+  m.def("split_agent_list", &split_agent_list, "agents"_a,
+        "Splits \"greedy,mcts:iters=50,c=1\" into agent specs: an item key=value continues the options\n"
+        "of the agent before it (search/agents.h). Raises SearchError for empty items and options\n"
+        "that follow no agent options.");
   m.def(
       "play_game",
       [](const Config& config, const std::vector<std::string>& agents, uint64_t agent_seed) {
-        if (agents.empty()) throw py::value_error("play_game needs at least one agent");
+        if (agents.empty()) throw SearchError("play_game needs at least one agent");
         // As above: the arguments are C++ copies (the agent names were converted by pybind11), so
         // nothing Python-owned is read while the GIL is released.
         Config copy = config;
@@ -67,7 +73,7 @@ void register_play(py::module_& m) {
       },
       "config"_a, "agents"_a, "agent_seed"_a = 0,
       "Plays one game between named agents (seat i plays agents[i % len(agents)]), with the GIL\n"
-      "released. Unknown agent names raise ValueError. Ctrl-C stops it at the next move.");
+      "released. Bad agent specs raise SearchError. Ctrl-C stops it at the next move.");
 }
 
 }  // namespace carc::py_bindings

@@ -108,7 +108,7 @@ void register_search(py::module_& m) {
       .def_readwrite("prior_temperature", &RolloutConfig::prior_temperature);
 
   py::class_<MctsConfig>(m, "MctsConfig",
-                         "MCTS settings (search/mcts.h). Checked when a search starts: bad values raise ValueError.")
+                         "MCTS settings (search/mcts.h). Checked when a search starts: bad values raise SearchError.")
       .def(py::init<>())
       .def_readwrite("seconds", &MctsConfig::seconds)
       .def_readwrite("iterations", &MctsConfig::iterations)
@@ -124,12 +124,12 @@ void register_search(py::module_& m) {
       .def_readwrite("memory_mb", &MctsConfig::memory_mb)
       .def_readwrite("reuse", &MctsConfig::reuse)
       .def_readwrite("seed", &MctsConfig::seed)
-      .def("validate", [](const MctsConfig& c) { validate(c); }, "Raises ValueError naming the first bad field.")
+      .def("validate", [](const MctsConfig& c) { validate(c); }, "Raises SearchError naming the first bad field.")
       .def("__repr__", &mcts_config_repr);
 
   m.def("parse_mcts_options", &parse_mcts_options, "options"_a,
         "Parses \"key=value,...\" (the options of the \"mcts:...\" agent spec) into an MctsConfig;\n"
-        "unknown keys and bad values raise ValueError.");
+        "unknown keys, keys given twice and bad values raise SearchError.");
 
   // ---- Results ---------------------------------------------------------------------------------
   py::class_<ActionStats>(m, "ActionStats", "One candidate action at the root, after a search.")
@@ -169,7 +169,7 @@ void register_search(py::module_& m) {
         return run_interruptible([&](const std::atomic<bool>* cancel) { return analyse(state_copy, config_copy, seed, cancel); });
       },
       "state"_a, "config"_a, "seed"_a = 0,
-      "A fresh search (no reuse) from a decision node, with the GIL released; raises ValueError for\n"
+      "A fresh search (no reuse) from a decision node, with the GIL released; raises SearchError for\n"
       "a chance or terminal node or a bad config. Ctrl-C stops it (KeyboardInterrupt).");
 
   py::class_<PyMcts>(m, "Mcts", "A search engine that keeps its tree between searches (tree reuse).")
@@ -264,7 +264,7 @@ void register_search(py::module_& m) {
         copy.rotation = config.rotation;
         copy.threads = config.threads;
         copy.agent_seed = config.agent_seed;
-        if (resume && csv.empty()) throw std::invalid_argument("run_arena: resume needs a csv file");
+        if (resume && csv.empty()) throw SearchError("run_arena: resume needs a csv file");
         return run_interruptible([&](const std::atomic<bool>* cancel) {
           copy.cancel = cancel;
           return csv.empty() ? run_arena(copy) : run_arena_csv(copy, csv, resume);
@@ -272,10 +272,10 @@ void register_search(py::module_& m) {
       },
       "config"_a, "csv"_a = "", "resume"_a = false,
       "Plays the arena's games with the GIL released and summarises them; bad agents, counts or\n"
-      "rules raise ValueError (ConfigError for rules) before any game starts. Ctrl-C stops every\n"
+      "rules raise SearchError (ConfigError for rules) before any game starts. Ctrl-C stops every\n"
       "game at its next move (KeyboardInterrupt). With `csv`, each game is appended to that file as\n"
       "it finishes; with `resume`, the games the file holds count and are not played again (a file\n"
-      "of another run raises ValueError, an unreadable one RuntimeError).");
+      "of another run, an unreadable one or one that cannot be written raises SearchError).");
 }
 
 }  // namespace carc::py_bindings

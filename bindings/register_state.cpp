@@ -4,7 +4,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cctype>
 #include <cstdint>
+#include <cstdio>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,6 +56,38 @@ Cell checked_cell(int x, int y) {
   if (x <= -kCoordLimit || x >= kCoordLimit || y <= -kCoordLimit || y >= kCoordLimit)
     throw PositionError("cell " + std::to_string(x) + "," + std::to_string(y) + " is out of range");
   return Cell{int16_t(x), int16_t(y)};
+}
+
+// The names Python uses for the phases (Game.phase, PHASES; the Phase enum's members are these in
+// upper case), in Phase order. engine/game.cpp's phase_name() is the engine's text for people
+// (State::to_string, messages), not an identifier.
+constexpr const char* kPhaseNames[] = {"draw",       "abbey_choice", "place_tile", "arrow_choice",
+                                       "place_figure", "city_move", "wagon_move", "city_place",
+                                       "count_move", "market_move", "game_over"};
+// Every phase must be named (a State in an unnamed phase could not report it): a new phase in the
+// engine stops the build here until it is added (and to _core.pyi).
+static_assert(std::size(kPhaseNames) == size_t(Phase::GameOver) + 1 && int(Phase::GameOver) == 10);
+
+// The names of the action kinds (Action.kind, ACTION_KINDS), in ActionKind order (engine/action.h):
+// the first word of the action's text where it has one ("take-tile"), else the kind's own name.
+constexpr const char* kActionKindNames[] = {"draw",  "place",     "figure", "pass",  "abbey",
+                                            "take-tile", "arrow", "quarter", "count"};
+static_assert(std::size(kActionKindNames) == size_t(ActionKind::Count) + 1, "name every ActionKind");
+
+// The text with its control characters escaped ("\x00"), so that an error message shows all of
+// it: the message crosses to Python as a C string, which a NUL byte would cut.
+std::string escaped(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c != 0x7F) {
+      out += char(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out;
 }
 
 std::string config_repr(const Config& c) {
@@ -171,22 +206,19 @@ void register_state(py::module_& m) {
       .def_readwrite("final_round_left", &Position::final_round_left);
 
   // ---- State ----------------------------------------------------------------------------------
-  // Every phase must be listed (a State in an unlisted phase could not report it): a new phase
-  // in the engine stops the build here until it is added.
-  static_assert(int(Phase::GameOver) == 10, "update the Phase values below (and _core.pyi)");
-  py::native_enum<Phase>(m, "Phase", "enum.Enum", "Where a turn is (engine/game.h).")
-      .value("DRAW", Phase::Draw)
-      .value("ABBEY_CHOICE", Phase::AbbeyChoice)
-      .value("PLACE_TILE", Phase::PlaceTile)
-      .value("ARROW_CHOICE", Phase::ArrowChoice)
-      .value("PLACE_FIGURE", Phase::PlaceFigure)
-      .value("CITY_MOVE", Phase::CityMove)
-      .value("WAGON_MOVE", Phase::WagonMove)
-      .value("CITY_PLACE", Phase::CityPlace)
-      .value("COUNT_MOVE", Phase::CountMove)
-      .value("MARKET_MOVE", Phase::MarketMove)
-      .value("GAME_OVER", Phase::GameOver)
-      .finalize();
+  py::native_enum<Phase> phase(m, "Phase", "enum.Enum", "Where a turn is (engine/game.h).");
+  py::tuple phases(std::size(kPhaseNames));
+  for (size_t p = 0; p < std::size(kPhaseNames); ++p) {
+    std::string upper = kPhaseNames[p];
+    for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
+    phase.value(upper.c_str(), Phase(p));
+    phases[p] = py::str(kPhaseNames[p]);
+  }
+  phase.finalize();
+  m.attr("PHASES") = phases;
+  py::tuple kinds(std::size(kActionKindNames));
+  for (size_t k = 0; k < std::size(kActionKindNames); ++k) kinds[k] = py::str(kActionKindNames[k]);
+  m.attr("ACTION_KINDS") = kinds;
 
   py::class_<State>(m, "State", "One node of the game tree (engine/game.h). Copying it is cheap.")
       .def(py::init<const Config&>(), "config"_a)
@@ -330,8 +362,14 @@ void register_state(py::module_& m) {
           "(player, kind, x, y, feature index) of every figure on the board.")
       // Strings and checks.
       .def("action_to_string", [](const State& s, int64_t code) { return s.action_to_string(to_action(code)); }, "code"_a)
-      .def("parse_action", [](const State& s, std::string_view text) { return s.parse_action(text).code; }, "text"_a,
-           "Parses an action's string form; raises IllegalActionError if malformed (not if illegal).")
+      .def(
+          "parse_action",
+          [](const State& s, std::string_view text) {
+            if (text.find('\0') != std::string_view::npos)  // the engine's message would be cut there
+              throw IllegalActionError("cannot parse action '" + escaped(text) + "': it holds a NUL byte");
+            return s.parse_action(text).code;
+          },
+          "text"_a, "Parses an action's string form; raises IllegalActionError if malformed (not if illegal).")
       .def("to_string", &State::to_string)
       .def("__str__", &State::to_string)
       .def("check_consistency", &State::check_consistency,

@@ -22,10 +22,10 @@ const std::vector<ExpansionInfo>& known_expansions() {
 
 const std::vector<VariantInfo>& known_variants() {
   static const std::vector<VariantInfo> kList = {
-      {"abbey_endgame", {"mandatory", "final_round", "none"}, true},
-      {"wagon_move", {"c2", "c1"}, true},
-      {"start", {"tile", "river2", "city", "city_plain"}, true},
-      {"count_move", {"free", "clockwise", "follow"}, true},
+      {"abbey_endgame", {"mandatory", "final_round", "none"}, true, "abbey-mayor"},
+      {"wagon_move", {"c2", "c1"}, true, "abbey-mayor"},
+      {"start", {"tile", "river2", "city", "city_plain"}, true, nullptr},
+      {"count_move", {"free", "clockwise", "follow"}, true, "city"},
   };
   return kList;
 }
@@ -92,6 +92,18 @@ Config validate(Config config) {
     seen.push_back("city");
   }
   if (city && !city_start) config.variants["start"] = "city";
+  // A variant of an expansion not in play would change nothing: naming a value other than the
+  // default is a mistake. (The default is accepted: validated configs list every variant.)
+  for (const VariantInfo& v : known_variants()) {
+    auto given = config.variants.find(v.name);
+    if (!v.expansion || given == config.variants.end() || given->second == v.values.front()) continue;
+    if (std::find(seen.begin(), seen.end(), v.expansion) == seen.end())
+      throw ConfigError("variant " + given->first + " = " + given->second + " needs expansion " + v.expansion +
+                        ", which is not in play");
+    if (given->first == "count_move" && config.variants.at("start") != "city")  // start is set with the City
+      throw ConfigError("variant count_move = " + given->second + " needs the Count (start = city), not start = " +
+                        config.variants.at("start"));
+  }
   for (const VariantInfo& v : known_variants())
     if (v.supported && !config.variants.count(v.name)) config.variants[v.name] = v.values.front();
   const Catalogue& cat = Catalogue::builtin();

@@ -28,12 +28,15 @@ struct VariantInfo {
   const char* name;
   std::vector<std::string> values;  // the first is the default
   bool supported;
+  const char* expansion;            // the expansion whose rules it changes; nullptr: every game
 };
 
 const std::vector<ExpansionInfo>& known_expansions();
 const std::vector<VariantInfo>& known_variants();
 
-// Throws ConfigError if the config is invalid; returns it with defaults filled in.
+// Throws ConfigError if the config is invalid; returns it with defaults filled in (every
+// supported variant is listed, with its default if not given). A variant of an expansion that is
+// not in play is an error unless it names the default (count_move needs the Count: start = city).
 Config validate(Config config);
 
 }  // namespace carc

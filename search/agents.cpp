@@ -107,7 +107,12 @@ Action GreedyAgent::choose(const State& state, Rng& rng) { return greedy_action(
 
 namespace {
 void no_options(const std::string& name, const std::string& options) {
-  if (!options.empty()) throw std::invalid_argument("agent '" + name + "' takes no options (got '" + options + "')");
+  if (!options.empty()) throw SearchError("agent '" + name + "' takes no options (got '" + options + "')");
+}
+
+std::string trimmed(const std::string& s) {
+  size_t first = s.find_first_not_of(" \t"), last = s.find_last_not_of(" \t");
+  return first == std::string::npos ? "" : s.substr(first, last - first + 1);
 }
 }  // namespace
 
@@ -118,7 +123,29 @@ std::unique_ptr<Agent> make_agent(const std::string& spec) {
   if (name == "random") return no_options(name, options), std::make_unique<RandomAgent>();
   if (name == "greedy") return no_options(name, options), std::make_unique<GreedyAgent>();
   if (name == "mcts") return std::make_unique<MctsAgent>(parse_mcts_options(options));
-  throw std::invalid_argument("unknown agent '" + name + "' (known: random, greedy, mcts)");
+  throw SearchError("unknown agent '" + name + "' (known: random, greedy, mcts)");
+}
+
+std::vector<std::string> split_agent_list(const std::string& list) {
+  std::vector<std::string> agents;
+  size_t pos = 0;
+  do {
+    size_t comma = std::min(list.find(',', pos), list.size());
+    std::string item = trimmed(list.substr(pos, comma - pos));
+    pos = comma + 1;
+    if (item.empty()) throw SearchError("agent list '" + list + "': an empty agent name");
+    bool option = item.find('=') != std::string::npos && item.find(':') == std::string::npos;
+    if (!option) {
+      agents.push_back(item);
+    } else if (agents.empty() || agents.back().find(':') == std::string::npos) {
+      throw SearchError("agent list '" + list + "': option '" + item + "' follows " +
+                        (agents.empty() ? "no agent" : "'" + agents.back() + "', which has no options") +
+                        " (options follow a colon: mcts:key=value,...)");
+    } else {
+      agents.back() += "," + item;
+    }
+  } while (pos <= list.size());
+  return agents;
 }
 
 }  // namespace carc

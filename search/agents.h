@@ -5,7 +5,9 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "engine/errors.h"
 #include "engine/game.h"
 #include "engine/rng.h"
 
@@ -54,14 +56,30 @@ std::array<double, kMaxPlayers> feature_potential(const State& state);
 // scores[p] less the best of the other players' scores (players 0 .. players-1).
 int score_lead(const std::array<int, kMaxPlayers>& scores, int players, int p);
 
-// Thrown by runs of whole games (run_arena, play_game) stopped through their cancel flag.
+// Thrown by runs of whole games (run_arena, play_game, play_random_games) stopped through their
+// cancel flag.
 struct Cancelled : std::runtime_error {
   Cancelled() : std::runtime_error("cancelled") {}
 };
 
+// Bad input to search/: an agent spec or list, an MCTS option or config, an arena setting, an
+// arena csv that cannot be read or written or holds another run's games. Python:
+// carcassonne.SearchError.
+struct SearchError : Error {
+  using Error::Error;
+};
+
 // Returns the agent named by a spec: "random", "greedy", or "mcts" with options after a colon,
-// e.g. "mcts:time=0.5,threads=2" (search/mcts.h lists them). Throws std::invalid_argument
-// naming the unknown agent, option or bad value.
+// e.g. "mcts:time=0.5,threads=2" (search/mcts.h lists them). Throws SearchError naming the
+// unknown agent, option or bad value.
 std::unique_ptr<Agent> make_agent(const std::string& spec);
+
+// Splits a comma-separated list of agent specs: "greedy,mcts:iters=50,c=1,random" is
+// {"greedy", "mcts:iters=50,c=1", "random"}. An item key=value (a '=' and no ':') continues the
+// options of the agent before it; any other item starts an agent. Spaces around items are dropped.
+// Throws SearchError for an empty list or item and for options that follow no agent options
+// ("c=1,greedy", "greedy,c=1": options start after a colon). The specs themselves are checked by
+// make_agent. Every agent list of the project (carc_selfplay, carc_arena, Python) is read with it.
+std::vector<std::string> split_agent_list(const std::string& list);
 
 }  // namespace carc

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -103,43 +104,10 @@ std::pair<double, double> mean_ci(const std::vector<double>& v) {
   return {mean, 1.96 * std::sqrt(var / double(v.size()))};
 }
 
-// Bradley-Terry ratings (Elo scale, entrant 0 at 0) from pairwise results: every two seats of a
-// game are a match (the higher score wins, equal scores draw). One virtual draw between every
-// two entrants keeps the ratings finite when someone never wins. Hunter's MM iteration.
-std::vector<double> bradley_terry(const std::vector<const GameRecord*>& games, int entrants) {
-  size_t k = size_t(entrants);
-  std::vector<double> wins(k, 0.0);
-  std::vector<std::vector<double>> matches(k, std::vector<double>(k, 0.0));
-  for (size_t i = 0; i < k; ++i)
-    for (size_t j = 0; j < k; ++j)
-      if (i != j) matches[i][j] = 1, wins[i] += 0.5;
-  for (const GameRecord* g : games)
-    for (size_t s = 0; s < g->scores.size(); ++s)
-      for (size_t t = s + 1; t < g->scores.size(); ++t) {
-        size_t i = size_t(g->entrant[s]), j = size_t(g->entrant[t]);
-        if (i == j) continue;
-        matches[i][j] += 1, matches[j][i] += 1;
-        double w = g->scores[s] > g->scores[t] ? 1.0 : g->scores[s] < g->scores[t] ? 0.0 : 0.5;
-        wins[i] += w, wins[j] += 1 - w;
-      }
-  std::vector<double> gamma(k, 1.0);
-  for (int iter = 0; iter < 500; ++iter) {
-    double change = 0;
-    for (size_t i = 0; i < k; ++i) {
-      double denominator = 0;
-      for (size_t j = 0; j < k; ++j)
-        if (j != i) denominator += matches[i][j] / (gamma[i] + gamma[j]);
-      double updated = wins[i] / denominator;
-      change = std::max(change, std::abs(std::log(updated / gamma[i])));
-      gamma[i] = updated;
-    }
-    double anchor = gamma[0];
-    for (double& g : gamma) g /= anchor;
-    if (change < 1e-10) break;
-  }
-  std::vector<double> elo(k);
-  for (size_t i = 0; i < k; ++i) elo[i] = 400.0 * std::log10(gamma[i]);
-  return elo;
+// The Elo difference that an expected score of p against the other player means (±inf at 1, 0).
+double elo_of(double p) {
+  if (p <= 0 || p >= 1) return p <= 0 ? -INFINITY : INFINITY;
+  return 400.0 * std::log10(p / (1.0 - p));
 }
 
 std::string fixed(double x, int decimals) {
@@ -149,13 +117,39 @@ std::string fixed(double x, int decimals) {
   return buffer;
 }
 
-// "x [low, high]"; one deal gives no interval (its bounds are infinite): "x [n/a]".
+// "x [low, high]"; a margin over one deal has no interval (both bounds infinite): "x [n/a]".
+// An Elo bound is infinite at a rate of 0 or 1: "inf".
 std::string interval(double x, double low, double high, int decimals) {
-  if (!std::isfinite(low) || !std::isfinite(high)) return fixed(x, decimals) + " [n/a]";
+  if (std::isinf(low) && std::isinf(high)) return fixed(x, decimals) + " [n/a]";
   return fixed(x, decimals) + " [" + fixed(low, decimals) + ", " + fixed(high, decimals) + "]";
 }
 
 }  // namespace
+
+// A deal's games are one unit (paired games share a deck, so they are correlated):
+// the interval is Wilson's score interval for n = the effective number of independent games,
+// p(1 - p) / (variance of the mean of the deal means) (Kish's design effect), kept between the
+// number of deals and the number of games. Without a spread to measure, n is the number of
+// games if every deal gave the same mixed result, and the number of deals at a rate of 0 or 1
+// (the most cautious reading: a deal's games may all go the same way). Unlike the normal
+// approximation, the interval never has zero width: 15 deals all won give [0.796, 1].
+Rate rate_with_interval(const std::vector<double>& deal_means, int games) {
+  if (deal_means.empty()) return {0, 0, 1};
+  const double deals = double(deal_means.size());
+  double p = 0;
+  for (double x : deal_means) p += x;
+  p /= deals;
+  double variance = 0;
+  for (double x : deal_means) variance += (x - p) * (x - p);
+  variance = deals > 1 ? variance / (deals - 1) / deals : 0;  // of the mean
+  double n = deals;
+  if (deals > 1 && p > 0 && p < 1)
+    n = variance > 0 ? std::clamp(p * (1 - p) / variance, deals, double(games)) : double(games);
+  const double z = 1.96, z2 = z * z;
+  const double center = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const double half = z / (1 + z2 / n) * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+  return {p, std::clamp(center - half, 0.0, p), std::clamp(center + half, p, 1.0)};
+}
 
 std::vector<KindId> make_deck(const Config& game, int deal) {
   State fresh(game);
@@ -175,19 +169,22 @@ std::vector<EntrantStats> summarise(const std::vector<GameRecord>& games, const 
   for (int e = 0; e < k; ++e) {
     EntrantStats& st = out[size_t(e)];
     st.agent = agents[size_t(e)];
-    std::vector<double> deal_wins, deal_margins;
-    double seconds = 0, moves = 0, iterations = 0, score = 0;
+    std::vector<double> deal_wins, deal_margins, deal_vs_first;
+    double seconds = 0, moves = 0, iterations = 0, score = 0, vs_first = 0;
     for (const auto& [deal, list] : by_deal) {
-      double w = 0, m = 0;
+      double w = 0, m = 0, v = 0;
       int n = 0;
       for (const GameRecord* g : list) {
         for (size_t s = 0; s < g->entrant.size(); ++s) {
           if (g->entrant[s] != e) continue;
-          int best_other = -1000000;
-          for (size_t t = 0; t < g->scores.size(); ++t)
+          int best_other = -1000000, first = 0;
+          for (size_t t = 0; t < g->scores.size(); ++t) {
             if (t != s) best_other = std::max(best_other, g->scores[t]);
+            if (g->entrant[t] == 0) first = g->scores[t];
+          }
           w += g->win_share[s];
           m += g->scores[s] - best_other;
+          v += g->scores[s] > first ? 1.0 : g->scores[s] == first ? 0.5 : 0.0;
           score += g->scores[s];
           seconds += g->think_seconds[s];
           moves += g->decisions[s];
@@ -199,49 +196,27 @@ std::vector<EntrantStats> summarise(const std::vector<GameRecord>& games, const 
       if (n == 0) continue;
       deal_wins.push_back(w / n);
       deal_margins.push_back(m / n);
+      deal_vs_first.push_back(v / n);
+      vs_first += v;
     }
-    auto [win, win_ci] = mean_ci(deal_wins);
+    const Rate win = rate_with_interval(deal_wins, st.games);
     auto [margin, margin_ci] = mean_ci(deal_margins);
-    st.win_rate = win;
-    st.win_low = std::max(0.0, win - win_ci);
-    st.win_high = std::min(1.0, win + win_ci);
+    st.win_rate = win.value;
+    st.win_low = win.low;
+    st.win_high = win.high;
     st.margin = margin;
     st.margin_low = margin - margin_ci;
     st.margin_high = margin + margin_ci;
     st.score = st.games ? score / st.games : 0;
     st.seconds_per_move = moves ? seconds / moves : 0;
     st.iterations_per_move = moves ? iterations / moves : 0;
-  }
-  // Elo, with a bootstrap over deals for its confidence interval.
-  std::vector<const GameRecord*> all;
-  for (const GameRecord& g : games) all.push_back(&g);
-  std::vector<double> elo = bradley_terry(all, k);
-  std::vector<std::vector<double>> samples(static_cast<size_t>(k));
-  std::vector<const std::vector<const GameRecord*>*> deals;
-  for (const auto& [deal, list] : by_deal) deals.push_back(&list);
-  Rng rng(12345);
-  const int kResamples = deals.size() > 1 ? 300 : 0;
-  for (int b = 0; b < kResamples; ++b) {
-    std::vector<const GameRecord*> sample;
-    for (size_t i = 0; i < deals.size(); ++i) {
-      const auto& list = *deals[rng.below(uint32_t(deals.size()))];
-      sample.insert(sample.end(), list.begin(), list.end());
+    if (e > 0) {
+      // One virtual draw keeps the estimate finite when one of the two never outscores the other.
+      const Rate vs = rate_with_interval(deal_vs_first, st.games);
+      st.elo = elo_of((vs_first + 0.5) / (st.games + 1));
+      st.elo_low = elo_of(vs.low);
+      st.elo_high = elo_of(vs.high);
     }
-    std::vector<double> e = bradley_terry(sample, k);
-    for (int i = 0; i < k; ++i) samples[size_t(i)].push_back(e[size_t(i)]);
-  }
-  for (int i = 0; i < k; ++i) {
-    EntrantStats& st = out[size_t(i)];
-    st.elo = elo[size_t(i)];
-    std::vector<double>& s = samples[size_t(i)];
-    if (s.empty()) {
-      st.elo_low = i == 0 ? 0 : -INFINITY;
-      st.elo_high = i == 0 ? 0 : INFINITY;
-      continue;
-    }
-    std::sort(s.begin(), s.end());
-    st.elo_low = s[size_t(0.025 * double(s.size() - 1))];
-    st.elo_high = s[size_t(0.975 * double(s.size() - 1))];
   }
   return out;
 }
@@ -250,16 +225,16 @@ ArenaResult run_arena(const ArenaConfig& config) {
   const int players = config.game.players;
   Config rules = validate(config.game);  // ConfigError before anything starts
   if (!rules.draw_order.empty())
-    throw std::invalid_argument("arena: the decks are the arena's own; leave draw_order empty");
+    throw SearchError("arena: the decks are the arena's own; leave draw_order empty");
   if (int(config.agents.size()) != players)
-    throw std::invalid_argument("arena: one agent per player expected (" + std::to_string(players) + "), got " +
+    throw SearchError("arena: one agent per player expected (" + std::to_string(players) + "), got " +
                                 std::to_string(config.agents.size()));
-  if (config.deals < 1) throw std::invalid_argument("arena: deals must be >= 1, got " + std::to_string(config.deals));
-  if (config.threads < 0) throw std::invalid_argument("arena: threads must be >= 0, got " + std::to_string(config.threads));
+  if (config.deals < 1) throw SearchError("arena: deals must be >= 1, got " + std::to_string(config.deals));
+  if (config.threads < 0) throw SearchError("arena: threads must be >= 0, got " + std::to_string(config.threads));
   if (config.rotation < -1 || config.rotation >= players)
-    throw std::invalid_argument("arena: rotation must be -1 (every seating) or 0 to " + std::to_string(players - 1) +
+    throw SearchError("arena: rotation must be -1 (every seating) or 0 to " + std::to_string(players - 1) +
                                 ", got " + std::to_string(config.rotation));
-  for (const std::string& spec : config.agents) make_agent(spec);  // std::invalid_argument for bad specs
+  for (const std::string& spec : config.agents) make_agent(spec);  // SearchError for bad specs
 
   const bool paired = config.paired && config.rotation < 0;
   const int rotations = paired ? players : 1;
@@ -277,7 +252,7 @@ ArenaResult run_arena(const ArenaConfig& config) {
   std::vector<char> played(size_t(total), 0);
   for (const GameRecord& g : config.done) {
     auto mismatch = [&](const std::string& why) {
-      return std::invalid_argument("arena: game " + std::to_string(g.index) + " to resume " + why);
+      return SearchError("arena: game " + std::to_string(g.index) + " to resume " + why);
     };
     if (g.index < 0 || g.index >= total) throw mismatch("is not a game of this run");
     const int rotation = rotation_of(g.index);
@@ -378,7 +353,7 @@ std::string ArenaResult::csv() const {
 
 std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vector<std::string>& agents, int players) {
   if (players < 1 || int(agents.size()) != players)
-    throw std::invalid_argument("arena csv: one agent per player expected (" + std::to_string(players) + ")");
+    throw SearchError("arena csv: one agent per player expected (" + std::to_string(players) + ")");
   std::map<int, GameRecord> games;
   size_t pos = 0;
   int line_number = 0;
@@ -388,11 +363,11 @@ std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vecto
     std::string line = text.substr(pos, end - pos);
     pos = end + 1;
     if (++line_number == 1) {
-      if (line + "\n" != arena_csv_header()) throw std::invalid_argument("arena csv: line 1 is not the arena csv header");
+      if (line + "\n" != arena_csv_header()) throw SearchError("arena csv: line 1 is not the arena csv header");
       continue;
     }
     auto bad = [&](const std::string& why) {
-      return std::invalid_argument("arena csv line " + std::to_string(line_number) + ": " + why);
+      return SearchError("arena csv line " + std::to_string(line_number) + ": " + why);
     };
     // Fields; the agent is quoted (its options have commas).
     std::vector<std::string> fields;
@@ -457,9 +432,15 @@ std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vecto
 }
 
 ArenaResult run_arena_csv(ArenaConfig config, const std::string& path, bool resume) {
+  // The file is first written when a game finishes: check at once that it can be.
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::error_code error;
+  if (!folder.empty() && !std::filesystem::is_directory(folder, error))
+    throw SearchError("arena: cannot write " + path + ": there is no folder " + folder.string());
+  if (std::filesystem::is_directory(path, error)) throw SearchError("arena: cannot write " + path + ": it is a folder");
   if (resume) {
     std::ifstream in(path);
-    if (!in) throw std::runtime_error("arena: cannot read " + path + " to resume");
+    if (!in) throw SearchError("arena: cannot read " + path + " to resume");
     std::stringstream text;
     text << in.rdbuf();
     config.done = read_arena_csv(text.str(), config.agents, config.game.players);
@@ -475,14 +456,14 @@ ArenaResult run_arena_csv(ArenaConfig config, const std::string& path, bool resu
       for (const GameRecord& d : config.done) out << arena_csv_rows(d, config.agents);
     }
     out << arena_csv_rows(g, config.agents);
-    if (!out.flush()) throw std::runtime_error("arena: cannot write " + path);
+    if (!out.flush()) throw SearchError("arena: cannot write " + path);
     if (report) report(g);
   };
   ArenaResult result = run_arena(config);
   out.close();
   out.open(path, std::ios::trunc);
   out << result.csv();
-  if (!out.flush()) throw std::runtime_error("arena: cannot write " + path);
+  if (!out.flush()) throw SearchError("arena: cannot write " + path);
   return result;
 }
 

@@ -56,13 +56,21 @@ struct ArenaConfig {
   const std::atomic<bool>* cancel = nullptr;
 };
 
+// Statistics treat a deal (its games with the seats rotated) as one unit: paired games share a
+// deck, so they are not independent. Win rates have Wilson score intervals over the deals
+// (rate_with_interval), which never have zero width, not even at 0% or 100%. Elo vs entrant 0
+// comes from the entrant's pairwise score against entrant 0 (1 per game it outscored entrant 0,
+// 1/2 per tie; in a 2-player arena its win rate): the estimate is 400 log10(s / (1 - s)) with one
+// virtual draw added to s (finite when one never outscores the other), the interval is that
+// transform of the Wilson interval of s (a bound is infinite at s = 0 or 1).
 struct EntrantStats {
   std::string agent;
   int games = 0;
-  double win_rate = 0, win_low = 0, win_high = 0;        // mean win share, 95% CI
+  double win_rate = 0, win_low = 0, win_high = 0;        // mean win share, 95% CI (Wilson, per deal)
   double score = 0;                                      // mean score
   double margin = 0, margin_low = 0, margin_high = 0;    // own score - best other score, 95% CI
-  double elo = 0, elo_low = 0, elo_high = 0;             // vs entrant 0 (Bradley-Terry), 95% CI
+                                                         // (normal, per deal; infinite for one deal)
+  double elo = 0, elo_low = 0, elo_high = 0;             // vs entrant 0 (pairwise score), 95% CI
   double seconds_per_move = 0;
   double iterations_per_move = 0;                        // search agents only
 };
@@ -89,23 +97,32 @@ std::string arena_csv_rows(const GameRecord& game, const std::vector<std::string
 // Reads the games of an arena csv back (ArenaResult::csv, or the lines written as games finished)
 // for ArenaConfig::done. Every game must have been played by these agents, one line per seat of
 // `players`. A cut-off last line and games missing seats (a run stopped while writing) are
-// dropped; anything else malformed throws std::invalid_argument naming the line.
+// dropped; anything else malformed throws SearchError naming the line.
 std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vector<std::string>& agents, int players);
 
-// Plays the games and summarises them. Throws std::invalid_argument for bad agent specs or
-// counts and ConfigError for bad rules, before any game starts.
+// Plays the games and summarises them. Throws SearchError (search/agents.h) for bad agent specs
+// or counts and ConfigError for bad rules, before any game starts.
 ArenaResult run_arena(const ArenaConfig& config);
 
 // run_arena that keeps a csv at `path`: each game is appended as it finishes, so a stopped run
 // loses only the games in play, and the whole file is rewritten in game order at the end. With
 // `resume`, the games the file holds (read_arena_csv) count and are not played again; without,
 // the file is replaced. The file is first written when a game finishes, so a bad command leaves
-// it alone. Throws std::runtime_error if the file cannot be read or written.
+// it alone. Throws SearchError if the file cannot be read or written (a path in a missing folder
+// at once, before any game).
 ArenaResult run_arena_csv(ArenaConfig config, const std::string& path, bool resume);
 
 // The statistics of a set of games (run_arena's summary; exposed for tests and notebooks).
 // Confidence intervals treat deals as the independent units (paired games are correlated).
 std::vector<EntrantStats> summarise(const std::vector<GameRecord>& games, const std::vector<std::string>& agents);
+
+// A rate in [0, 1] and its 95% confidence interval.
+struct Rate {
+  double value = 0, low = 0, high = 1;
+};
+// The rate and its interval from the rate's mean in every deal, over `games` games in all (see
+// arena.cpp for the effective sample size behind the Wilson interval). No deals: 0 in [0, 1].
+Rate rate_with_interval(const std::vector<double>& deal_means, int games);
 
 // The deck of deal `deal`: every tile of the bag of a new game of `game`, shuffled by a seed
 // derived from game.seed and deal.

@@ -1,7 +1,8 @@
 // carc_arena: games between agents with paired decks and rotated seats; prints win rates with
 // 95% confidence intervals, score margins and Elo.
 //
-//   carc_arena [options] AGENT AGENT [AGENT ...]      (one agent per player)
+//   carc_arena [options] AGENT AGENT [AGENT ...]      (one agent per player; an argument may
+//                                                     also list several: greedy,mcts:iters=50,c=1)
 //     --players N        players (default: the number of agents)
 //     --deals N          decks to play (default 10); each once per seat rotation
 //     --unpaired         one game per deck instead
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "search/agents.h"
 #include "search/arena.h"
 
 namespace {
@@ -85,7 +87,7 @@ int main(int argc, char** argv) {
       } else if (arg.rfind("--", 0) == 0) {
         throw std::invalid_argument("unknown option " + arg);
       } else {
-        config.agents.push_back(arg);
+        for (std::string& agent : carc::split_agent_list(arg)) config.agents.push_back(std::move(agent));
       }
     }
     if (config.agents.size() < 2 && players == 0) throw std::invalid_argument("name at least two agents");

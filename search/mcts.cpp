@@ -410,7 +410,7 @@ struct MctsImpl {
 };
 
 void validate(const MctsConfig& c) {
-  auto fail = [](const std::string& what) { throw std::invalid_argument("MctsConfig: " + what); };
+  auto fail = [](const std::string& what) { throw SearchError("MctsConfig: " + what); };
   if (c.iterations == 0 && !(c.seconds > 0)) fail("set a budget: iterations > 0 or seconds > 0");
   if (c.seconds < 0 || !std::isfinite(c.seconds)) fail("seconds must be >= 0");
   if (c.threads < 1 || c.threads > 256) fail("threads must be 1 to 256, got " + std::to_string(c.threads));
@@ -446,7 +446,7 @@ void Mcts::clear() {
 
 SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<bool>* cancel) {
   if (state.is_terminal() || state.is_chance())
-    throw std::invalid_argument("Mcts::search: the state must be a decision node (player " +
+    throw SearchError("Mcts::search: the state must be a decision node (player " +
                                 std::to_string(state.current_player()) + " to move)");
   const auto start = Clock::now();
   const int threads = config_.threads;
@@ -572,7 +572,7 @@ double parse_number(const std::string& key, const std::string& value, double lo,
   double v = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
   if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v) || v < lo || v > hi)
-    throw std::invalid_argument("mcts option " + key + "=" + value + ": expected a number in [" + std::to_string(lo) +
+    throw SearchError("mcts option " + key + "=" + value + ": expected a number in [" + std::to_string(lo) +
                                 ", " + std::to_string(hi) + "]");
   return v;
 }
@@ -581,7 +581,7 @@ uint64_t parse_count(const std::string& key, const std::string& value, uint64_t 
   uint64_t v = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
   if (ec != std::errc() || end != value.data() + value.size() || v < lo || v > hi)
-    throw std::invalid_argument("mcts option " + key + "=" + value + ": expected an integer in [" + std::to_string(lo) +
+    throw SearchError("mcts option " + key + "=" + value + ": expected an integer in [" + std::to_string(lo) +
                                 ", " + std::to_string(hi) + "]");
   return v;
 }
@@ -593,7 +593,7 @@ E parse_choice(const std::string& key, const std::string& value, std::initialize
     if (value == name) return e;
     names += (names.empty() ? "" : ", ") + std::string(name);
   }
-  throw std::invalid_argument("mcts option " + key + "=" + value + ": expected one of " + names);
+  throw SearchError("mcts option " + key + "=" + value + ": expected one of " + names);
 }
 
 }  // namespace
@@ -601,6 +601,7 @@ E parse_choice(const std::string& key, const std::string& value, std::initialize
 MctsConfig parse_mcts_options(const std::string& options) {
   MctsConfig c;
   bool iterations_set = false, time_set = false, c_set = false;
+  std::vector<std::string> keys;  // given so far: a key given twice is a mistake, not an override
   size_t pos = 0;
   while (pos < options.size()) {
     size_t comma = options.find(',', pos);
@@ -609,8 +610,11 @@ MctsConfig parse_mcts_options(const std::string& options) {
     pos = comma + 1;
     size_t eq = item.find('=');
     if (item.empty() || eq == std::string::npos)
-      throw std::invalid_argument("mcts option '" + item + "': expected key=value (keys: " + kOptionKeys + ")");
+      throw SearchError("mcts option '" + item + "': expected key=value (keys: " + kOptionKeys + ")");
     std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (std::find(keys.begin(), keys.end(), key) != keys.end())
+      throw SearchError("mcts option '" + key + "' is given twice ('" + options + "')");
+    keys.push_back(key);
     if (key == "time") c.seconds = parse_number(key, value, 1e-6, 1e6), time_set = true;
     else if (key == "iters") c.iterations = parse_count(key, value, 1, uint64_t(1) << 48), iterations_set = true;
     else if (key == "threads") c.threads = int(parse_count(key, value, 1, 256));
@@ -637,7 +641,7 @@ MctsConfig parse_mcts_options(const std::string& options) {
     else if (key == "memory") c.memory_mb = parse_number(key, value, 1, 1 << 20);
     else if (key == "reuse") c.reuse = parse_choice<bool>(key, value, {{"1", true}, {"0", false}, {"true", true}, {"false", false}});
     else if (key == "seed") c.seed = parse_count(key, value, 0, UINT64_MAX);
-    else throw std::invalid_argument("unknown mcts option '" + key + "' (known: " + kOptionKeys + ")");
+    else throw SearchError("unknown mcts option '" + key + "' (known: " + kOptionKeys + ")");
   }
   if (time_set && !iterations_set) c.iterations = 0;  // a time budget alone
   if (c.selection == SelectionRule::Uct && !c_set) c.exploration = kUctExploration;

@@ -62,7 +62,7 @@ struct MctsConfig {
   uint64_t seed = 0;             // mixed into every search's random streams
 };
 
-// Throws std::invalid_argument naming the first bad field.
+// Throws SearchError (search/agents.h) naming the first bad field.
 void validate(const MctsConfig& config);
 
 // Parses agent options "key=value,key=value" (make_agent's "mcts:..." spec) into a config.
@@ -73,7 +73,7 @@ void validate(const MctsConfig& config);
 // in supply at a cutoff), endgame (tiles left below which rollout figures follow final scoring),
 // temp, prior (uniform|greedy: PUCT priors), ptemp (their softmax temperature in points),
 // memory (MB), reuse (0|1), seed. select=uct without c takes kUctExploration. Unknown keys and bad values throw
-// std::invalid_argument naming them. The empty string gives the defaults.
+// SearchError naming them, as does a key given twice. The empty string gives the defaults.
 MctsConfig parse_mcts_options(const std::string& options);
 
 // One candidate action at the root, after a search.
@@ -103,7 +103,7 @@ struct MctsImpl;  // mcts.cpp: the trees, per-thread scratch and the thread aren
 // one search at a time; each search uses config.threads threads.
 class Mcts {
  public:
-  explicit Mcts(const MctsConfig& config);  // throws std::invalid_argument
+  explicit Mcts(const MctsConfig& config);  // throws SearchError
   ~Mcts();
   Mcts(const Mcts&) = delete;
   Mcts& operator=(const Mcts&) = delete;

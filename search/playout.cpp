@@ -39,10 +39,12 @@ GameResult summarise(const State& state, int decisions) {
 }
 }  // namespace
 
-std::vector<GameResult> play_random_games(const Config& config, int games, int threads) {
+std::vector<GameResult> play_random_games(const Config& config, int games, int threads,
+                                          const std::atomic<bool>* cancel) {
   validate(config);  // throws before any thread starts
   std::vector<GameResult> results(size_t(std::max(games, 0)));
   auto play = [&](int i) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) return;  // checked between games
     Config c = config;
     c.seed = config.seed + uint64_t(i);
     State state(c);
@@ -58,6 +60,7 @@ std::vector<GameResult> play_random_games(const Config& config, int games, int t
   (void)threads;
   for (int i = 0; i < games; ++i) play(i);
 #endif
+  if (cancel && cancel->load()) throw Cancelled();
   return results;
 }
 

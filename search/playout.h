@@ -24,8 +24,11 @@ struct GameResult {
 };
 
 // Plays `games` random games of this config, game i with seed config.seed + i, over `threads`
-// threads (0: all cores). Deterministic whatever the thread count.
-std::vector<GameResult> play_random_games(const Config& config, int games, int threads);
+// threads (0: all cores). Deterministic whatever the thread count. Once `*cancel` is set (from
+// any thread) no new game starts, and when the games in play end Cancelled (search/agents.h) is
+// thrown: the results are dropped.
+std::vector<GameResult> play_random_games(const Config& config, int games, int threads,
+                                          const std::atomic<bool>* cancel = nullptr);
 
 // Plays one game between named agents (seat i plays agents[i % agents.size()]). Once `*cancel`
 // is set (from any thread) no new move is made and Cancelled (search/agents.h) is thrown.

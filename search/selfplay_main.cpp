@@ -1,11 +1,12 @@
 // Self-play demo: games between agents, printing each game's scores and a summary.
 //   carc_selfplay [--games N] [--players P] [--agents greedy,random] [--seed S]
+// Agents: random, greedy, mcts[:key=value,...], e.g. --agents mcts:iters=100,c=1,greedy
 #include <cstdio>
 #include <cstring>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "search/agents.h"
 #include "search/playout.h"
 
 int main(int argc, char** argv) {
@@ -29,10 +30,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::vector<std::string> agents;
-  std::stringstream in(agent_list);
-  for (std::string a; std::getline(in, a, ',');) agents.push_back(a);
   try {
+    std::vector<std::string> agents = carc::split_agent_list(agent_list);  // "mcts:iters=100,c=1,greedy"
     std::vector<double> wins(size_t(players), 0), total(size_t(players), 0);
     for (int g = 0; g < games; ++g) {
       carc::Config config;

@@ -7,16 +7,18 @@
 
 Whole games and searches run in C++ with the GIL released: play_random_games, play_game,
 analyse (or Game.analyse: MCTS statistics of every candidate move) and arena (many games
-between agents with win rates, confidence intervals and Elo). Errors are
-ValueError subclasses: ConfigError, IllegalActionError, PositionError, RecordError (all
-carcassonne.Error).
+between agents with win rates, confidence intervals and Elo). Ctrl-C stops each of them
+(KeyboardInterrupt). Errors are ValueError subclasses: ConfigError, IllegalActionError,
+PositionError, RecordError, SearchError (all carcassonne.Error).
 """
 
 from ._core import (
+    ACTION_KINDS,
     CAUSES,
     CHANCE_PLAYER,
     MAX_PLAYERS,
     MEEPLES_PER_PLAYER,
+    PHASES,
     TERMINAL_PLAYER,
     ActionStats,
     ArenaConfig,
@@ -33,6 +35,7 @@ from ._core import (
     Phase,
     Position,
     PositionError,
+    SearchError,
     SearchResult,
     State,
     known_expansions,
@@ -47,15 +50,17 @@ from .search import analyse, arena, arena_summary, mcts_config
 __version__ = "0.1.0"
 
 # The errors are defined in _core and game; show them where users import them from.
-for _error in (Error, ConfigError, IllegalActionError, PositionError, RecordError):
+for _error in (Error, ConfigError, IllegalActionError, PositionError, RecordError, SearchError):
     _error.__module__ = __name__
 del _error
 
 __all__ = [
+    "ACTION_KINDS",
     "CAUSES",
     "CHANCE_PLAYER",
     "MAX_PLAYERS",
     "MEEPLES_PER_PLAYER",
+    "PHASES",
     "RECORD_FORMAT",
     "TERMINAL_PLAYER",
     "Action",
@@ -76,6 +81,7 @@ __all__ = [
     "Position",
     "PositionError",
     "RecordError",
+    "SearchError",
     "SearchResult",
     "State",
     "__version__",

@@ -7,13 +7,11 @@ import sys
 import time
 from collections.abc import Sequence
 
-from . import Error, arena, play_game, play_random_games
+from . import _core, arena, play_game, play_random_games
 
 
 def _selfplay(args: argparse.Namespace) -> int:
-    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    if not agents:
-        raise Error("--agents needs at least one agent name")
+    agents = _core.split_agent_list(args.agents)  # "mcts:iters=100,c=1,greedy": two agents
     seats = args.players
     totals: dict[str, list[float]] = {name: [0.0, 0.0, 0.0] for name in agents}  # points, wins, seats
     for g in range(args.games):
@@ -52,7 +50,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _arena(args: argparse.Namespace) -> int:
     result = arena(
-        args.agents,
+        [agent for arg in args.agents for agent in _core.split_agent_list(arg)],
         deals=args.deals,
         players=args.players,
         expansions=[e.strip() for e in args.expansions.split(",") if e.strip()],
@@ -74,7 +72,9 @@ def _parser() -> argparse.ArgumentParser:
 
     selfplay = commands.add_parser("selfplay", help="play games between agents and print the scores")
     selfplay.add_argument("--games", type=int, default=4)
-    selfplay.add_argument("--agents", default="greedy,random", help="comma-separated: random, greedy")
+    selfplay.add_argument(
+        "--agents", default="greedy,random", help="comma-separated: random, greedy, mcts[:key=value,...]"
+    )
     selfplay.add_argument("--players", type=int, default=2)
     selfplay.add_argument("--seed", type=int, default=0)
     selfplay.set_defaults(run=_selfplay)
@@ -89,7 +89,9 @@ def _parser() -> argparse.ArgumentParser:
     games = commands.add_parser(
         "arena", help="play many games between agents; print win rates (95%% CIs), margins and Elo"
     )
-    games.add_argument("agents", nargs="+", help="one per seat: random, greedy, mcts[:key=value,...]")
+    games.add_argument(
+        "agents", nargs="+", help="one per seat (or comma-separated): random, greedy, mcts[:key=value,...]"
+    )
     games.add_argument("--deals", type=int, default=10, help="decks, each played once per seat rotation")
     games.add_argument("--players", type=int, default=None, help="default: the number of agents")
     games.add_argument("--expansions", default="", help="comma-separated")

@@ -37,7 +37,6 @@ _POSITION_KEYS = (
     "final_round_left",
 )
 _RECORD_KEYS = ("format", "config", "position", "actions", "sampled")
-_ACTION_KINDS = ("draw", "place", "figure", "pass")
 
 
 class RecordError(Error):
@@ -63,9 +62,11 @@ class Action:
 
     @property
     def kind(self) -> str:
-        """The kind of action: "draw", "place", "figure" or "pass"."""
+        """The kind of action, one of ACTION_KINDS: "draw", "place", "figure", "pass", "abbey",
+        "take-tile", "arrow", "quarter" (a figure into the City) or "count"; "unknown" for a code
+        of no kind (the engine makes none)."""
         kind = self.code & 0xF
-        return _ACTION_KINDS[kind] if kind < len(_ACTION_KINDS) else "unknown"
+        return _core.ACTION_KINDS[kind] if kind < len(_core.ACTION_KINDS) else "unknown"
 
 
 def _int(name: str, value: Any, lo: int, hi: int, error: type[Exception]) -> int:
@@ -233,7 +234,7 @@ class Game:
         """
         try:
             record = json.loads(text)
-        except (ValueError, TypeError) as e:
+        except (ValueError, TypeError, RecursionError) as e:  # RecursionError: nested too deeply
             raise RecordError(f"malformed record JSON: {e}") from e
         if not isinstance(record, dict):
             raise RecordError("a record must be a JSON object")
@@ -317,9 +318,10 @@ class Game:
 
     @property
     def phase(self) -> str:
-        """Where the turn is: "draw", "abbey_choice", "place_tile", "arrow_choice",
-        "place_figure", "wagon_move" or "game_over"."""
-        return self._state.phase().name.lower()
+        """Where the turn is, one of PHASES: "draw", "abbey_choice", "place_tile",
+        "arrow_choice", "place_figure", "city_move", "wagon_move", "city_place", "count_move",
+        "market_move" or "game_over"."""
+        return _core.PHASES[self._state.phase().value]
 
     @property
     def drawn_tile(self) -> str | None:
@@ -680,8 +682,10 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _agents(agents: str | Sequence[str]) -> list[str]:
+    """Agent specs from a list of specs, or from one string listing them: "greedy,mcts:iters=50,c=1"
+    (an item key=value continues the agent before it; split in C++, search/agents.h)."""
     if isinstance(agents, str):
-        return [a.strip() for a in agents.split(",")]
+        return _core.split_agent_list(agents)
     return _names("agents", agents)
 
 
@@ -694,7 +698,10 @@ def play_random_games(
     variants: Mapping[str, str] | None = None,
 ) -> list[GameResult]:
     """Plays n uniformly random games in C++ (game i with seed seed + i) over `threads` threads
-    (0: all cores), with the GIL released. Results do not depend on the thread count."""
+    (0: all cores), with the GIL released. Results do not depend on the thread count.
+
+    Ctrl-C stops the batch between games and raises KeyboardInterrupt; the games played are
+    dropped (game i depends only on seed + i, so a batch can be played in parts)."""
     config = make_config(players, expansions, variants, seed)
     return _core.play_random_games(
         config, _int("n", n, 0, 2**31 - 1, ValueError), _int("threads", threads, 0, 2**31 - 1, ValueError)
@@ -709,8 +716,12 @@ def play_game(
     expansions: Iterable[str] = (),
     variants: Mapping[str, str] | None = None,
 ) -> GameResult:
-    """Plays one game in C++ between named agents ("random", "greedy"); seat i plays
-    agents[i % len(agents)]. The agents' own PRNG is seeded with agent_seed (default: seed)."""
+    """Plays one game in C++ between agents ("random", "greedy", "mcts:iters=500,c=1"; a list,
+    or one string listing them: "greedy,mcts:iters=50,c=1"); seat i plays agents[i % len(agents)].
+    The agents' own PRNG is seeded with agent_seed (default: seed). Bad agents raise SearchError;
+    Ctrl-C stops the game at its next move (KeyboardInterrupt)."""
     config = make_config(players, expansions, variants, seed)
-    agent_seed = seed if agent_seed is None else _int("agent_seed", agent_seed, 0, 2**64 - 1, ValueError)
+    if agent_seed is None:
+        agent_seed = seed
+    agent_seed = _int("agent_seed", agent_seed, 0, 2**64 - 1, _core.SearchError)
     return _core.play_game(config, _agents(agents), agent_seed)

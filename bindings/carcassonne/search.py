@@ -11,13 +11,11 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import _core
-from .game import _agents, _int, make_config
-
-if TYPE_CHECKING:
-    from .game import Game
+from ._core import SearchError
+from .game import Game, _agents, _int, make_config
 
 
 def mcts_config(
@@ -26,14 +24,14 @@ def mcts_config(
     """An MctsConfig from a budget and the "mcts:..." agent options (search/mcts.h: c, select,
     chance, expand, rollout, eps, cutoff, finish, eval, reward, scale, mix, meeple, endgame, temp,
     prior, ptemp, memory, reuse, seed, parallel, vl). With neither budget given: 1000 iterations.
-    Raises ValueError for unknown options and bad values."""
-    threads = _int("threads", threads, -(2**63), 2**63 - 1, ValueError)  # the range is checked in C++
+    Raises SearchError (a ValueError) for unknown options and bad values."""
+    threads = _int("threads", threads, -(2**63), 2**63 - 1, SearchError)  # the range is checked in C++
     if iterations is not None:
-        iterations = _int("iterations", iterations, -(2**63), 2**63 - 1, ValueError)
+        iterations = _int("iterations", iterations, -(2**63), 2**63 - 1, SearchError)
     items: dict[str, Any] = dict(options)
     for key, alias in (("time", "time"), ("iters", "iterations"), ("threads", "threads")):
         if key in items:
-            raise ValueError(f"pass the {alias} option as {alias}=, not {key}=")
+            raise SearchError(f"pass the {alias} option as {alias}=, not {key}=")
     if time is not None:
         items["time"] = time
     if iterations is not None:
@@ -45,39 +43,47 @@ def mcts_config(
             text = "1" if value else "0"
         elif isinstance(value, float):
             if not math.isfinite(value):
-                raise ValueError(f"mcts option {key}={value}: expected a finite number")
+                raise SearchError(f"mcts option {key}={value}: expected a finite number")
             text = repr(value)
         elif isinstance(value, (int, str)):
             text = str(value)
         else:
             raise TypeError(f"mcts option {key} must be a number or a string, not {type(value).__name__}")
         if "," in text or "=" in text:
-            raise ValueError(f"mcts option {key}={text!r}: commas and '=' are not allowed")
+            raise SearchError(f"mcts option {key}={text!r}: commas and '=' are not allowed")
         parts.append(f"{key}={text}")
     return _core.parse_mcts_options(",".join(parts))
 
 
 def analyse(
-    game: Game,
+    game: Game | _core.State,
     time: float | None = None,
     iterations: int | None = None,
     threads: int = 1,
     seed: int = 0,
     **options: Any,
 ) -> list[dict[str, Any]]:
-    """Searches the game's current decision node and returns one dict per legal action, most
-    visited first: {"action": text, "code", "visits", "value" (mean reward of the player to
-    move), "prior", "win": [estimated win probability of every player]}.
+    """Searches the current decision node of a Game (or of a State, e.g. game.core_state()) and
+    returns one dict per legal action, most visited first: {"action": text, "code", "visits",
+    "value" (mean reward of the player to move), "prior", "win": [estimated win probability of
+    every player]}.
 
     Budget: `time` seconds and/or `iterations` (default 1000 iterations). One thread with an
-    iteration budget is deterministic for a given seed. Raises ValueError at a chance node, at
-    the end of the game, and for bad options."""
-    if game.is_terminal:
-        raise ValueError("analyse: the game is over; there is no move to analyse")
-    if game.is_chance:
-        raise ValueError("analyse: the game is at a chance node (draw a tile first); decisions only")
+    iteration budget is deterministic for a given seed. Raises SearchError (a ValueError) at a
+    chance node, at the end of the game, and for bad options; TypeError for anything but a Game
+    or a State."""
+    if isinstance(game, Game):
+        state = game.core_state()
+    elif isinstance(game, _core.State):
+        state = game
+    else:
+        raise TypeError(f"analyse needs a Game or a State, not {type(game).__name__}")
+    if state.is_terminal():
+        raise SearchError("analyse: the game is over; there is no move to analyse")
+    if state.is_chance():
+        raise SearchError("analyse: the game is at a chance node (draw a tile first); decisions only")
     config = mcts_config(time, iterations, threads, **options)
-    result = _core.analyse(game.core_state(), config, _int("seed", seed, 0, 2**64 - 1, ValueError))
+    result = _core.analyse(state, config, _int("seed", seed, 0, 2**64 - 1, SearchError))
     return [
         {
             "action": a.text,
@@ -111,21 +117,23 @@ def arena(
     with the GIL released. `seed` picks the decks. Returns an ArenaResult: `entrants` (win_rate
     with win_low/win_high, margin, elo, ... per agent), `games`, `report()` and `csv()`.
     With `csv` (a path) each game is appended to that file as it finishes, so Ctrl-C loses only
-    the games in play; `resume=True` then counts the games the file holds and plays the others
-    (a file of another run, e.g. other seeds or agents, raises ValueError).
-    Bad agents or counts raise ValueError, bad rules ConfigError."""
+    the games in play; `resume=True` then counts the games the file holds and plays the others.
+    A file of another run (e.g. other seeds or agents), one that cannot be read or written (a
+    folder that does not exist: at once) raise SearchError, as do bad agents or counts (both
+    ValueErrors); bad rules raise ConfigError.
+    `agents` is a list of specs, or one string listing them ("greedy,mcts:iters=50,c=1")."""
     names = _agents(agents)
     config = _core.ArenaConfig()
     config.game = make_config(len(names) if players is None else players, expansions, variants, seed)
     config.agents = names
-    config.deals = _int("deals", deals, 1, 2**31 - 1, ValueError)
-    config.threads = _int("threads", threads, 0, 2**31 - 1, ValueError)
+    config.deals = _int("deals", deals, 1, 2**31 - 1, SearchError)
+    config.threads = _int("threads", threads, 0, 2**31 - 1, SearchError)
     config.paired = bool(paired)
     if rotation is not None:
-        config.rotation = _int("rotation", rotation, 0, 2**31 - 1, ValueError)  # < players: C++
-    config.agent_seed = _int("agent_seed", agent_seed, 0, 2**64 - 1, ValueError)
+        config.rotation = _int("rotation", rotation, 0, 2**31 - 1, SearchError)  # < players: C++
+    config.agent_seed = _int("agent_seed", agent_seed, 0, 2**64 - 1, SearchError)
     if resume and csv is None:
-        raise ValueError("arena: resume needs a csv file")
+        raise SearchError("arena: resume needs a csv file")
     return _core.run_arena(config, "" if csv is None else os.fspath(csv), bool(resume))
 
 

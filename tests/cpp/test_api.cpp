@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "position_builder.h"
@@ -107,6 +109,38 @@ TEST(Api, ConfigErrorsNameTheProblem) {
   Config other_set;
   other_set.draw_order = {"shrines.A"};
   EXPECT_NE(message(other_set).find("not enabled"), std::string::npos);
+}
+
+TEST(Api, AVariantOfAnExpansionNotInPlayIsAConfigError) {
+  auto message = [](std::vector<std::string> expansions, std::map<std::string, std::string> variants) {
+    Config c;
+    c.expansions = std::move(expansions);
+    c.variants = std::move(variants);
+    try {
+      validate(c);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({}, {{"wagon_move", "c1"}}), "variant wagon_move = c1 needs expansion abbey-mayor, which is not in play");
+  EXPECT_EQ(message({"city"}, {{"abbey_endgame", "none"}}),
+            "variant abbey_endgame = none needs expansion abbey-mayor, which is not in play");
+  EXPECT_EQ(message({}, {{"count_move", "follow"}}), "variant count_move = follow needs expansion city, which is not in play");
+  EXPECT_EQ(message({}, {{"start", "city_plain"}, {"count_move", "clockwise"}}),
+            "variant count_move = clockwise needs the Count (start = city), not start = city_plain");
+  EXPECT_EQ(message({"abbey-mayor"}, {{"wagon_move", "c1"}, {"abbey_endgame", "none"}}), "no error");
+  EXPECT_EQ(message({"city"}, {{"count_move", "follow"}}), "no error");
+  EXPECT_EQ(message({}, {{"start", "city"}, {"count_move", "follow"}}), "no error");  // start = city is the City
+  // Defaults are accepted: a validated config lists every variant and validates again unchanged.
+  EXPECT_EQ(message({}, {{"wagon_move", "c2"}, {"abbey_endgame", "mandatory"}, {"count_move", "free"}}), "no error");
+  for (const std::vector<std::string>& expansions : {std::vector<std::string>{}, {"abbey-mayor"}, {"city"}, {"river2"}}) {
+    Config c;
+    c.expansions = expansions;
+    Config once = validate(c);
+    EXPECT_EQ(once.variants.size(), known_variants().size());
+    EXPECT_EQ(validate(once).variants, once.variants);
+  }
 }
 
 TEST(Api, PositionErrorsNameTheTileOrFigure) {

@@ -412,7 +412,7 @@ TEST(MctsSearch, RejectsNodesWithoutADecision) {
   Config c;
   State s(c);
   ASSERT_TRUE(s.is_chance());
-  EXPECT_THROW(analyse(s, iterations(10)), std::invalid_argument);
+  EXPECT_THROW(analyse(s, iterations(10)), SearchError);
 }
 
 // Plays a whole game with MCTS in every seat and checks the result.
@@ -482,7 +482,7 @@ TEST(MctsAgentSpec, ParsesOptionsAndRejectsMistakes) {
   auto message = [](const std::string& spec) {
     try {
       make_agent(spec);
-    } catch (const std::invalid_argument& e) {
+    } catch (const SearchError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
@@ -498,7 +498,37 @@ TEST(MctsAgentSpec, ParsesOptionsAndRejectsMistakes) {
   EXPECT_NE(message("mcts:prior=network").find("uniform, greedy"), std::string::npos);
   EXPECT_NE(message("mcts:ptemp=0").find("ptemp=0"), std::string::npos);
   EXPECT_NE(message("greedy:iters=5").find("takes no options"), std::string::npos);
+  EXPECT_NE(message("mcts:iters=5,iters=6").find("mcts option 'iters' is given twice ('iters=5,iters=6')"),
+            std::string::npos);
+  EXPECT_NE(message("mcts:c=1,time=1,c=1").find("'c' is given twice"), std::string::npos);
   EXPECT_NE(message("alphago").find("unknown agent 'alphago'"), std::string::npos);
+}
+
+TEST(MctsAgentSpec, AgentListsKeepEachAgentsOptionsTogether) {
+  using List = std::vector<std::string>;
+  EXPECT_EQ(split_agent_list("greedy,mcts:iters=50,c=1"), (List{"greedy", "mcts:iters=50,c=1"}));
+  EXPECT_EQ(split_agent_list("mcts:iters=100,c=1,greedy"), (List{"mcts:iters=100,c=1", "greedy"}));
+  EXPECT_EQ(split_agent_list(" random , mcts:iters=5, c=1 ,mcts:time=1 "), (List{"random", "mcts:iters=5,c=1", "mcts:time=1"}));
+  EXPECT_EQ(split_agent_list("greedy"), (List{"greedy"}));
+  EXPECT_EQ(split_agent_list("wizard,greedy"), (List{"wizard", "greedy"}));  // names are make_agent's to check
+  auto message = [](const std::string& list) {
+    try {
+      split_agent_list(list);
+    } catch (const SearchError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("c=1,greedy"),
+            "agent list 'c=1,greedy': option 'c=1' follows no agent (options follow a colon: mcts:key=value,...)");
+  EXPECT_EQ(message("greedy,c=1"), "agent list 'greedy,c=1': option 'c=1' follows 'greedy', which has no options "
+                                    "(options follow a colon: mcts:key=value,...)");
+  EXPECT_EQ(message("greedy,,random"), "agent list 'greedy,,random': an empty agent name");
+  EXPECT_EQ(message("greedy,"), "agent list 'greedy,': an empty agent name");
+  EXPECT_EQ(message(""), "agent list '': an empty agent name");
+  // Every item starts an agent unless it is key=value: the lists the issue names play.
+  Config rules;
+  EXPECT_GT(play_game(rules, split_agent_list("greedy,mcts:iters=50,c=1"), 1).tiles_placed, 0);
 }
 
 TEST(Arena, PairedDecksReplayTheSameDrawsWithSeatsRotated) {
@@ -544,9 +574,9 @@ TEST(Arena, AFixedRotationPlaysEveryDeckFromOneSeating) {
     EXPECT_EQ(r.games[size_t(d)].entrant, (std::vector<int>{1, 0}));
   }
   a.rotation = 2;
-  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  EXPECT_THROW(run_arena(a), SearchError);
   a.rotation = -2;
-  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  EXPECT_THROW(run_arena(a), SearchError);
 }
 
 TEST(Arena, ThreePlayersRotateEverySeat) {
@@ -582,10 +612,82 @@ TEST(Arena, StatisticsOfKnownResults) {
   EXPECT_DOUBLE_EQ(s[0].win_rate, 7.0 / 8.0);
   EXPECT_DOUBLE_EQ(s[1].win_rate, 1.0 / 8.0);
   EXPECT_DOUBLE_EQ(s[0].margin, 15.0);  // deals: +20, +20, +20, 0
-  EXPECT_LE(s[0].win_low, s[0].win_rate);
-  EXPECT_GE(s[0].win_high, s[0].win_rate);
-  // Bradley-Terry with one virtual draw: (7 + 0.5) / (1 + 0.5) = 5, 400 log10(5) = 280.
-  EXPECT_NEAR(s[1].elo, -400 * std::log10(7.5 / 1.5), 0.5);
+  // Deal means 1, 1, 1, 0.5: the variance of their mean, 1/64, is worth n = (7/8)(1/8) * 64 = 7
+  // independent games (between 4 deals and 8 games); Wilson's interval for 7/8 over 7 games.
+  EXPECT_NEAR(s[0].win_low, 0.504611, 1e-6);
+  EXPECT_NEAR(s[0].win_high, 0.979635, 1e-6);
+  EXPECT_NEAR(s[1].win_low, 1 - 0.979635, 1e-6);
+  EXPECT_NEAR(s[1].win_high, 1 - 0.504611, 1e-6);
+  // Elo vs entrant 0 from the pairwise score 1/8 with one virtual draw: (1 + 0.5) / (8 + 1),
+  // 400 log10(1.5 / 7.5) = -280; its interval is the transform of the Wilson interval.
+  EXPECT_NEAR(s[1].elo, -400 * std::log10(7.5 / 1.5), 1e-9);
+  EXPECT_NEAR(s[1].elo_low, -672.87459, 1e-4);
+  EXPECT_NEAR(s[1].elo_high, -3.20384, 1e-4);
+  EXPECT_EQ(s[0].elo, 0);
+  EXPECT_EQ(s[0].elo_low, 0);
+  EXPECT_EQ(s[0].elo_high, 0);
+}
+
+// Win shares of 2-player deals, both seats played by the same entrants.
+std::vector<GameRecord> two_player_deals(const std::vector<std::pair<double, double>>& shares_of_entrant_1) {
+  std::vector<GameRecord> games;
+  for (size_t d = 0; d < shares_of_entrant_1.size(); ++d)
+    for (int r = 0; r < 2; ++r) {
+      const double w = r == 0 ? shares_of_entrant_1[d].first : shares_of_entrant_1[d].second;
+      GameRecord g;
+      g.deal = int(d);
+      g.rotation = r;
+      g.entrant = r == 0 ? std::vector<int>{0, 1} : std::vector<int>{1, 0};
+      const int s1 = r == 0 ? 1 : 0;  // entrant 1's seat
+      g.win_share = {0, 0};
+      g.win_share[size_t(s1)] = w;
+      g.win_share[size_t(1 - s1)] = 1 - w;
+      g.scores = {50, 50};
+      g.scores[size_t(s1)] += w == 1 ? 10 : w == 0 ? -10 : 0;
+      g.think_seconds = {0, 0};
+      g.decisions = {1, 1};
+      g.iterations = {0, 0};
+      games.push_back(g);
+    }
+  return games;
+}
+
+TEST(Arena, WinRateIntervalsAndEloNeverHaveZeroWidth) {
+  // 15 deals all won by entrant 1 (the issue's greedy vs random): Wilson's interval for 15
+  // independent units (a deal's games may all go the same way), [15 / (15 + 1.96^2), 1].
+  std::vector<EntrantStats> s = summarise(two_player_deals(std::vector(15, std::pair{1.0, 1.0})), {"random", "greedy"});
+  EXPECT_EQ(s[1].win_rate, 1.0);
+  EXPECT_NEAR(s[1].win_low, 15 / (15 + 1.96 * 1.96), 1e-12);
+  EXPECT_EQ(s[1].win_high, 1.0);
+  EXPECT_EQ(s[0].win_low, 0.0);
+  EXPECT_NEAR(s[0].win_high, 1 - 15 / (15 + 1.96 * 1.96), 1e-12);
+  EXPECT_NEAR(s[1].elo, 400 * std::log10(30.5 / 0.5), 1e-9);  // one virtual draw
+  EXPECT_NEAR(s[1].elo_low, 236.63165, 1e-4);
+  EXPECT_EQ(s[1].elo_high, INFINITY);
+  ArenaResult r;
+  r.players = 2;
+  r.agents = {"random", "greedy"};
+  r.entrants = s;
+  EXPECT_NE(r.report().find("1.000 [0.796, 1.000]"), std::string::npos) << r.report();
+  EXPECT_NE(r.report().find("714 [237, inf]"), std::string::npos) << r.report();
+  // Every deal split the same way: no spread between deals, so the games count as independent.
+  Rate split = rate_with_interval(std::vector(10, 0.5), 20);
+  Rate twenty = rate_with_interval(std::vector(20, 0.5), 20);  // as if 20 one-game deals...
+  EXPECT_EQ(split.value, 0.5);
+  EXPECT_GT(split.high - split.low, 0.0);
+  EXPECT_NEAR(split.low, 0.5 - 1.96 / (1 + 1.96 * 1.96 / 20) * std::sqrt(0.25 / 20 + 1.96 * 1.96 / 1600), 1e-12);
+  EXPECT_NEAR(twenty.low, 0.5 - 1.96 / (1 + 1.96 * 1.96 / 20) * std::sqrt(0.25 / 20 + 1.96 * 1.96 / 1600), 1e-12);
+  // The largest spread: 20 deals each won by one side (both games) count 20 units, not 40.
+  std::vector<double> halves(20, 0.0);
+  for (size_t i = 0; i < 10; ++i) halves[i] = 1.0;
+  EXPECT_NEAR(rate_with_interval(halves, 40).low, twenty.low, 1e-12);
+  // One deal still gives an interval; none gives [0, 1].
+  Rate one = rate_with_interval({1.0}, 2);
+  EXPECT_NEAR(one.low, 1 / (1 + 1.96 * 1.96), 1e-12);
+  EXPECT_EQ(one.high, 1.0);
+  Rate none = rate_with_interval({}, 0);
+  EXPECT_EQ(none.low, 0.0);
+  EXPECT_EQ(none.high, 1.0);
 }
 
 TEST(Cancel, AFlagSetBeforehandStopsASearchAfterItsFirstIteration) {
@@ -619,14 +721,29 @@ TEST(Cancel, StopsTheArenaAndGamesAtTheNextMove) {
   EXPECT_GT(play_game(rules, {"greedy"}, 1, &cancel).tiles_placed, 0);
 }
 
-TEST(Arena, OneDealReportsNoIntervalRatherThanInfinities) {
+TEST(Cancel, StopsABatchOfRandomGamesBetweenGames) {
+  Config rules;
+  for (int threads : {1, 2}) {
+    std::atomic<bool> cancel{true};
+    EXPECT_THROW(play_random_games(rules, 1000000, threads, &cancel), Cancelled) << threads;
+    cancel.store(false);
+    EXPECT_EQ(play_random_games(rules, 3, threads, &cancel).size(), 3u);
+  }
+}
+
+TEST(Arena, OneDealReportsNoMarginIntervalButAWinRateInterval) {
   ArenaConfig a;
   a.agents = {"greedy", "random"};
   a.deals = 1;
   a.threads = 1;
-  std::string report = run_arena(a).report();
-  EXPECT_NE(report.find("[n/a]"), std::string::npos) << report;
-  EXPECT_EQ(report.find("inf"), std::string::npos) << report;
+  ArenaResult r = run_arena(a);
+  std::string report = r.report();
+  EXPECT_NE(report.find("[n/a]"), std::string::npos) << report;  // the margins
+  for (const EntrantStats& e : r.entrants) {
+    EXPECT_TRUE(std::isinf(e.margin_low) && std::isinf(e.margin_high));
+    EXPECT_LT(e.win_low, e.win_high);
+    EXPECT_TRUE(e.win_low >= 0 && e.win_high <= 1);
+  }
 }
 
 TEST(Arena, AResumedRunPlaysOnlyTheMissingGamesAndSummarisesThemAll) {
@@ -657,20 +774,20 @@ TEST(Arena, AResumedRunPlaysOnlyTheMissingGamesAndSummarisesThemAll) {
   EXPECT_DOUBLE_EQ(resumed.entrants[1].win_rate, full.entrants[1].win_rate);
   // Games that are not this run's are refused before anything is played.
   a.done[0].rotation = 1 - a.done[0].rotation;
-  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  EXPECT_THROW(run_arena(a), SearchError);
   a.done[0] = full.games[0];
   a.done.push_back(full.games[0]);
-  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  EXPECT_THROW(run_arena(a), SearchError);
   a.done = {full.games[0]};
   a.agent_seed = 2;  // other agent streams: game 0 would have gone otherwise
-  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  EXPECT_THROW(run_arena(a), SearchError);
   a.agent_seed = full.games[0].agent_seed;
   a.game.seed = 1;  // other decks
-  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  EXPECT_THROW(run_arena(a), SearchError);
   a.game.seed = full.games[0].seed;
   a.deals = 1;
   a.rotation = 1;  // one game per deck now: game 0 is seated the other way round
-  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  EXPECT_THROW(run_arena(a), SearchError);
 }
 
 TEST(Arena, ACsvRunWritesEveryGameAndResumesFromTheFile) {
@@ -680,7 +797,21 @@ TEST(Arena, ACsvRunWritesEveryGameAndResumesFromTheFile) {
   a.agents = {"random", "greedy"};
   a.deals = 2;
   a.threads = 1;
-  EXPECT_THROW(run_arena_csv(a, path, true), std::runtime_error);  // nothing to resume from
+  EXPECT_THROW(run_arena_csv(a, path, true), SearchError);  // nothing to resume from
+  // A file in a folder that does not exist: refused at once, before any game is played.
+  int games = 0;
+  a.on_game = [&](const GameRecord&) { ++games; };
+  const std::string nowhere = ::testing::TempDir() + "no_such_folder/arena.csv";
+  try {
+    run_arena_csv(a, nowhere, false);
+    ADD_FAILURE() << "no error";
+  } catch (const SearchError& e) {
+    EXPECT_EQ(std::string(e.what()), "arena: cannot write " + nowhere + ": there is no folder " +
+                                         ::testing::TempDir() + "no_such_folder");
+  }
+  EXPECT_THROW(run_arena_csv(a, ::testing::TempDir(), false), SearchError);  // a folder
+  EXPECT_EQ(games, 0);
+  a.on_game = nullptr;
   const ArenaResult full = run_arena_csv(a, path, false);
   auto file = [&] {
     std::ifstream in(path);
@@ -699,7 +830,7 @@ TEST(Arena, ACsvRunWritesEveryGameAndResumesFromTheFile) {
   for (size_t i = 0; i < full.games.size(); ++i) EXPECT_EQ(resumed.games[i].scores, full.games[i].scores) << i;
   // Another seed is another run: refused, and the file is left alone.
   a.game.seed = 9;
-  EXPECT_THROW(run_arena_csv(a, path, true), std::invalid_argument);
+  EXPECT_THROW(run_arena_csv(a, path, true), SearchError);
   EXPECT_EQ(file(), resumed.csv());
   std::remove(path.c_str());
 }
@@ -720,7 +851,7 @@ TEST(Arena, ReadingACsvRejectsMalformedLines) {
   auto message = [&](const std::string& text) {
     try {
       read_arena_csv(text, agents, 2);
-    } catch (const std::invalid_argument& e) {
+    } catch (const SearchError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
@@ -747,15 +878,15 @@ TEST(Arena, ReadingACsvRejectsMalformedLines) {
 TEST(Arena, RejectsBadInputBeforePlaying) {
   ArenaConfig a;
   a.agents = {"greedy"};
-  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  EXPECT_THROW(run_arena(a), SearchError);
   a.agents = {"greedy", "mcts:wat=1"};
-  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  EXPECT_THROW(run_arena(a), SearchError);
   a.agents = {"greedy", "random"};
   a.deals = 0;
-  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  EXPECT_THROW(run_arena(a), SearchError);
   a.deals = 1;
   a.game.draw_order = {"base.E"};
-  EXPECT_THROW(run_arena(a), std::invalid_argument);
+  EXPECT_THROW(run_arena(a), SearchError);
   a.game.draw_order.clear();
   a.game.players = 9;
   EXPECT_THROW(run_arena(a), ConfigError);

@@ -41,6 +41,33 @@ MIXES = [
 ]
 
 
+def _kind_of_text(text: str) -> str:
+    """An action's kind read from its text (engine/action.h's string forms)."""
+    words = text.split()
+    if words[0] in FIGURES:
+        # "meeple @castle" enters the City; "meeple city#0" and "meeple road#1 @3,-1" are figures.
+        return "quarter" if words[1].startswith("@") else "figure"
+    return words[0]
+
+
+def test_action_kinds_and_phases_are_named_by_one_table() -> None:
+    assert carcassonne.ACTION_KINDS == (
+        "draw", "place", "figure", "pass", "abbey", "take-tile", "arrow", "quarter", "count"
+    )
+    # The kind is the code's low 4 bits (engine/action.h); every kind has its name.
+    assert [Action(k, "").kind for k in range(16)] == [*carcassonne.ACTION_KINDS] + ["unknown"] * 7
+    game = Game(expansions=["abbey-mayor", "city", "anniv20"])
+    texts = ("abbey 0,3", "take-tile", "arrow 1,0", "count market", "wagon @market")
+    assert [game.action(t).kind for t in texts] == ["abbey", "take-tile", "arrow", "count", "quarter"]
+    assert [_kind_of_text(t) for t in texts] == [game.action(t).kind for t in texts]
+    assert carcassonne.PHASES == (
+        "draw", "abbey_choice", "place_tile", "arrow_choice", "place_figure", "city_move",
+        "wagon_move", "city_place", "count_move", "market_move", "game_over",
+    )
+    assert [p.name.lower() for p in carcassonne.Phase] == list(carcassonne.PHASES)
+    assert [p.value for p in carcassonne.Phase] == list(range(len(carcassonne.PHASES)))
+
+
 @pytest.mark.parametrize(("players", "seed", "expansions"), MIXES)
 def test_random_game_keeps_invariants(players: int, seed: int, expansions: list[str]) -> None:
     """A full game through the Python API: the engine stays consistent after every action, scores
@@ -83,6 +110,8 @@ def test_random_game_keeps_invariants(players: int, seed: int, expansions: list[
         codes = [a.code for a in actions]
         assert codes == sorted(set(codes))
         assert len({a.text for a in actions}) == len(actions)
+        assert [a.kind for a in actions] == [_kind_of_text(a.text) for a in actions]
+        assert g.phase in carcassonne.PHASES
         if g.is_chance:
             assert g.current_player == CHANCE_PLAYER
             assert g.phase == "draw"

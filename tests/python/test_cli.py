@@ -22,6 +22,16 @@ def test_selfplay_prints_every_game_and_a_summary(capsys: pytest.CaptureFixture[
     assert re.search(r"^random\s+4\s+\d+\.\d\s+\d\.\d{3}$", out, re.MULTILINE)
 
 
+def test_selfplay_and_arena_take_agent_options_after_commas(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["selfplay", "--games", "1", "--agents", "mcts:iters=30,c=1,greedy"]) == 0
+    out = capsys.readouterr().out
+    assert re.match(r"game 0 \(seed 0\): mcts:iters=30,c=1 \d+, greedy \d+; winner: ", out)
+    assert main(["arena", "--deals", "1", "--threads", "1", "greedy,mcts:iters=30,c=1"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^0\s+greedy\s+2 ", out, re.MULTILINE)
+    assert re.search(r"^1\s+mcts:iters=30,c=1\s+2 ", out, re.MULTILINE)
+
+
 def test_bench_prints_games_per_second(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--games", "200", "--threads", "1"]) == 0
     out = capsys.readouterr().out
@@ -34,7 +44,9 @@ def test_bench_prints_games_per_second(capsys: pytest.CaptureFixture[str]) -> No
     [
         (["selfplay", "--games", "1", "--agents", "greedy,wizard"], "unknown agent 'wizard'"),
         (["selfplay", "--games", "1", "--players", "7"], "players must be 2 to 6"),
-        (["selfplay", "--agents", ","], "at least one agent"),
+        (["selfplay", "--agents", ","], "agent list ',': an empty agent name"),
+        (["selfplay", "--agents", "c=1,greedy"], "option 'c=1' follows no agent"),
+        (["arena", "--deals", "1", "greedy,mcts:iters=5,iters=6"], "mcts option 'iters' is given twice"),
         (["bench", "--games", "-5"], "out of range"),
     ],
 )

@@ -12,6 +12,7 @@ from carcassonne import (
     IllegalActionError,
     PositionError,
     RecordError,
+    SearchError,
     State,
     _core,
 )
@@ -19,7 +20,7 @@ from helpers import snapshot
 
 
 def test_error_classes_are_value_errors() -> None:
-    for cls in (ConfigError, IllegalActionError, PositionError, RecordError):
+    for cls in (ConfigError, IllegalActionError, PositionError, RecordError, SearchError):
         assert issubclass(cls, Error)
         assert issubclass(cls, ValueError)
         assert cls.__module__ == "carcassonne"
@@ -140,6 +141,26 @@ def test_no_meeple_left_skips_the_figure_decision() -> None:
         ({"expansions": ["abbey-mayor", "abbey-mayor"]}, ConfigError, "abbey-mayor"),
         ({"variants": {"colour": "red"}}, ConfigError, "unknown variant 'colour'"),
         ({"variants": {"start": "moon"}}, ConfigError, "has no value 'moon'"),
+        (
+            {"variants": {"wagon_move": "c1"}},
+            ConfigError,
+            "^variant wagon_move = c1 needs expansion abbey-mayor, which is not in play$",
+        ),
+        (
+            {"expansions": ["city"], "variants": {"abbey_endgame": "none"}},
+            ConfigError,
+            "^variant abbey_endgame = none needs expansion abbey-mayor, which is not in play$",
+        ),
+        (
+            {"variants": {"count_move": "follow"}},
+            ConfigError,
+            "^variant count_move = follow needs expansion city, which is not in play$",
+        ),
+        (
+            {"variants": {"start": "city_plain", "count_move": "clockwise"}},
+            ConfigError,
+            r"^variant count_move = clockwise needs the Count \(start = city\), not start = city_plain$",
+        ),
         ({"seed": -1}, ConfigError, "seed out of range"),
         ({"seed": 2**64}, ConfigError, "seed out of range"),
         ({"draw_order": ["base.ZZ"]}, ConfigError, "unknown tile 'base.ZZ'"),
@@ -170,6 +191,34 @@ def test_every_known_but_unsupported_option_is_a_config_error() -> None:
         if not variant["supported"]:
             with pytest.raises(ConfigError, match="not supported"):
                 Game(variants={variant["name"]: variant["values"][0]})
+
+
+def test_variant_defaults_are_accepted_and_validated_configs_validate_again() -> None:
+    defaults = {v["name"]: v["values"][0] for v in carcassonne.known_variants()}
+    assert Game(variants=defaults).config["variants"] == defaults
+    assert {v["name"]: v["expansion"] for v in carcassonne.known_variants()} == {
+        "abbey_endgame": "abbey-mayor",
+        "wagon_move": "abbey-mayor",
+        "start": None,
+        "count_move": "city",
+    }
+    for expansions in ([], ["abbey-mayor"], ["city"], ["river2"]):
+        config = Game(expansions=expansions).config
+        assert Game(**config).config == config
+    game = Game(expansions=["abbey-mayor"], variants={"wagon_move": "c1", "abbey_endgame": "none"})
+    assert game.config["variants"]["wagon_move"] == "c1"
+
+
+def test_action_text_with_a_nul_byte_is_shown_whole() -> None:
+    game = _at_placement()
+    before = snapshot(game)
+    with pytest.raises(IllegalActionError) as info:
+        game.apply("place 0,-1\x00 r2 and more")
+    assert str(info.value) == "cannot parse action 'place 0,-1\\x00 r2 and more': it holds a NUL byte"
+    assert snapshot(game) == before
+    assert not game.is_legal("pass\x00")
+    with pytest.raises(IllegalActionError, match=r"'\\x00\\x01x'"):
+        game.core_state().parse_action("\x00\x01x")
 
 
 def test_six_players_is_allowed() -> None:
@@ -329,9 +378,9 @@ def test_core_batch_functions_check_their_arguments() -> None:
         _core.play_random_games(config, -1)
     with pytest.raises(ValueError, match="threads must be"):
         _core.play_random_games(config, 1, -2)
-    with pytest.raises(ValueError, match="at least one agent"):
+    with pytest.raises(SearchError, match="at least one agent"):
         _core.play_game(config, [])
-    with pytest.raises(ValueError, match="unknown agent 'deep-blue'"):
+    with pytest.raises(SearchError, match="unknown agent 'deep-blue'"):
         _core.play_game(config, ["greedy", "deep-blue"])
     with pytest.raises(ConfigError):
         _core.play_random_games(carcassonne.Config(players=9), 3)

@@ -1,7 +1,8 @@
-"""Ctrl-C stops long C++ calls: a search, an arena, a game between agents. Each test sends the
-process SIGINT shortly after the call starts, with a budget far longer than the test, and expects
-KeyboardInterrupt from inside the call, well before the budget ends (the one clock reading here
-guards against a call that ran its whole budget and was interrupted only on return)."""
+"""Ctrl-C stops long C++ calls: a search, an arena, a game between agents, a batch of random
+games. Each test sends the process SIGINT shortly after the call starts, with a budget far longer
+than the test, and expects KeyboardInterrupt from inside the call, well before the budget ends
+(the one clock reading here guards against a call that ran its whole budget and was interrupted
+only on return)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from carcassonne import Game, Mcts, analyse, arena, mcts_config, play_game
+from carcassonne import Game, Mcts, analyse, arena, mcts_config, play_game, play_random_games
 
 BUDGET_S = 120.0  # far beyond the interrupt; a call that ignores Ctrl-C runs this long
 
@@ -61,3 +62,11 @@ def test_ctrl_c_stops_an_arena_and_a_game() -> None:
     assert _interrupted(long_arena) < BUDGET_S / 4
     long_game = lambda: play_game(("mcts:time=2", "mcts:time=2"))  # noqa: E731  (about 4 minutes)
     assert _interrupted(long_game) < BUDGET_S / 4
+
+
+def test_ctrl_c_stops_a_batch_of_random_games() -> None:
+    """The issue's repro, play_random_games(400_000, threads=2), ran to its end (seconds) before
+    the KeyboardInterrupt. 2 million games take half a minute or more on 2 cores: only a stop
+    between games passes."""
+    assert _interrupted(lambda: play_random_games(2_000_000, threads=2)) < 10.0
+    assert len(play_random_games(5, threads=2)) == 5  # the next batch runs as before

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from carcassonne import CAUSES, ConfigError, GameResult, play_game, play_random_games
+from carcassonne import CAUSES, ConfigError, GameResult, SearchError, play_game, play_random_games
+from carcassonne._core import split_agent_list
 from helpers import gil_stalls
 
 
@@ -85,8 +86,24 @@ def test_greedy_beats_random() -> None:
     assert wins >= 7
 
 
+def test_agent_lists_keep_each_agents_options_together() -> None:
+    """An item key=value continues the agent before it (the issue's repros)."""
+    assert split_agent_list("greedy,mcts:iters=50,c=1") == ["greedy", "mcts:iters=50,c=1"]
+    assert split_agent_list("mcts:iters=100,c=1,greedy") == ["mcts:iters=100,c=1", "greedy"]
+    listed = play_game("greedy,mcts:iters=50,c=1", seed=2)
+    assert listed.scores == play_game(["greedy", "mcts:iters=50,c=1"], seed=2).scores
+    with pytest.raises(SearchError, match=r"^agent list 'c=1,greedy': option 'c=1' follows no agent"):
+        play_game("c=1,greedy")
+    with pytest.raises(SearchError, match="option 'c=1' follows 'greedy', which has no options"):
+        play_game("greedy,c=1")
+    with pytest.raises(SearchError, match="an empty agent name"):
+        play_game("greedy,,random")
+
+
 def test_unknown_agent() -> None:
-    with pytest.raises(ValueError, match="unknown agent 'alphago'"):
+    with pytest.raises(SearchError, match="unknown agent 'alphago'"):
         play_game(["greedy", "alphago"])
+    with pytest.raises(SearchError, match=r"mcts option 'iters' is given twice \('iters=5,iters=6'\)"):
+        play_game(["greedy", "mcts:iters=5,iters=6"])
     with pytest.raises(TypeError):
         play_game([1, 2])  # type: ignore[list-item]

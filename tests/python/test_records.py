@@ -146,6 +146,12 @@ def test_malformed_records_raise_record_error(text: str, message: str) -> None:
     assert isinstance(info.value, ValueError) and isinstance(info.value, Error)
 
 
+def test_deeply_nested_record_raises_record_error() -> None:
+    for text in ("[" * 100_000 + "]" * 100_000, '{"a": ' * 100_000 + "1" + "}" * 100_000):
+        with pytest.raises(RecordError, match="malformed record JSON"):
+            Game.from_json(text)
+
+
 def test_illegal_action_in_a_record_names_its_index() -> None:
     record = json.loads(_record())
     record["sampled"] = [i for i in record["sampled"] if i < 5]

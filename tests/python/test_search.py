@@ -1,5 +1,5 @@
 """MCTS analysis and the arena from Python: the analysis covers every move once, finds the one
-winning move, is deterministic on one thread, rejects bad input with ValueError, and the arena's
+winning move, is deterministic on one thread, rejects bad input with SearchError, and the arena's
 totals add up. Every search runs on an iteration budget (no clock in any assertion)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from carcassonne import (
     Game,
     Mcts,
     MctsConfig,
+    SearchError,
     analyse,
     arena,
     arena_summary,
@@ -84,14 +85,29 @@ def test_analysis_finds_the_only_winning_move() -> None:
 
 
 def test_analysis_needs_a_decision() -> None:
-    with pytest.raises(ValueError, match="chance node"):
+    with pytest.raises(SearchError, match="chance node"):
         Game(seed=1).analyse(iterations=10)
+    with pytest.raises(SearchError, match="chance node"):
+        analyse(Game(seed=1).core_state(), iterations=10)
     game = _last_tile()
     game.apply("place 0,-1 r2")
     game.apply("pass")
     assert game.is_terminal
-    with pytest.raises(ValueError, match="game is over"):
+    with pytest.raises(SearchError, match="game is over"):
         game.analyse(iterations=10)
+    with pytest.raises(SearchError, match="game is over"):
+        analyse(game.core_state(), iterations=10)
+    with pytest.raises(TypeError, match="analyse needs a Game or a State, not str"):
+        analyse("game", iterations=10)  # type: ignore[arg-type]
+
+
+def test_analysis_of_a_state_is_that_of_its_game() -> None:
+    """The issue's repro: a State (game.core_state()) at a live node was taken for a finished game
+    (its is_terminal is a method, always true as a value)."""
+    game = _first_decision(seed=6)
+    hints = analyse(game.core_state(), iterations=10)
+    assert sum(h["visits"] for h in hints) == 10
+    assert hints == analyse(game, iterations=10)
 
 
 @pytest.mark.parametrize(
@@ -108,9 +124,17 @@ def test_analysis_needs_a_decision() -> None:
         ({"iters": 5}, "iterations="),
     ],
 )
-def test_bad_options_raise_value_error(kwargs: dict, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+def test_bad_options_raise_search_error(kwargs: dict, message: str) -> None:
+    with pytest.raises(SearchError, match=message):
         _first_decision().analyse(**kwargs)
+
+
+def test_an_mcts_option_given_twice_is_an_error() -> None:
+    with pytest.raises(SearchError, match=r"^mcts option 'iters' is given twice \('iters=5,iters=6'\)$"):
+        parse_mcts_options("iters=5,iters=6")
+    with pytest.raises(SearchError, match="'c' is given twice"):
+        arena(["greedy", "mcts:c=1,iters=5,c=2"], deals=1)
+    assert parse_mcts_options("iters=5,c=1").iterations == 5
 
 
 def test_options_reach_the_config() -> None:
@@ -152,14 +176,14 @@ def test_mcts_object_reuses_its_tree_and_rejects_bad_configs() -> None:
     assert second.reused_visits > 0
     mcts.clear()
     assert mcts.search(game.core_state(), 2).reused_visits == 0
-    with pytest.raises(ValueError, match="decision node"):
+    with pytest.raises(SearchError, match="decision node"):
         mcts.search(Game().core_state())
     config.threads = 0
-    with pytest.raises(ValueError, match="threads must be 1 to 256"):
+    with pytest.raises(SearchError, match="threads must be 1 to 256"):
         Mcts(config)
-    with pytest.raises(ValueError, match="threads must be 1 to 256"):
+    with pytest.raises(SearchError, match="threads must be 1 to 256"):
         config.validate()
-    with pytest.raises(ValueError, match="unknown mcts option"):
+    with pytest.raises(SearchError, match="unknown mcts option"):
         parse_mcts_options("iters=10,wizard=2")
 
 
@@ -191,9 +215,9 @@ def test_arena_totals_add_up() -> None:
 
 def test_arena_csv_is_written_as_games_finish_and_resumes(tmp_path) -> None:
     path = tmp_path / "run.csv"
-    with pytest.raises(RuntimeError, match="cannot read"):
+    with pytest.raises(SearchError, match="cannot read"):
         arena("random,greedy", deals=2, threads=1, csv=path, resume=True)
-    with pytest.raises(ValueError, match="resume needs a csv"):
+    with pytest.raises(SearchError, match="resume needs a csv"):
         arena("random,greedy", deals=2, threads=1, resume=True)
     full = arena("random,greedy", deals=2, threads=1, csv=path, seed=5, agent_seed=3)
     assert path.read_text() == full.csv()
@@ -206,9 +230,37 @@ def test_arena_csv_is_written_as_games_finish_and_resumes(tmp_path) -> None:
     assert resumed.games[2].draws == []  # read back from the file (the csv holds no draws)
     assert resumed.games[0].draws == full.games[0].draws  # played again
     assert path.read_text() == resumed.csv()
-    with pytest.raises(ValueError, match="agent seed"):
+    with pytest.raises(SearchError, match="agent seed"):
         arena("random,greedy", deals=2, threads=1, csv=path, resume=True, seed=5, agent_seed=4)
     assert path.read_text() == resumed.csv()  # a refused resume leaves the file alone
+
+
+def test_arena_csv_in_a_missing_folder_is_refused_before_any_game(tmp_path) -> None:
+    """Refused at once (tests/cpp/test_mcts.cpp checks that no game is played), with the path."""
+    path = tmp_path / "no_such_folder" / "run.csv"
+    with pytest.raises(SearchError) as info:
+        arena(["greedy", "random"], deals=1, threads=1, csv=path)
+    assert str(info.value) == f"arena: cannot write {path}: there is no folder {path.parent}"
+    assert not path.parent.exists()
+    with pytest.raises(SearchError, match="it is a folder"):
+        arena(["greedy", "random"], deals=1, threads=1, csv=tmp_path)
+
+
+def test_arena_intervals_never_have_zero_width() -> None:
+    """The issue's repro: greedy wins every game against random; the win rate's interval is
+    Wilson's for 15 deals, not [1.000, 1.000], and the Elo interval its transform."""
+    result = arena(["greedy", "random"], deals=15)
+    greedy, rand = result.entrants
+    assert (greedy.win_rate, greedy.win_high) == (1.0, 1.0)
+    assert greedy.win_low == pytest.approx(15 / (15 + 1.96**2), abs=1e-12)
+    assert (rand.win_rate, rand.win_low) == (0.0, 0.0)
+    assert rand.win_high == pytest.approx(1 - 15 / (15 + 1.96**2), abs=1e-12)
+    assert "1.000 [0.796, 1.000]" in result.report()
+    # Elo vs entrant 0 (greedy): 30 games lost, one virtual draw; bounds from the win rate's.
+    assert rand.elo == pytest.approx(400 * math.log10(0.5 / 30.5))
+    assert rand.elo_low == -math.inf
+    assert rand.elo_high == pytest.approx(400 * math.log10(rand.win_high / (1 - rand.win_high)))
+    assert "-714 [-inf, -237]" in result.report()
 
 
 def test_arena_unpaired_and_three_players() -> None:
@@ -222,13 +274,14 @@ def test_arena_unpaired_and_three_players() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"agents": ["greedy", "wizard"]}, ValueError, "unknown agent 'wizard'"),
-        ({"agents": ["greedy", "mcts:iters=0"]}, ValueError, "iters=0"),
-        ({"agents": ["greedy", "random"], "players": 3}, ValueError, "one agent per player"),
+        ({"agents": ["greedy", "wizard"]}, SearchError, "unknown agent 'wizard'"),
+        ({"agents": ["greedy", "mcts:iters=0"]}, SearchError, "iters=0"),
+        ({"agents": ["greedy", "random"], "players": 3}, SearchError, "one agent per player"),
         ({"agents": ["greedy"] * 7}, ConfigError, "players must be 2 to 6"),
-        ({"deals": 0}, ValueError, "deals out of range"),
-        ({"threads": -1}, ValueError, "threads out of range"),
-        ({"rotation": 2}, ValueError, "rotation must be -1"),
+        ({"deals": 0}, SearchError, "deals out of range"),
+        ({"threads": -1}, SearchError, "threads out of range"),
+        ({"rotation": 2}, SearchError, "rotation must be -1"),
+        ({"agents": "greedy,c=1"}, SearchError, "follows 'greedy', which has no options"),
     ],
 )
 def test_arena_rejects_bad_input(kwargs: dict, error: type[Exception], message: str) -> None:
