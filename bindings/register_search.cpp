@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "engine/game.h"
 #include "interrupt.h"
 #include "register.h"
+#include "search/agents.h"
 #include "search/arena.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
@@ -276,6 +278,25 @@ void register_search(py::module_& m) {
       "game at its next move (KeyboardInterrupt). With `csv`, each game is appended to that file as\n"
       "it finishes; with `resume`, the games the file holds count and are not played again (a file\n"
       "of another run raises ValueError, an unreadable one RuntimeError).");
+
+  m.def(
+      "choose_action",
+      [](const State& state, const std::string& agent, uint64_t seed) {
+        if (state.is_chance() || state.is_terminal())
+          throw std::invalid_argument("choose_action: the node is not a decision (a draw or the end)");
+        // As in analyse: copies taken with the GIL held; the agent is built before the release so
+        // a bad spec raises at once.
+        State state_copy = state;
+        std::shared_ptr<Agent> chooser = make_agent(agent);
+        return run_interruptible([&](const std::atomic<bool>*) {
+          Rng rng(seed);
+          return chooser->choose(state_copy, rng).code;
+        });
+      },
+      "state"_a, "agent"_a, "seed"_a = 0,
+      "The action code one agent (\"random\", \"greedy\", \"mcts:time=0.5\", ...) chooses at a decision\n"
+      "node, with the GIL released (a play server's bots). Bad specs raise ValueError. An agent's\n"
+      "choice cannot be stopped early: give it a time budget.");
 }
 
 }  // namespace carc::py_bindings
