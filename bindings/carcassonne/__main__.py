@@ -73,7 +73,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         from .play.server import serve
     except ImportError as e:  # fastapi/uvicorn are the `play` extra
-        raise Error(f"the play server needs fastapi and uvicorn (pip install 'carcassonne[play]'): {e}") from e
+        raise Error(f"serve needs fastapi and uvicorn (pip install 'carcassonne[play]'): {e}") from e
     serve(args.host, args.port, args.data)
     return 0
 

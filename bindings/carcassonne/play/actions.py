@@ -83,7 +83,7 @@ def grouped_actions(game: Game) -> dict[str, Any]:
 
 PROMPTS = {
     "abbey_choice": "place your abbey in a hole of the board, or draw a tile",
-    "place_tile": "place the tile: pick a highlighted cell, turn it with R or the wheel, click again to place",
+    "place_tile": "place the tile: pick a highlighted cell, turn it (R, wheel), click it again to place",
     "arrow_choice": "several arrows would activate: choose the one that does",
     "place_figure": "place a figure on a marked spot, or no figure",
     "city_move": "a feature is about to score: you may move a figure from the City onto it",

@@ -30,9 +30,9 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from .. import _core
-from ..game import Error, Game, IllegalActionError, RecordError
+from ..game import Error, Game, IllegalActionError
 from ..render import PLAYER_COLOURS, figure_svg, tile_catalogue
-from .session import DEFAULT_HARD_TIME, FIGURE_KINDS, GameSession, NotYourTurn
+from .session import DEFAULT_HARD_TIME, FIGURE_KINDS, GameSession, NotYourTurnError
 from .store import Store
 
 STATIC = Path(__file__).parent / "static"
@@ -152,7 +152,9 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
 
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame) -> dict[str, Any]:
-        game = Game(players=len(body.seats), expansions=body.expansions, variants=body.variants, seed=body.seed)
+        game = Game(
+            players=len(body.seats), expansions=body.expansions, variants=body.variants, seed=body.seed
+        )
         return games.add(_seats(body.seats, game.num_players), game.to_record()).describe()
 
     @app.post("/api/games/load", status_code=201)
@@ -178,7 +180,7 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
         session = games.get(game_id)
         try:
             session.apply_human(move.action)
-        except NotYourTurn as e:
+        except NotYourTurnError as e:
             raise HTTPException(409, str(e)) from e
         except IllegalActionError as e:
             raise HTTPException(400, f"illegal move {move.action!r}: {e}") from e
@@ -212,7 +214,9 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
         session = games.get(game_id)
         with session.lock:
             body = session.game.to_record()
-        return JSONResponse(body, headers={"Content-Disposition": f'attachment; filename="carcassonne-{game_id}.json"'})
+        return JSONResponse(
+            body, headers={"Content-Disposition": f'attachment; filename="carcassonne-{game_id}.json"'}
+        )
 
     return app
 

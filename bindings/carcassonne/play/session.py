@@ -23,7 +23,7 @@ DEFAULT_HARD_TIME = 2.0
 LOG_TAIL = 200
 
 
-class NotYourTurn(Exception):
+class NotYourTurnError(Exception):
     """A human move while the game waits for a bot, a draw, or nobody (the end)."""
 
 
@@ -34,7 +34,9 @@ def agent_spec(seat: dict[str, Any]) -> str:
 
 
 class GameSession:
-    def __init__(self, game_id: str, seats: list[dict[str, Any]], record: dict[str, Any], store: Store) -> None:
+    def __init__(
+        self, game_id: str, seats: list[dict[str, Any]], record: dict[str, Any], store: Store
+    ) -> None:
         """Replays `record` (a game record as a dict); raises RecordError if it does not replay."""
         self.id = game_id
         self.seats = seats
@@ -112,11 +114,13 @@ class GameSession:
             self._wake_bots()
 
     def apply_human(self, text: str) -> None:
-        """Applies a human's move. Raises NotYourTurn or IllegalActionError (nothing changes)."""
+        """Applies a human's move. Raises NotYourTurnError or IllegalActionError (nothing changes)."""
         with self.lock:
             player = self.game.current_player
             if player < 0 or self.is_bot(player):
-                raise NotYourTurn("the game is over" if self.game.is_terminal else "it is not a human's turn")
+                raise NotYourTurnError(
+                    "the game is over" if self.game.is_terminal else "it is not a human's turn"
+                )
             self._apply(text)
             self.version += 1
             self._draw()
@@ -145,7 +149,9 @@ class GameSession:
 
     def _wake_bots(self) -> None:
         """Starts the bot thread if a bot is to decide and none is thinking (lock held)."""
-        if self.is_bot(self.game.current_player) and (self.bot_thread is None or not self.bot_thread.is_alive()):
+        if self.is_bot(self.game.current_player) and (
+            self.bot_thread is None or not self.bot_thread.is_alive()
+        ):
             self.bot_thread = threading.Thread(target=self._run_bots, name=f"bots-{self.id}", daemon=True)
             self.bot_thread.start()
 
@@ -203,7 +209,8 @@ class GameSession:
                 "final_estimate": game.scores_if_ended(),
                 "returns": game.returns(),
                 "supply": [
-                    {**{k: game.supply(p, k) for k in FIGURE_KINDS}, "abbeys": game.abbeys(p)} for p in players
+                    {**{k: game.supply(p, k) for k in FIGURE_KINDS}, "abbeys": game.abbeys(p)}
+                    for p in players
                 ],
                 "bag": game.bag(),
                 "bag_size": game.bag_size,

@@ -10,6 +10,7 @@ its fields without per-tile drawings).
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,7 +135,7 @@ def _inside(polygon: list[Point], p: Point) -> bool:
 
 
 def _near(polyline: list[Point], p: Point, distance: float) -> bool:
-    for (ax, ay), (bx, by) in zip(polyline, polyline[1:]):
+    for (ax, ay), (bx, by) in itertools.pairwise(polyline):
         dx, dy = bx - ax, by - ay
         t = max(0.0, min(1.0, ((p[0] - ax) * dx + (p[1] - ay) * dy) / (dx * dx + dy * dy or 1.0)))
         if (ax + t * dx - p[0]) ** 2 + (ay + t * dy - p[1]) ** 2 <= distance * distance:
@@ -240,8 +241,9 @@ def tile_shapes(kind: dict[str, Any]) -> TileShapes:
     shapes.anchors = _spread(anchors)
 
     taken = [a for a in shapes.anchors if a is not None]
+    inner = [p for p in (cell_centre(*c) for c in open_cells) if 14 <= p[0] <= 86 and 14 <= p[1] <= 86]
     shapes.free_spots = sorted(
-        (cell_centre(*c) for c in open_cells),
+        inner,
         key=lambda p: -min((abs(p[0] - a[0]) + abs(p[1] - a[1]) for a in taken), default=100),
     )
     return shapes

@@ -97,8 +97,8 @@ def tile_svg(shapes: TileShapes) -> str:
 def _stroke(d: str, half_width: float, what: str) -> str:
     edge, fill = COLOURS[f"{what}_edge"], COLOURS[what]
     return (
-        f'<path d="{d}" fill="none" stroke="{edge}" stroke-width="{2 * half_width + 3}" stroke-linecap="butt"/>'
-        f'<path d="{d}" fill="none" stroke="{fill}" stroke-width="{2 * half_width}" stroke-linecap="butt"/>'
+        f'<path d="{d}" fill="none" stroke="{edge}" stroke-width="{2 * half_width + 3}"/>'
+        f'<path d="{d}" fill="none" stroke="{fill}" stroke-width="{2 * half_width}"/>'
     )
 
 
@@ -142,10 +142,13 @@ def _pennant(x: float, y: float) -> str:
 def _mark(mark: str, spot: tuple[float, float]) -> str:
     x, y = spot
     if mark == "garden":
-        return "".join(
-            f'<circle cx="{x + dx}" cy="{y + dy}" r="3.2" fill="#3d7a2a" stroke="#2b5a1d"/>'
-            for dx, dy in ((-4, 0), (4, 0), (0, -4), (0, 4))
-        ) + f'<circle cx="{x}" cy="{y}" r="2" fill="#f1c40f"/>'
+        return (
+            "".join(
+                f'<circle cx="{x + dx}" cy="{y + dy}" r="3.2" fill="#3d7a2a" stroke="#2b5a1d"/>'
+                for dx, dy in ((-4, 0), (4, 0), (0, -4), (0, 4))
+            )
+            + f'<circle cx="{x}" cy="{y}" r="2" fill="#f1c40f"/>'
+        )
     if mark == "inn":
         return _house(x, y)
     if mark == "pig-herd":
@@ -160,7 +163,8 @@ def _mark(mark: str, spot: tuple[float, float]) -> str:
         )
     if mark in ("lake", "spring"):  # where the river ends: the tile's centre
         r = 14 if mark == "lake" else 7
-        return f'<circle cx="50" cy="50" r="{r}" fill="{COLOURS["river"]}" stroke="{COLOURS["river_edge"]}" stroke-width="2"/>'
+        water = f'fill="{COLOURS["river"]}" stroke="{COLOURS["river_edge"]}" stroke-width="2"'
+        return f'<circle cx="50" cy="50" r="{r}" {water}/>'
     if mark == "well":
         return f'<circle cx="{x}" cy="{y}" r="5" fill="#9aa5b1" stroke="#34495e" stroke-width="2"/>'
     return f'<circle cx="{x}" cy="{y}" r="3" fill="#555"/>'
@@ -186,9 +190,9 @@ def _city_square(shapes: TileShapes) -> str:
         for j in range(GRID):
             x, y = cell_centre(i, j)
             if not in_square_field_strip(shapes.kind, (x, y)):
-                cells.append(
-                    f'<rect x="{i * size:g}" y="{j * size:g}" width="{size + 0.3:g}" height="{size + 0.3:g}"/>'
-                )
+                # Overlapping a little, so no seams show between the cells.
+                side = f"{size + 0.3:g}"
+                cells.append(f'<rect x="{i * size:g}" y="{j * size:g}" width="{side}" height="{side}"/>')
     return f'<g fill="{COLOURS["walls"]}">{"".join(cells)}</g>'
 
 
@@ -197,11 +201,16 @@ def figure_svg(kind: str, player: int, x: float, y: float, scale: float = 1.0) -
     (a cart) or barn (a house with a pitched roof)."""
     colour = PLAYER_COLOURS[player % len(PLAYER_COLOURS)]
     s = scale
-    outline = 'stroke="#fff" stroke-width="1.6"' if player % len(PLAYER_COLOURS) == 3 else 'stroke="#000" stroke-width="1.4"'
+    outline = (
+        'stroke="#fff" stroke-width="1.6"'
+        if player % len(PLAYER_COLOURS) == 3
+        else 'stroke="#000" stroke-width="1.4"'
+    )
     if kind == "wagon":
         body = (
             f'<rect x="-10" y="-8" width="20" height="10" rx="2" fill="{colour}" {outline}/>'
-            f'<circle cx="-6" cy="5" r="4" fill="#333" stroke="#eee"/><circle cx="6" cy="5" r="4" fill="#333" stroke="#eee"/>'
+            '<circle cx="-6" cy="5" r="4" fill="#333" stroke="#eee"/>'
+            '<circle cx="6" cy="5" r="4" fill="#333" stroke="#eee"/>'
         )
     elif kind == "barn":
         body = f'<path d="M-10,8 v-10 l10,-9 l10,9 v10 z" fill="{colour}" {outline}/>'
@@ -213,5 +222,7 @@ def figure_svg(kind: str, player: int, x: float, y: float, scale: float = 1.0) -
         )
         if kind == "mayor":
             s *= 1.25
-            body += '<text x="0" y="4" font-size="7" font-weight="bold" text-anchor="middle" fill="#fff">M</text>'
+            body += (
+                '<text x="0" y="4" font-size="7" font-weight="bold" text-anchor="middle" fill="#fff">M</text>'
+            )
     return f'<g class="figure {kind}" transform="translate({x:.1f},{y:.1f}) scale({s:g})">{body}</g>'
