@@ -128,7 +128,7 @@ function setGame(game, fit = false) {
     page.hints = null;
     $("hint-panel").hidden = true;
   }
-  if (fit) fitView();
+  if (fit || (changed && !allVisible([...game.tiles, ...game.legal.placements, ...game.legal.cells]))) fitView();
   render();
   if (!game.terminal && !game.human_to_move && !game.bot_error) setTimeout(poll, POLL_MS);
   if (game.terminal && changed) showEndSummary();
@@ -271,6 +271,9 @@ function renderGhost() {
   if (!cell) return;
   const rotation = page.selected ? page.selected.rotation : rotationFor(cell);
   tileUse(game.drawn_tile, cell.x, cell.y, rotation, layer, page.selected ? "ghost fixed" : "ghost");
+  if (page.selected) {
+    svgElement("rect", { x: cell.x * TILE + 1, y: cell.y * TILE + 1, width: TILE - 2, height: TILE - 2, class: "selection" }, layer);
+  }
 }
 
 function selectCell(cell) {
@@ -491,6 +494,14 @@ function fitView() {
     y: box.height / 2 - ((minY + maxY) / 2) * TILE * scale,
   };
   applyView();
+}
+
+// True if every one of these cells lies inside the board's view.
+function allVisible(cells) {
+  const box = $("board").getBoundingClientRect();
+  const { x, y, scale } = page.view;
+  return cells.every((c) => c.x * TILE * scale + x >= 0 && (c.x + 1) * TILE * scale + x <= box.width &&
+    c.y * TILE * scale + y >= 0 && (c.y + 1) * TILE * scale + y <= box.height);
 }
 
 function zoom(factor, cx, cy) {
