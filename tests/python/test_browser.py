@@ -5,6 +5,8 @@ to build/screenshots/ (printed at the end of each test); look at them."""
 from __future__ import annotations
 
 import json
+import random
+import re
 import shutil
 import socket
 import subprocess
@@ -20,6 +22,8 @@ import pytest
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+
+from carcassonne import Game  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -220,3 +224,65 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     summary = browser.find_element(By.ID, "end-summary").text
     for score in final["scores"]:
         assert str(score) in summary
+
+
+EVERY_EXPANSION = ["abbey-mayor", "city", "king-robber", "shrines", "anniv20"]  # River II excludes the City
+OUT_OF_TURN = ("city_move", "wagon_move", "arrow_choice")
+
+
+def chosen_move(game: Game, moves: int) -> str:
+    """A seeded choice among the legal actions, mostly taking a figure when one may be placed
+    or moved. With seed 12 and the City start, the game below reaches a City move, a wagon move
+    and an arrow choice within 100 moves (found by playing this policy in Python)."""
+    rng = random.Random(moves * 7919 + 17)
+    actions = [a.text for a in game.legal_actions()]
+    figures = [a for a in actions if a != "pass"]
+    figure_phases = ("place_figure", "city_place", "wagon_move", "city_move", "market_move")
+    if game.phase in figure_phases and figures and rng.random() < 0.85:
+        return rng.choice(figures)
+    return rng.choice(actions)
+
+
+def click_action(browser: Any, action: str) -> None:
+    """Makes one move through the page's own controls: a placement by its cell and R presses,
+    a figure spot, a highlighted cell or a prompt button. Fails if the page offers no control."""
+    placement = re.fullmatch(r"place (-?\d+),(-?\d+) r(\d)", action)
+    if placement:
+        x, y, rotation = placement.groups()
+        click(browser, f".target[data-cell='{x},{y}']")
+        for _ in range(4):
+            if browser.execute_script("return page.selected.rotation") == int(rotation):
+                break
+            browser.find_element(By.TAG_NAME, "body").send_keys("r")
+        assert browser.execute_script("return page.selected.rotations[page.selected.rotation]") == action
+        click(browser, ".target.selected")
+        return
+    quoted = action.replace("'", "\\'")
+    for selector in (f".spot[data-action='{quoted}']", f".cell-choice[data-action='{quoted}']"):
+        found = browser.find_elements(By.CSS_SELECTOR, selector)
+        if found:
+            browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", found[0])
+            return
+    click(browser, f"#choices button[data-action='{quoted}']")
+
+
+def test_every_expansion_hot_seat_reaches_city_wagon_and_arrow_prompts(
+    browser: Any, server: Server, shot: Callable[[str], None]
+) -> None:
+    start_game(browser, server, ["human", "human", "human"], EVERY_EXPANSION, seed=12)
+    shot("01-start-city")
+    game_id = page_game(browser)["id"]
+    assert page_game(browser)["config"]["variants"]["start"] == "city"
+    seen: set[str] = set()
+    while not set(OUT_OF_TURN) <= seen:
+        state = wait_for_turn(browser)
+        assert not state["terminal"], f"the game ended before reaching {set(OUT_OF_TURN) - seen}"
+        game = Game.from_json(json.dumps(server.get(f"/api/games/{game_id}/record")))
+        phase = game.phase
+        if phase in OUT_OF_TURN + ("city_place", "count_move") and phase not in seen:
+            seen.add(phase)
+            assert browser.find_element(By.ID, "prompt").text.strip(), phase
+            shot(f"{len(seen) + 1:02d}-{phase}")
+        click_action(browser, chosen_move(game, len(game.to_record()["actions"])))
+        wait_until(lambda: page_game(browser)["moves"] > state["moves"], what="the move")  # noqa: B023
+    shot("99-after")

@@ -359,7 +359,7 @@ function renderScores() {
     const s = game.supply[p];
     let supply = `meeples ${s.meeple}`;
     if (abbeyMayor) supply += `, mayor ${s.mayor}, wagon ${s.wagon}, barn ${s.barn}, abbey ${s.abbeys}`;
-    const titles = [game.king === p ? "👑 King" : "", game.robber === p ? "Robber" : ""].filter(Boolean).join(" ");
+    const titles = [game.king === p ? "♔ King" : "", game.robber === p ? "⚔ Robber" : ""].filter(Boolean).join(" ");
     const toMove = p === game.current_player ? "to-move" : "";
     return `<tr class="${toMove}"><td>${swatch(p)}${seatName(p)} ${titles}<div class="causes">${causes || "no points yet"}</div>` +
       `<div class="supply">${supply}</div></td><td class="score">${score}<div class="causes" title="if the game ended now">→ ${game.final_estimate[p]}</div></td></tr>`;
@@ -416,7 +416,7 @@ function showEndSummary() {
   const best = Math.max(...game.scores);
   const rows = game.scores.map((score, p) => {
     const causes = Object.entries(game.breakdown[p]).filter(([, v]) => v).map(([c, v]) => `${c} ${v}`).join(", ");
-    return `<tr><td>${swatch(p)}${seatName(p)}${score === best ? " 🏆" : ""}</td><td class="score">${score}</td><td class="causes">${causes}</td></tr>`;
+    return `<tr><td>${swatch(p)}${seatName(p)}${score === best ? " ★ winner" : ""}</td><td class="score">${score}</td><td class="causes">${causes}</td></tr>`;
   });
   $("end-summary").innerHTML = `<table>${rows.join("")}</table>`;
   $("end-dialog").showModal();
