@@ -225,5 +225,5 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data: str | Path = "carcass
     """Runs the play server until Ctrl-C."""
     import uvicorn
 
-    print(f"Carcassonne: open http://{host}:{port}/ in a browser (games kept in {Path(data).resolve()})")
+    print(f"Carcassonne: open http://{host}:{port}/ in a browser (games kept in {Path(data).resolve()})", flush=True)
     uvicorn.run(create_app(data), host=host, port=port, log_level="warning")
