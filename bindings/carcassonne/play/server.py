@@ -225,5 +225,6 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data: str | Path = "carcass
     """Runs the play server until Ctrl-C."""
     import uvicorn
 
-    print(f"Carcassonne: open http://{host}:{port}/ in a browser (games kept in {Path(data).resolve()})", flush=True)
+    where = Path(data).resolve()
+    print(f"Carcassonne: open http://{host}:{port}/ in a browser (games kept in {where})", flush=True)
     uvicorn.run(create_app(data), host=host, port=port, log_level="warning")

@@ -82,6 +82,9 @@ function featureSpot(x, y, feature) {
   return [x * TILE + ax, y * TILE + ay];
 }
 
+// What a figure spot shows: nothing for a meeple (the usual case), a letter for the others.
+const FIGURE_LETTERS = { meeple: "", mayor: "M", wagon: "W", barn: "B" };
+
 const CORNERS = { NE: [100, 0], SE: [100, 100], SW: [0, 100], NW: [0, 0] };
 
 function tileUse(kind, x, y, rotation, parent, extraClass = "") {
@@ -183,10 +186,55 @@ function renderBoard() {
   if (last && game.phase !== "place_tile") {
     svgElement("rect", { x: last.x * TILE + 2, y: last.y * TILE + 2, width: TILE - 4, height: TILE - 4, class: "last-tile" }, tilesLayer);
   }
+  renderCityOnBoard();
   renderFigures();
   renderTargets();
   renderGhost();
   renderHints();
+}
+
+// The City of Carcassonne's quarters, drawn clockwise on the four inner squares of its block
+// (the printed quarters' places are approximate; the rules need only the four places), with the
+// figures in each and the Count. A quarter a figure may enter now is clickable.
+const QUARTER_SQUARES = { castle: "CO2", market: "CO3", blacksmith: "CO7", cathedral: "CO6" };
+
+function renderCityOnBoard() {
+  const city = page.game.city;
+  if (!city) return;
+  const layer = $("layer-tiles");
+  for (const [quarter, square] of Object.entries(QUARTER_SQUARES)) {
+    const tile = page.game.tiles.find((t) => t.tile === `count-city.${square}`);
+    if (!tile) continue;
+    const [x, y] = [tile.x * TILE, tile.y * TILE];
+    const group = svgElement("g", { class: "quarter-mark", transform: `translate(${x},${y})` }, layer);
+    svgElement("rect", { x: 12, y: 30, width: 76, height: 56, rx: 6, class: "quarter-box" }, group);
+    svgElement("text", { x: 50, y: 44, class: "quarter-name" }, group).textContent = quarter;
+    let offset = 0;
+    for (const f of city.figures.filter((f) => f.quarter === quarter)) {
+      const figure = svgElement("g", { transform: `translate(${24 + offset},66) scale(0.7)` }, group);
+      figure.innerHTML = page.options.figures[f.kind][f.player];
+      if (f.number > 1) svgElement("text", { x: 32 + offset, y: 80, class: "quarter-count" }, group).textContent = `×${f.number}`;
+      offset += 22;
+    }
+    if (city.count === quarter) {
+      const count = svgElement("g", { transform: "translate(76,66) scale(0.9)", class: "count" }, group);
+      count.innerHTML = page.options.figures.meeple[0].replace(/fill="#[0-9a-f]+"/, 'fill="#7d3c98"');
+      svgElement("title", {}, count).textContent = "the Count";
+    }
+  }
+}
+
+// Spots on the quarters for the choices "meeple @castle" ... and "count market" ...
+function addQuarterSpots(layer) {
+  for (const [quarter, square] of Object.entries(QUARTER_SQUARES)) {
+    const tile = page.game.tiles.find((t) => t.tile === `count-city.${square}`);
+    const choices = page.game.legal.choices.filter((c) => c.action.endsWith(`@${quarter}`) || c.action === `count ${quarter}`);
+    if (!tile) continue;
+    choices.forEach((choice, i) => {
+      const letter = choice.action.startsWith("count") ? "C" : FIGURE_LETTERS[choice.action.split(" ")[0]];
+      addSpot(layer, tile.x * TILE + 30 + 20 * i, tile.y * TILE + 58, letter, choice.action, choice.label);
+    });
+  }
 }
 
 function renderFigures() {
@@ -211,6 +259,7 @@ function renderTargets() {
   spots.replaceChildren();
   if (!game.human_to_move) return;
   const legal = game.legal;
+  if (game.city) addQuarterSpots(spots);
   for (const cell of legal.placements) {
     const rect = svgElement("rect", { x: cell.x * TILE + 3, y: cell.y * TILE + 3, width: TILE - 6, height: TILE - 6, rx: 6, class: "target", "data-cell": `${cell.x},${cell.y}` }, targets);
     if (page.selected && page.selected.x === cell.x && page.selected.y === cell.y) rect.classList.add("selected");
@@ -223,7 +272,6 @@ function renderTargets() {
     svgElement("title", {}, rect).textContent = choice.action;
     rect.addEventListener("click", () => play(choice.action));
   }
-  const marks = { meeple: "", mayor: "M", wagon: "W" };
   const used = new Map();
   for (const f of legal.figures) {
     let [x, y] = featureSpot(f.x, f.y, f.feature);
@@ -231,7 +279,7 @@ function renderTargets() {
     const stack = used.get(key) || 0;  // a meeple, a mayor and a wagon may share a feature
     used.set(key, stack + 1);
     x += stack * 18;
-    addSpot(spots, x, y, marks[f.kind], f.action, `${f.kind} on ${f.feature_type}`);
+    addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, `${f.kind} on ${f.feature_type}`);
   }
   for (const b of legal.barns) {
     const [cx, cy] = CORNERS[b.corner];
@@ -240,7 +288,8 @@ function renderTargets() {
 }
 
 function addSpot(layer, x, y, text, action, title) {
-  const group = svgElement("g", { class: "spot", transform: `translate(${x},${y})`, "data-action": action }, layer);
+  const grow = Math.max(1, 0.8 / page.view.scale);  // spots stay big enough to click when zoomed out
+  const group = svgElement("g", { class: "spot", transform: `translate(${x},${y}) scale(${grow})`, "data-action": action }, layer);
   svgElement("circle", { r: 11 }, group);
   svgElement("text", { y: 4 }, group).textContent = text;
   svgElement("title", {}, group).textContent = `${title} (${action})`;
@@ -316,7 +365,8 @@ function renderTurn() {
   else if (game.human_to_move) prompt.innerHTML = `${swatch(game.current_player)}<b>${seatName(game.current_player)}</b>: ${game.prompt}`;
   else prompt.innerHTML = `${swatch(game.current_player)}${seatName(game.current_player)} is thinking…`;
   if (game.drawn_tile && !game.terminal) {
-    const rotation = placing ? (page.selected ? page.selected.rotation : page.rotation) : 0;
+    const last = game.tiles[game.tiles.length - 1];
+    const rotation = placing ? (page.selected ? page.selected.rotation : page.rotation) : last.rotation;
     const group = svgElement("g", { transform: `rotate(${90 * rotation} 50 50)` }, drawnSvg);
     svgElement("use", { href: `#tile-${game.drawn_tile}` }, group);
     svgElement("title", {}, drawnSvg).textContent = game.drawn_tile;
