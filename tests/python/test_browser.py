@@ -45,7 +45,16 @@ class Server:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        command = [sys.executable, "-m", "carcassonne", "serve", "--port", str(self.port), "--data", str(self.data)]
+        command = [
+            sys.executable,
+            "-m",
+            "carcassonne",
+            "serve",
+            "--port",
+            str(self.port),
+            "--data",
+            str(self.data),
+        ]
         with open(self.data.parent / "server.log", "ab") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=log)
         deadline = time.monotonic() + 20
@@ -132,7 +141,9 @@ def click(browser: Any, selector: str) -> None:
     browser.find_element(By.CSS_SELECTOR, selector).click()
 
 
-def start_game(browser: Any, server: Server, seats: list[str], expansions: list[str] = (), seed: int = 1) -> None:
+def start_game(
+    browser: Any, server: Server, seats: list[str], expansions: list[str] = (), seed: int = 1
+) -> None:
     browser.get(server.url)
     wait_until(lambda: browser.find_element(By.ID, "new-game-dialog").get_attribute("open") is not None)
     count = browser.find_element(By.ID, "player-count")
@@ -164,7 +175,9 @@ def take_turn_by_clicks(browser: Any, figure: bool) -> None:
         return
     spots = browser.find_elements(By.CSS_SELECTOR, ".spot")
     if figure and spots:
-        browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", spots[0])
+        browser.execute_script(
+            "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", spots[0]
+        )
     else:
         browser.find_elements(By.CSS_SELECTOR, "#choices button")[0].click()
     wait_until(lambda: page_game(browser)["moves"] > moves, what="the move")
@@ -198,7 +211,9 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
 
     # Save: the link gives the engine's record.
     game_id = page_game(browser)["id"]
-    record = server.get(browser.find_element(By.ID, "save-link").get_attribute("href").replace(server.url, ""))
+    record = server.get(
+        browser.find_element(By.ID, "save-link").get_attribute("href").replace(server.url, "")
+    )
     assert record["format"] == "carcassonne-record/1" and record["actions"]
 
     # Play on; halfway, reload the page and restart the server (killed, as a crash would).
@@ -261,7 +276,9 @@ def click_action(browser: Any, action: str) -> None:
     for selector in (f".spot[data-action='{quoted}']", f".cell-choice[data-action='{quoted}']"):
         found = browser.find_elements(By.CSS_SELECTOR, selector)
         if found:
-            browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", found[0])
+            browser.execute_script(
+                "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", found[0]
+            )
             return
     click(browser, f"#choices button[data-action='{quoted}']")
 

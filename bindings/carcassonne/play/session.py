@@ -14,6 +14,7 @@ from typing import Any
 from .. import _core
 from ..game import Game, IllegalActionError, RecordError
 from .actions import PROMPTS, grouped_actions, label
+from .slots import BOT_SLOTS
 from .store import Store
 
 QUARTERS = ("castle", "market", "blacksmith", "cathedral")
@@ -164,8 +165,11 @@ class GameSession:
                     return
                 state, version = self.game.core_state(), self.version
                 spec, seed = agent_spec(self.seats[player]), len(self.actors)
+            # Games where a human waits for the bot's answer think first.
+            priority = 0 if any(seat["kind"] == "human" for seat in self.seats) else 1
             try:
-                code = _core.choose_action(state, spec, seed)
+                with BOT_SLOTS.slot(priority):
+                    code = _core.choose_action(state, spec, seed)
             except Exception as e:  # a bot must never take the server down; show why it stopped
                 with self.lock:
                     self.bot_error = f"{spec}: {e}"
