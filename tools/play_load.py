@@ -94,7 +94,7 @@ def main() -> int:
             t.join()
         moves = sum(request(f"{url}/api/games/{g}")["moves"] for g in busy)
         print(
-            f"{args.games} bot games (medium: MCTS, 3,000 iterations a move), {args.seconds:g} s: {moves} moves"
+            f"{args.games} games of medium bots (MCTS, 3,000 iterations), {args.seconds:g} s: {moves} moves"
         )
         for name, values in (
             ("state request", state_latency),
