@@ -82,9 +82,9 @@ def grouped_actions(game: Game) -> dict[str, Any]:
 
 
 PROMPTS = {
-    "abbey_choice": "place your abbey in a hole of the board, or draw a tile",
+    "abbey_choice": "click a highlighted hole to place your abbey there, or draw a tile",
     "place_tile": "place the tile: pick a highlighted cell, turn it (R, wheel), click it again to place",
-    "arrow_choice": "several arrows would activate: choose the one that does",
+    "arrow_choice": "several arrows would activate: click the highlighted tile whose arrow does",
     "place_figure": "place a figure on a marked spot, or no figure",
     "city_move": "a feature is about to score: you may move a figure from the City onto it",
     "wagon_move": "your wagon's feature scored: move the wagon on, or take it back",
