@@ -21,7 +21,9 @@ SVG = "{http://www.w3.org/2000/svg}"
 @pytest.mark.skipif(not TILES_JSON.exists(), reason="shared/rules/tiles.json is not beside the project")
 def test_geometry_is_what_tiles_json_prints_on_each_tile() -> None:
     geometry = {kind["name"]: kind for kind in carcassonne.tile_kinds(geometry=True)}
-    reference = [tile for tile_set in json.loads(TILES_JSON.read_text())["sets"] for tile in tile_set["tiles"]]
+    reference = [
+        tile for tile_set in json.loads(TILES_JSON.read_text())["sets"] for tile in tile_set["tiles"]
+    ]
     assert sorted(geometry) == sorted(t["id"] for t in reference)
     for tile in reference:
         kind = geometry[tile["id"]]
@@ -30,7 +32,7 @@ def test_geometry_is_what_tiles_json_prints_on_each_tile() -> None:
         arrow = tile.get("arrow")
         assert kind["arrow"] == (arrow and {"kind": arrow["kind"], "side": arrow["points"]}), tile["id"]
         assert len(kind["features"]) == len(tile["features"]), tile["id"]
-        for ours, theirs in zip(kind["features"], tile["features"]):
+        for ours, theirs in zip(kind["features"], tile["features"], strict=False):
             assert ours["type"] == theirs["type"], tile["id"]
             if theirs["type"] in ("road", "city", "river"):
                 assert sorted(ours["sides"]) == sorted(theirs["sides"]), tile["id"]
@@ -44,7 +46,7 @@ def test_geometry_is_what_tiles_json_prints_on_each_tile() -> None:
 def test_every_tile_drawing_is_svg_with_a_spot_inside_the_tile_for_each_figure_feature() -> None:
     for name, tile in tile_catalogue().items():
         ET.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg">{tile["svg"]}</svg>')  # well-formed
-        for feature, anchor in zip(tile["features"], tile["anchors"]):
+        for feature, anchor in zip(tile["features"], tile["anchors"], strict=False):
             if feature == "quarter":
                 assert anchor is None
                 continue
