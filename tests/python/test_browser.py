@@ -240,6 +240,20 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     for score in final["scores"]:
         assert str(score) in summary
 
+    # Replay: step through the record from the start.
+    click(browser, "#end-dialog button")
+    click(browser, "#replay-first")
+    wait_until(lambda: browser.execute_script("return page.replay && page.replay.moves") == 0 or None)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#layer-tiles use")) == 1
+    for _ in range(6):  # quick clicks: each steps on from the last one
+        click(browser, "#replay-forward")
+    wait_until(lambda: browser.execute_script("return page.replay && page.replay.moves") == 6, what="the replay")
+    assert "Replay" in browser.find_element(By.ID, "status").text
+    shot("06-replay")
+    click(browser, "#replay-exit")
+    wait_until(lambda: browser.execute_script("return page.replay") is None, what="the game again")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#layer-tiles use")) == len(final["tiles"])
+
 
 EVERY_EXPANSION = ["abbey-mayor", "city", "king-robber", "shrines", "anniv20"]  # River II excludes the City
 OUT_OF_TURN = ("city_move", "wagon_move", "arrow_choice")

@@ -190,3 +190,28 @@ def test_the_page_and_the_tile_drawings_are_served(client: TestClient) -> None:
     assert tiles["base.D"]["svg"].startswith("<g") and len(tiles["base.D"]["anchors"]) == 4
     options = client.get("/api/options").json()
     assert "abbey-mayor" in options["expansions"] and len(options["colours"]) == 6
+
+
+def test_replay_shows_the_board_after_any_number_of_moves(client: TestClient) -> None:
+    state = new_game(client, [HUMAN, EASY])
+    client.post(f"/api/games/{state['id']}/actions", json={"action": every_legal_action(state)[0]})
+    client.post(f"/api/games/{state['id']}/actions", json={"action": "pass"})
+    state = wait_for_human(client, state["id"])
+    start = client.get(f"/api/games/{state['id']}/replay/0").json()
+    assert start["tiles"] == state["tiles"][:1] and start["action"] is None
+    one = client.get(f"/api/games/{state['id']}/replay/2").json()  # the draw and the placement
+    assert one["tiles"] == state["tiles"][:2] and one["action"].startswith("place ")
+    now = client.get(f"/api/games/{state['id']}/replay/{state['moves']}").json()
+    assert now["tiles"] == state["tiles"] and now["scores"] == state["scores"]
+    assert client.get(f"/api/games/{state['id']}/replay/{state['moves'] + 1}").status_code == 404
+    assert client.get(f"/api/games/{state['id']}/replay/-1").status_code == 404
+
+
+def test_medium_and_hard_bots_answer(client: TestClient) -> None:
+    hard = {"kind": "bot", "level": "hard", "time": 0.3}
+    state = new_game(client, [HUMAN, {"kind": "bot", "level": "medium"}, hard])
+    client.post(f"/api/games/{state['id']}/actions", json={"action": every_legal_action(state)[0]})
+    client.post(f"/api/games/{state['id']}/actions", json={"action": "pass"})
+    state = wait_for_human(client, state["id"])
+    assert {entry["player"] for entry in state["log"]} >= {0, 1, 2}
+    assert len(state["tiles"]) == 4 and state["current_player"] == 0

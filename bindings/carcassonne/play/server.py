@@ -11,6 +11,7 @@ Endpoints (all JSON; errors are 4xx with {"detail": "..."} and change nothing):
   POST /api/games/{id}/undo          back to the last human decision
   POST /api/games/{id}/hint          the best 3 moves by MCTS {time}
   GET  /api/games/{id}/record        the engine's game record (save)
+  GET  /api/games/{id}/replay/{n}    the board after the record's first n actions (replay)
   DELETE /api/games/{id}
 Sync handlers run in FastAPI's thread pool; the C++ searches release the GIL, so a hint or a bot
 never blocks other requests.
@@ -208,6 +209,13 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
             "phase": game.phase,
             "moves": [{"action": m["action"], "visits": m["visits"], "win": m["win"]} for m in moves[:3]],
         }
+
+    @app.get("/api/games/{game_id}/replay/{moves}")
+    def replay(game_id: str, moves: int) -> dict[str, Any]:
+        try:
+            return games.get(game_id).snapshot(moves)
+        except IndexError as e:
+            raise HTTPException(404, str(e)) from e
 
     @app.get("/api/games/{game_id}/record")
     def record(game_id: str) -> JSONResponse:

@@ -8,6 +8,7 @@ answer is dropped. Every change is written to the store before the lock is relea
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -184,6 +185,27 @@ class GameSession:
                 self.save()
 
     # ---- What the page shows -----------------------------------------------------------------
+
+    def snapshot(self, moves: int) -> dict[str, Any]:
+        """The board after the first `moves` actions of the record (replaying a game step by
+        step): tiles, figures, scores, the City, and the action that led there."""
+        with self.lock:
+            record = self.game.to_record()
+        if not 0 <= moves <= len(record["actions"]):
+            raise IndexError(f"move {moves} is out of range (0 to {len(record['actions'])})")
+        record["actions"] = record["actions"][:moves]
+        record["sampled"] = [i for i in record["sampled"] if i < moves]
+        game = Game.from_json(json.dumps(record))
+        return {
+            "moves": moves,
+            "total": len(self.actors),
+            "action": record["actions"][-1] if moves else None,
+            "tiles": game.tiles,
+            "figures": game.figures,
+            "scores": game.scores,
+            "phase": game.phase,
+            "current_player": game.current_player,
+        }
 
     def describe(self) -> dict[str, Any]:
         with self.lock:

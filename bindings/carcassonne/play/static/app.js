@@ -16,6 +16,8 @@ const page = {
   view: { x: 0, y: 0, scale: 0.7 },
   hints: null,
   busy: false,
+  replayWanted: null,  // the move count the replay controls last asked for
+  replay: null,    // while replaying: the board after some moves (/api/games/{id}/replay/{n})
 };
 
 const $ = (id) => document.getElementById(id);
@@ -69,8 +71,13 @@ function rotatePoint([x, y], rotation) {
   return [x, y];
 }
 
+// What the board shows: the game now, or the replayed moment.
+function shown() {
+  return page.replay || page.game;
+}
+
 function tileAt(x, y) {
-  return page.game.tiles.find((t) => t.x === x && t.y === y);
+  return shown().tiles.find((t) => t.x === x && t.y === y);
 }
 
 // Board coordinates of the spot of feature `feature` on the tile at cell (x, y).
@@ -122,6 +129,7 @@ async function start() {
 
 function setGame(game, fit = false) {
   const changed = !page.game || page.game.id !== game.id || page.game.moves !== game.moves || page.game.version !== game.version;
+  if (!page.game || page.game.id !== game.id) [page.replay, page.replayWanted] = [null, null];
   page.game = game;
   location.hash = `game=${game.id}`;
   $("save-link").href = `/api/games/${game.id}/record`;
@@ -171,7 +179,9 @@ function render() {
   renderLog();
   $("undo-button").disabled = !game.log.some((e) => e.player >= 0 && game.seats[e.player].kind === "human");
   $("hint-button").disabled = !game.human_to_move;
-  if (game.terminal) showStatus("Game over");
+  $("replay-label").textContent = page.replay ? `move ${page.replay.moves} of ${game.moves}` : "";
+  if (page.replay) showStatus(`Replay: the board after move ${page.replay.moves} (${page.replay.action || "start"})`);
+  else if (game.terminal) showStatus("Game over");
   else if (game.bot_error) showStatus(`The bot stopped: ${game.bot_error}`, true);
   else if (game.human_to_move) showStatus(`${seatName(game.current_player)} to play`);
   else showStatus(`${seatName(game.current_player)} is thinking…`);
@@ -181,9 +191,10 @@ function renderBoard() {
   const game = page.game;
   const tilesLayer = $("layer-tiles");
   tilesLayer.replaceChildren();
-  for (const t of game.tiles) tileUse(t.tile, t.x, t.y, t.rotation, tilesLayer);
-  const last = game.tiles[game.tiles.length - 1];
-  if (last && game.phase !== "place_tile") {
+  const board = shown();
+  for (const t of board.tiles) tileUse(t.tile, t.x, t.y, t.rotation, tilesLayer);
+  const last = board.tiles[board.tiles.length - 1];
+  if (last && board.phase !== "place_tile") {
     svgElement("rect", { x: last.x * TILE + 2, y: last.y * TILE + 2, width: TILE - 4, height: TILE - 4, class: "last-tile" }, tilesLayer);
   }
   renderCityOnBoard();
@@ -241,7 +252,7 @@ function renderFigures() {
   const layer = $("layer-figures");
   layer.replaceChildren();
   const seen = new Map();  // two figures on one feature (XX-4) stand side by side
-  for (const f of page.game.figures) {
+  for (const f of shown().figures) {
     const key = `${f.x},${f.y},${f.feature}`;
     const offset = (seen.get(key) || 0) * 14;
     seen.set(key, (seen.get(key) || 0) + 1);
@@ -257,7 +268,7 @@ function renderTargets() {
   const spots = $("layer-spots");
   targets.replaceChildren();
   spots.replaceChildren();
-  if (!game.human_to_move) return;
+  if (!game.human_to_move || page.replay) return;
   const legal = game.legal;
   if (game.city) addQuarterSpots(spots);
   for (const cell of legal.placements) {
@@ -315,7 +326,7 @@ function renderGhost() {
   const layer = $("layer-ghost");
   layer.replaceChildren();
   const game = page.game;
-  if (!game.human_to_move || game.phase !== "place_tile") return;
+  if (!game.human_to_move || game.phase !== "place_tile" || page.replay) return;
   const cell = page.selected || hovered;
   if (!cell) return;
   const rotation = page.selected ? page.selected.rotation : rotationFor(cell);
@@ -454,11 +465,27 @@ function renderLog() {
   for (const entry of game.log) {
     const who = entry.player >= 0 ? `${swatch(entry.player)}` : "";
     const kind = entry.player < 0 ? "draw" : "";
-    let line = `<li class="${kind}" value="${entry.index + 1}">T${entry.turn} ${who}${entry.label}`;
+    let line = `<li class="${kind}" value="${entry.index + 1}" data-moves="${entry.index + 1}" title="show the board after this move">T${entry.turn} ${who}${entry.label}`;
     for (const s of entry.scored) line += ` <span class="scored">${swatch(s.player)}+${s.points} ${s.cause}</span>`;
     items.push(line + "</li>");
   }
   $("log").innerHTML = items.reverse().join("");
+}
+
+// Shows the board after the first `moves` moves; at the last move, the game itself again.
+// Quick clicks each step from the move last asked for, not from the last one shown.
+async function replayTo(moves) {
+  const game = page.game;
+  moves = Math.max(0, Math.min(moves, game.moves));
+  page.replayWanted = moves;
+  const snapshot = moves === game.moves ? null : await api("GET", `/api/games/${game.id}/replay/${moves}`).catch((error) => {
+    showStatus(error.message, true);
+    return undefined;
+  });
+  if (snapshot === undefined || page.replayWanted !== moves) return;  // failed, or superseded
+  page.replay = snapshot;
+  if (!snapshot) page.replayWanted = null;  // back to the game: steps start from its end again
+  render();
 }
 
 function showEndSummary() {
@@ -504,7 +531,7 @@ async function askHint() {
 function renderHints() {
   const layer = $("layer-hints");
   layer.replaceChildren();
-  if (!page.hints) return;
+  if (!page.hints || page.replay) return;
   const legal = page.game.legal;
   page.hints.forEach((move, i) => {
     let x = null, y = null, size = TILE - 12;
@@ -617,7 +644,20 @@ function setUpBoardControls() {
   window.addEventListener("resize", () => page.game && fitView());
 }
 
+function setUpReplay() {
+  const current = () => page.replayWanted ?? page.game.moves;
+  $("replay-first").addEventListener("click", () => replayTo(0));
+  $("replay-back").addEventListener("click", () => replayTo(current() - 1));
+  $("replay-forward").addEventListener("click", () => replayTo(current() + 1));
+  $("replay-exit").addEventListener("click", () => replayTo(page.game.moves));
+  $("log").addEventListener("click", (event) => {
+    const item = event.target.closest("li[data-moves]");
+    if (item) replayTo(Number(item.dataset.moves));
+  });
+}
+
 function setUpButtons() {
+  setUpReplay();
   $("new-game-button").addEventListener("click", () => $("new-game-dialog").showModal());
   $("rotate-button").addEventListener("click", () => rotate(1));
   $("place-button").addEventListener("click", placeSelected);
