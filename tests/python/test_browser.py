@@ -247,7 +247,9 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     assert len(browser.find_elements(By.CSS_SELECTOR, "#layer-tiles use")) == 1
     for _ in range(6):  # quick clicks: each steps on from the last one
         click(browser, "#replay-forward")
-    wait_until(lambda: browser.execute_script("return page.replay && page.replay.moves") == 6, what="the replay")
+    wait_until(
+        lambda: browser.execute_script("return page.replay && page.replay.moves") == 6, what="the replay"
+    )
     assert "Replay" in browser.find_element(By.ID, "status").text
     shot("06-replay")
     click(browser, "#replay-exit")
