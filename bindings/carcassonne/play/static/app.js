@@ -180,7 +180,10 @@ function render() {
   $("undo-button").disabled = !game.log.some((e) => e.player >= 0 && game.seats[e.player].kind === "human");
   $("hint-button").disabled = !game.human_to_move;
   $("replay-label").textContent = page.replay ? `move ${page.replay.moves} of ${game.moves}` : "";
-  if (page.replay) showStatus(`Replay: the board after move ${page.replay.moves} (${page.replay.action || "start"})`);
+  if (page.replay) {
+    const scores = page.replay.scores.join(" : ");
+    showStatus(`Replay: after move ${page.replay.moves} (${page.replay.action || "start"}), scores ${scores}`);
+  }
   else if (game.terminal) showStatus("Game over");
   else if (game.bot_error) showStatus(`The bot stopped: ${game.bot_error}`, true);
   else if (game.human_to_move) showStatus(`${seatName(game.current_player)} to play`);
@@ -279,6 +282,7 @@ function renderTargets() {
     rect.addEventListener("mouseleave", () => previewCell(null));
   }
   for (const choice of legal.cells) {
+    if (choice.what === "abbey") tileUse("abbey-mayor.A", choice.x, choice.y, 0, targets, "ghost");
     const rect = svgElement("rect", { x: choice.x * TILE + 4, y: choice.y * TILE + 4, width: TILE - 8, height: TILE - 8, rx: 8, class: "cell-choice", "data-action": choice.action }, targets);
     svgElement("title", {}, rect).textContent = choice.action;
     rect.addEventListener("click", () => play(choice.action));
@@ -538,7 +542,11 @@ function renderHints() {
     const placement = /^place (-?\d+),(-?\d+) r(\d)$/.exec(move.action);
     const figure = legal.figures.find((f) => f.action === move.action);
     const cell = legal.cells.find((c) => c.action === move.action);
-    if (placement) [x, y] = [placement[1] * TILE + 6, placement[2] * TILE + 6];
+    if (placement) {
+      [x, y] = [placement[1] * TILE + 6, placement[2] * TILE + 6];
+      // The best move's tile, turned as suggested, shows faintly where it would go.
+      if (i === 0) tileUse(page.game.drawn_tile, Number(placement[1]), Number(placement[2]), Number(placement[3]), layer, "ghost hint-ghost");
+    }
     else if (cell) [x, y] = [cell.x * TILE + 6, cell.y * TILE + 6];
     else if (figure) {
       const [fx, fy] = featureSpot(figure.x, figure.y, figure.feature);
@@ -560,7 +568,7 @@ function applyView() {
 
 function fitView() {
   const game = page.game;
-  const cells = [...game.tiles, ...game.legal.placements];
+  const cells = page.replay ? page.replay.tiles : [...game.tiles, ...game.legal.placements];
   const xs = cells.map((c) => c.x), ys = cells.map((c) => c.y);
   const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs) + 1, Math.min(...ys), Math.max(...ys) + 1];
   const box = $("board").getBoundingClientRect();
@@ -739,6 +747,12 @@ function renderSeats() {
       <select data-seat="${p}">${["human", "easy", "medium", "hard"].map((k) => `<option value="${k}" ${k === chosen ? "selected" : ""}>${k === "human" ? "human" : `bot: ${k}`}</option>`).join("")}</select>
       <label>s/move <input type="number" min="0.1" max="60" step="0.1" value="2" style="width:4em"></label>`;
     list.appendChild(row);
+    // Only a hard bot has a time a move to set.
+    const select = row.querySelector("select");
+    const time = row.querySelector("label");
+    const showTime = () => { time.hidden = select.value !== "hard"; };
+    select.addEventListener("change", showTime);
+    showTime();
   }
 }
 
