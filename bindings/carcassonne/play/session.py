@@ -40,9 +40,13 @@ class GameSession:
         self, game_id: str, seats: list[dict[str, Any]], record: dict[str, Any], store: Store
     ) -> None:
         """Replays `record` (a game record as a dict); raises RecordError if it does not replay."""
+        # Constant after construction.
         self.id = game_id
         self.seats = seats
         self.store = store
+        # Everything below is read and written with `lock` held: request threads and the bot
+        # thread share it. The bot thread releases it while it thinks on a copy of the state,
+        # and rechecks `version` before applying its answer.
         self.lock = threading.RLock()
         self.version = 0  # bumped by every change that invalidates a bot's pending answer
         self.deleted = False
