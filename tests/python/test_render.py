@@ -47,7 +47,7 @@ def test_every_tile_drawing_is_svg_with_a_spot_inside_the_tile_for_each_figure_f
     for name, tile in tile_catalogue().items():
         ET.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg">{tile["svg"]}</svg>')  # well-formed
         for feature, anchor in zip(tile["features"], tile["anchors"], strict=False):
-            if feature == "quarter":
+            if feature in ("quarter", "river"):
                 assert anchor is None
                 continue
             assert anchor is not None and 0 < anchor[0] < 100 and 0 < anchor[1] < 100, (name, feature)

@@ -83,10 +83,11 @@ def _fmt(p: Point) -> str:
     return f"{p[0]:g},{p[1]:g}"
 
 
-def city_outline(sides: list[str]) -> Curve:
+def city_outline(sides: list[str], narrow: bool = False) -> Curve:
     """The outline of a city covering these sides: covered sides follow the tile's edge; each run
     of uncovered sides is closed by a curve bowing into the tile (a cap for a one-sided city, a
-    concave diagonal for two adjacent sides, a waist for two opposite sides)."""
+    concave diagonal for two adjacent sides, a waist for two opposite sides: `narrow` when another
+    city shares the tile, so a bridge's two cities both show)."""
     covered = [s in sides for s in SIDES]
     if all(covered):
         return Curve(CORNERS[0], [(None, c) for c in CORNERS[1:]])
@@ -103,7 +104,7 @@ def city_outline(sides: list[str]) -> Curve:
             run += 1
         end = CORNERS[(s + run) % 4]
         if run == 1:  # one open side: the field is a cap of it
-            control = _toward_centre(side_middle(SIDES[s % 4]), 60)
+            control = _toward_centre(side_middle(SIDES[s % 4]), 80 if narrow else 60)
         elif run == 2:  # a corner city: a diagonal bowing toward the city's corner
             city_corner = CORNERS[(s + 3) % 4]
             control = (CENTRE[0] + (city_corner[0] - 50) * 0.25, CENTRE[1] + (city_corner[1] - 50) * 0.25)
@@ -186,9 +187,10 @@ def tile_shapes(kind: dict[str, Any]) -> TileShapes:
     """The shapes and figure spots of one tile kind (a dict of tile_kinds(geometry=True))."""
     shapes = TileShapes(kind)
     features = kind["features"]
+    several_cities = sum(f["type"] == "city" for f in features) > 1
     for index, feature in enumerate(features):
         if feature["type"] == "city":
-            shapes.cities[index] = city_outline(feature["sides"])
+            shapes.cities[index] = city_outline(feature["sides"], narrow=several_cities)
         elif feature["type"] == "road":
             shapes.roads[index] = line_curves(feature["sides"], feature["road_end"])
         elif feature["type"] == "river":
@@ -226,16 +228,15 @@ def tile_shapes(kind: dict[str, Any]) -> TileShapes:
         kind_name = feature["type"]
         if kind_name == "city":
             anchor = _deepest({c for c, what in cover.items() if what == index})
-        elif kind_name in ("road", "river"):
-            curves = (shapes.roads if kind_name == "road" else shapes.rivers)[index]
-            anchor = _road_anchor(curves)
+        elif kind_name == "road":
+            anchor = _road_anchor(shapes.roads[index])
         elif kind_name in ("monastery", "shrine", "abbey"):
             anchor = CENTRE
         elif kind_name == "field":
             anchor = _deepest(shapes.fields[index]) or CORNERS[index % 4]
             if not shapes.fields[index]:  # an enclosed field (a bridge's corners)
                 anchor = _toward_centre(CORNERS[(index * 2) % 4], 14)
-        else:
+        else:  # rivers and the City's quarters hold no figure on the tile
             anchor = None
         anchors.append(anchor)
     shapes.anchors = _spread(anchors)
