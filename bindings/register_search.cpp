@@ -36,6 +36,7 @@ struct PyMcts {
   explicit PyMcts(const MctsConfig& config) : mcts(config) {}
   Mcts mcts;
   std::atomic<bool> busy{false};
+  std::atomic<bool> stop{false};  // set by stop() from any thread; cleared when a search ends
 };
 
 class BusyGuard {
@@ -182,12 +183,19 @@ void register_search(py::module_& m) {
             BusyGuard guard(self);  // one call at a time on this object (see PyMcts)
             // The state is copied with the GIL held (as in analyse); self.mcts is guarded above.
             State state_copy = state;
-            return run_interruptible([&](const std::atomic<bool>* cancel) { return self.mcts.search(state_copy, seed, cancel); });
+            auto result = run_interruptible(
+                [&](const std::atomic<bool>* cancel) { return self.mcts.search(state_copy, seed, cancel); }, &self.stop);
+            self.stop.store(false);
+            return result;
           },
           "state"_a, "seed"_a = 0,
           "Searches from a decision node with the GIL released, keeping the subtree of the previous\n"
           "search if the state lies in it (config.reuse). Ctrl-C stops it (KeyboardInterrupt); the\n"
           "tree stays usable.")
+      .def(
+          "stop", [](PyMcts& self) { self.stop.store(true); },
+          "Ends the search running in another thread early (it returns what it found so far), or\n"
+          "the next search to start if none is running. Safe from any thread.")
       .def(
           "clear",
           [](PyMcts& self) {

@@ -215,3 +215,16 @@ def test_medium_and_hard_bots_answer(client: TestClient) -> None:
     state = wait_for_human(client, state["id"])
     assert {entry["player"] for entry in state["log"]} >= {0, 1, 2}
     assert len(state["tiles"]) == 4 and state["current_player"] == 0
+
+
+def test_deleting_a_game_stops_its_bots_search_at_once(client: TestClient) -> None:
+    slow = {"kind": "bot", "level": "hard", "time": 30}
+    state = new_game(client, [slow, slow])
+    session = client.app.state.games.get(state["id"])
+    thread = session.bot_thread
+    time.sleep(0.3)  # the first bot is thinking
+    start = time.monotonic()
+    assert client.delete(f"/api/games/{state['id']}").status_code == 200
+    thread.join(10)
+    assert not thread.is_alive() and time.monotonic() - start < 2
+    assert client.get(f"/api/games/{state['id']}").status_code == 404

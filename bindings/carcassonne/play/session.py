@@ -14,13 +14,14 @@ from typing import Any
 
 from .. import _core
 from ..game import Game, IllegalActionError, RecordError
+from ..search import mcts_config
 from .actions import PROMPTS, grouped_actions, label
 from .slots import BOT_SLOTS
 from .store import Store
 
 QUARTERS = ("castle", "market", "blacksmith", "cathedral")
 FIGURE_KINDS = ("meeple", "mayor", "wagon", "barn")
-BOT_LEVELS = {"easy": "greedy", "medium": "mcts:iters=3000"}  # "hard": MCTS for the seat's time
+MEDIUM_ITERATIONS = 3000
 DEFAULT_HARD_TIME = 2.0
 LOG_TAIL = 200
 
@@ -29,10 +30,12 @@ class NotYourTurnError(Exception):
     """A human move while the game waits for a bot, a draw, or nobody (the end)."""
 
 
-def agent_spec(seat: dict[str, Any]) -> str:
+def new_search(seat: dict[str, Any]) -> _core.Mcts:
+    """The search of a medium (a fixed number of iterations) or hard (a time a move) bot. It
+    keeps its tree from move to move, as the arena's MCTS agent does."""
     if seat["level"] == "hard":
-        return f"mcts:time={float(seat.get('time', DEFAULT_HARD_TIME))!r}"
-    return BOT_LEVELS[seat["level"]]
+        return _core.Mcts(mcts_config(time=float(seat.get("time", DEFAULT_HARD_TIME))))
+    return _core.Mcts(mcts_config(iterations=MEDIUM_ITERATIONS))
 
 
 class GameSession:
@@ -52,6 +55,12 @@ class GameSession:
         self.deleted = False
         self.bot_thread: threading.Thread | None = None
         self.bot_error: str | None = None
+        # The MCTS bots' searches by seat, used by the bot thread only (delete() may stop one).
+        self.searches = {
+            p: new_search(seat)
+            for p, seat in enumerate(seats)
+            if seat.get("level", "easy") != "easy" and seat["kind"] == "bot"
+        }
         self.game: Game
         self.log: list[dict[str, Any]] = []
         self.actors: list[int] = []  # the player who chose each action of the record, -1 a draw
@@ -152,6 +161,8 @@ class GameSession:
             self.deleted = True
             self.version += 1
             self.store.delete(self.id)
+        for search in self.searches.values():
+            search.stop()  # a bot thinking now answers at once, and its answer is dropped
 
     def _wake_bots(self) -> None:
         """Starts the bot thread if a bot is to decide and none is thinking (lock held)."""
@@ -168,16 +179,18 @@ class GameSession:
                 if self.deleted or not self.is_bot(player):
                     self.bot_thread = None
                     return
-                state, version = self.game.core_state(), self.version
-                spec, seed = agent_spec(self.seats[player]), len(self.actors)
+                state, version, seed = self.game.core_state(), self.version, len(self.actors)
             # Games where a human waits for the bot's answer think first.
             priority = 0 if any(seat["kind"] == "human" for seat in self.seats) else 1
             try:
                 with BOT_SLOTS.slot(priority):
-                    code = _core.choose_action(state, spec, seed)
+                    with self.lock:
+                        if self.deleted:  # while this bot waited for a slot
+                            return
+                    code = self._think(player, state, seed)
             except Exception as e:  # a bot must never take the server down; show why it stopped
                 with self.lock:
-                    self.bot_error = f"{spec}: {e}"
+                    self.bot_error = f"{self.seats[player]['level']} bot: {e}"
                     self.bot_thread = None
                 return
             with self.lock:
@@ -187,6 +200,16 @@ class GameSession:
                 self.version += 1
                 self._draw()
                 self.save()
+
+    def _think(self, player: int, state: _core.State, seed: int) -> int:
+        """The bot's action code at `state` (a copy: the game may change meanwhile)."""
+        legal = state.legal_actions()
+        if len(legal) == 1:  # a forced move needs no thought
+            return legal[0]
+        search = self.searches.get(player)
+        if search is None:  # easy: the one-ply greedy bot
+            return _core.choose_action(state, "greedy", seed)
+        return search.search(state, seed).best
 
     # ---- What the page shows -----------------------------------------------------------------
 
