@@ -122,7 +122,7 @@ async function start() {
       showStatus(`Could not open game ${id}: ${error.message}`, true);
     }
   }
-  $("new-game-dialog").showModal();
+  openNewGameDialog();
 }
 
 // ---- Game state ------------------------------------------------------------------------------
@@ -666,7 +666,7 @@ function setUpReplay() {
 
 function setUpButtons() {
   setUpReplay();
-  $("new-game-button").addEventListener("click", () => $("new-game-dialog").showModal());
+  $("new-game-button").addEventListener("click", openNewGameDialog);
   $("rotate-button").addEventListener("click", () => rotate(1));
   $("place-button").addEventListener("click", placeSelected);
   $("hint-button").addEventListener("click", askHint);
@@ -732,6 +732,30 @@ function setUpNewGameDialog() {
       $("new-game-error").textContent = error.message;
     }
   });
+}
+
+// Shows the dialog with the games the server keeps, newest first, each a link to continue it.
+async function openNewGameDialog() {
+  $("new-game-dialog").showModal();
+  const list = $("saved-game-list");
+  list.replaceChildren();
+  for (const saved of await api("GET", "/api/games").catch(() => [])) {
+    const item = document.createElement("li");
+    const link = document.createElement("a");
+    link.href = `#game=${saved.id}`;
+    link.textContent = `${saved.id}, last move ${new Date(saved.updated * 1000).toLocaleString()}`;
+    link.addEventListener("click", async (event) => {
+      event.preventDefault();
+      try {
+        setGame(await api("GET", `/api/games/${saved.id}`), true);
+        $("new-game-dialog").close();
+      } catch (error) {
+        $("new-game-error").textContent = error.message;
+      }
+    });
+    item.appendChild(link);
+    list.appendChild(item);
+  }
 }
 
 function renderSeats() {
