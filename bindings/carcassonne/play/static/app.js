@@ -140,7 +140,7 @@ function setGame(game, fit = false) {
     $("hint-panel").hidden = true;
   }
   if (fit || (changed && !allVisible([...game.tiles, ...game.legal.placements, ...game.legal.cells]))) fitView();
-  render();
+  if (changed || fit || game.bot_error) render();  // polls while a bot thinks mostly change nothing
   if (!game.terminal && !game.human_to_move && !game.bot_error) setTimeout(poll, POLL_MS);
   if (game.terminal && changed) showEndSummary();
 }
