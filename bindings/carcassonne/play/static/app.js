@@ -416,8 +416,12 @@ function renderTurn() {
   }
 }
 
+let shownScores = null;  // the scores last drawn: a change flashes the row
+
 function renderScores() {
   const game = page.game;
+  const before = shownScores && shownScores.length === game.scores.length ? shownScores : game.scores;
+  shownScores = game.scores;
   const abbeyMayor = game.config.expansions.includes("abbey-mayor");
   const rows = game.scores.map((score, p) => {
     const causes = Object.entries(game.breakdown[p]).filter(([, points]) => points).map(([cause, points]) => `${cause} ${points}`).join(", ");
@@ -425,9 +429,9 @@ function renderScores() {
     let supply = `meeples ${s.meeple}`;
     if (abbeyMayor) supply += `, mayor ${s.mayor}, wagon ${s.wagon}, barn ${s.barn}, abbey ${s.abbeys}`;
     const titles = [game.king === p ? "♔ King" : "", game.robber === p ? "⚔ Robber" : ""].filter(Boolean).join(" ");
-    const toMove = p === game.current_player ? "to-move" : "";
+    const toMove = (p === game.current_player ? "to-move" : "") + (score !== before[p] ? " scored-now" : "");
     return `<tr class="${toMove}"><td>${swatch(p)}${seatName(p)} ${titles}<div class="causes">${causes || "no points yet"}</div>` +
-      `<div class="supply">${supply}</div></td><td class="score">${score}<div class="causes" title="if the game ended now">→ ${game.final_estimate[p]}</div></td></tr>`;
+      `<div class="supply">${supply}</div></td><td class="score">${score}${score !== before[p] ? ` <span class="gain">+${score - before[p]}</span>` : ""}<div class="causes" title="if the game ended now">→ ${game.final_estimate[p]}</div></td></tr>`;
   });
   $("scores").innerHTML = rows.join("");
 }
