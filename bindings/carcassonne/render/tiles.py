@@ -183,17 +183,35 @@ def _arrow(kind: str, side: str) -> str:
 
 
 def _city_square(shapes: TileShapes) -> str:
-    """A square of the City of Carcassonne: stone and walls, with the field strips outside."""
-    cells = []
+    """A square of the City of Carcassonne: stone inside its walls, the field strips outside.
+    Drawn cell by cell on the geometry grid, with a wall wherever stone meets field."""
     size = 100 / GRID
-    for i in range(GRID):
-        for j in range(GRID):
-            x, y = cell_centre(i, j)
-            if not in_square_field_strip(shapes.kind, (x, y)):
-                # Overlapping a little, so no seams show between the cells.
-                side = f"{size + 0.3:g}"
-                cells.append(f'<rect x="{i * size:g}" y="{j * size:g}" width="{side}" height="{side}"/>')
-    return f'<g fill="{COLOURS["walls"]}">{"".join(cells)}</g>'
+    stone = {
+        (i, j)
+        for i in range(GRID)
+        for j in range(GRID)
+        if not in_square_field_strip(shapes.kind, cell_centre(i, j))
+    }
+    side = f"{size + 0.3:g}"  # overlapping a little, so no seams show between the cells
+    cells = "".join(
+        f'<rect x="{i * size:g}" y="{j * size:g}" width="{side}" height="{side}"/>' for i, j in stone
+    )
+    walls = []
+    for i, j in stone:
+        x, y = i * size, j * size
+        for (di, dj), line in (
+            ((1, 0), f"M{x + size:g},{y:g} v{size:g}"),
+            ((-1, 0), f"M{x:g},{y:g} v{size:g}"),
+            ((0, 1), f"M{x:g},{y + size:g} h{size:g}"),
+            ((0, -1), f"M{x:g},{y:g} h{size:g}"),
+        ):
+            n = (i + di, j + dj)
+            if 0 <= n[0] < GRID and 0 <= n[1] < GRID and n not in stone:
+                walls.append(line)
+    return (
+        f'<g fill="{COLOURS["walls"]}">{cells}</g>'
+        f'<path d="{" ".join(walls)}" stroke="#5e5345" stroke-width="2.5" stroke-linecap="square"/>'
+    )
 
 
 def figure_svg(kind: str, player: int, x: float, y: float, scale: float = 1.0) -> str:
