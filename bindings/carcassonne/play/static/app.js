@@ -21,6 +21,7 @@ const page = {
 };
 
 const $ = (id) => document.getElementById(id);
+let hovered = null;  // the legal cell under the pointer, for the ghost preview
 
 function svgElement(tag, attributes = {}, parent = null) {
   const element = document.createElementNS(SVG_NS, tag);
@@ -136,6 +137,7 @@ function setGame(game, fit = false) {
   $("save-link").setAttribute("download", `carcassonne-${game.id}.json`);
   if (changed) {
     page.selected = null;
+    hovered = null;
     page.hints = null;
     $("hint-panel").hidden = true;
   }
@@ -320,7 +322,6 @@ function rotationFor(cell) {
   return legal.find((r) => r >= page.rotation) ?? legal[0];
 }
 
-let hovered = null;
 function previewCell(cell) {
   hovered = cell;
   renderGhost();
@@ -332,7 +333,8 @@ function renderGhost() {
   const game = page.game;
   if (!game.human_to_move || game.phase !== "place_tile" || page.replay) return;
   const cell = page.selected || hovered;
-  if (!cell) return;
+  // A hovered cell from an earlier turn (its target was drawn again) is not a preview now.
+  if (!cell || !game.legal.placements.some((c) => c.x === cell.x && c.y === cell.y)) return;
   const rotation = page.selected ? page.selected.rotation : rotationFor(cell);
   tileUse(game.drawn_tile, cell.x, cell.y, rotation, layer, page.selected ? "ghost fixed" : "ghost");
   if (page.selected) {
