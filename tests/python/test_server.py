@@ -185,7 +185,7 @@ def test_a_game_between_bots_plays_to_the_end_with_scores_in_the_log(client: Tes
 def test_the_page_and_the_tile_drawings_are_served(client: TestClient) -> None:
     page = client.get("/")
     assert page.status_code == 200 and '<svg id="board"' in page.text
-    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/js/main.js").status_code == 200
     tiles = client.get("/api/tiles").json()
     assert tiles["base.D"]["svg"].startswith("<g") and len(tiles["base.D"]["anchors"]) == 4
     options = client.get("/api/options").json()
