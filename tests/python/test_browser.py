@@ -243,7 +243,7 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     # Replay: step through the record from the start.
     click(browser, "#end-dialog button")
     click(browser, "#replay-first")
-    wait_until(lambda: browser.execute_script("return page.replay && page.replay.moves") == 0 or None)
+    wait_until(lambda: browser.execute_script("return page.replay !== null && page.replay.moves === 0"))
     assert len(browser.find_elements(By.CSS_SELECTOR, "#layer-tiles use")) == 1
     for _ in range(6):  # quick clicks: each steps on from the last one
         click(browser, "#replay-forward")
