@@ -175,9 +175,7 @@ def take_turn_by_clicks(browser: Any, figure: bool) -> None:
         return
     spots = browser.find_elements(By.CSS_SELECTOR, ".spot")
     if figure and spots:
-        browser.execute_script(
-            "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", spots[0]
-        )
+        spots[0].click()
     else:
         browser.find_elements(By.CSS_SELECTOR, "#choices button")[0].click()
     wait_until(lambda: page_game(browser)["moves"] > moves, what="the move")
@@ -291,7 +289,7 @@ def click_action(browser: Any, action: str) -> None:
     quoted = action.replace("'", "\\'")
     for selector in (f".spot[data-action='{quoted}']", f".cell-choice[data-action='{quoted}']"):
         found = browser.find_elements(By.CSS_SELECTOR, selector)
-        if found:
+        if found:  # the spot's own click handler: spots of several figures may touch on the board
             browser.execute_script(
                 "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", found[0]
             )
