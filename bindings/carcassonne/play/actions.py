@@ -26,8 +26,9 @@ PASS_LABELS = {
 }
 
 
-def label(text: str, phase: str) -> str:
-    """A short English description of an action for buttons and the move log."""
+def label(text: str, phase: str, count: str | None = None) -> str:
+    """A short English description of an action for buttons and the move log (`count`: the
+    quarter where the Count stands, if the game has him)."""
     if text == "pass":
         return PASS_LABELS.get(phase, "Pass")
     if text == "take-tile":
@@ -44,7 +45,7 @@ def label(text: str, phase: str) -> str:
     if m := QUARTER.match(text):
         return f"{m[1].capitalize()} into the City's {m[2]} quarter"
     if m := COUNT.match(text):
-        return f"Move the Count to the {m[1]}"
+        return f"Leave the Count in the {m[1]}" if m[1] == count else f"Move the Count to the {m[1]}"
     if text.startswith("draw "):
         return f"Drew {text[5:]}"
     return text
@@ -76,7 +77,7 @@ def grouped_actions(game: Game) -> dict[str, Any]:
         elif m := CELL_CHOICE.match(text):
             groups["cells"].append({"action": text, "what": m[1], "x": int(m[2]), "y": int(m[3])})
         else:
-            groups["choices"].append({"action": text, "label": label(text, phase)})
+            groups["choices"].append({"action": text, "label": label(text, phase, game.count)})
     groups["placements"] = list(cells.values())
     return groups
 

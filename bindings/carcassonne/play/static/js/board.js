@@ -66,7 +66,8 @@ function addQuarterSpots(layer) {
     if (!tile) continue;
     choices.forEach((choice, i) => {
       const letter = choice.action.startsWith("count") ? "C" : FIGURE_LETTERS[choice.action.split(" ")[0]];
-      addSpot(layer, tile.x * TILE + 30 + 20 * i, tile.y * TILE + 58, letter, choice.action, choice.label);
+      // Above the quarter's box, so the figures in it stay visible.
+      addSpot(layer, tile.x * TILE + 30 + 20 * i, tile.y * TILE + 17, letter, choice.action, choice.label);
     });
   }
 }
