@@ -288,7 +288,7 @@ export function setUpBoardControls() {
     event.preventDefault();
     const placing = page.game && page.game.human_to_move && page.game.phase === "place_tile";
     // Over a legal cell or the chosen one, the wheel turns the tile; elsewhere it zooms.
-    if (placing && (event.target.closest(".target") || page.selected)) {
+    if (placing && event.target.closest(".target")) {
       rotate(event.deltaY > 0 ? 1 : -1);
       return;
     }
