@@ -21,6 +21,8 @@ import pytest
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
 from carcassonne import Game  # noqa: E402
@@ -195,6 +197,15 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     assert len(browser.find_elements(By.CSS_SELECTOR, "#hint-list li")) == 3
     assert browser.find_elements(By.CSS_SELECTOR, ".hint-mark")
     shot("02-hint")
+
+    # The wheel over a legal cell turns the tile; elsewhere it zooms.
+    target = browser.find_elements(By.CSS_SELECTOR, ".target")[0]
+    ActionChains(browser).scroll_from_origin(ScrollOrigin.from_element(target), 0, 120).perform()
+    wait_until(lambda: browser.execute_script("return page.rotation") == 1, what="the wheel's turn")
+    scale = browser.execute_script("return page.view.scale")
+    board = browser.find_element(By.ID, "board")
+    ActionChains(browser).scroll_from_origin(ScrollOrigin.from_element(board, 0, -300), 0, -120).perform()
+    wait_until(lambda: browser.execute_script("return page.view.scale") > scale, what="the zoom")
 
     # A placement and a meeple, then undo back to the figure decision.
     take_turn_by_clicks(browser, figure=True)
