@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any
@@ -228,3 +229,42 @@ def test_deleting_a_game_stops_its_bots_search_at_once(client: TestClient) -> No
     thread.join(10)
     assert not thread.is_alive() and time.monotonic() - start < 2
     assert client.get(f"/api/games/{state['id']}").status_code == 404
+
+
+MIXES = [
+    ([], {}),
+    (["abbey-mayor"], {}),
+    (["abbey-mayor", "city", "king-robber", "shrines", "anniv20"], {"count_move": "follow"}),
+    (["river2", "abbey-mayor", "anniv20"], {"start": "river2", "wagon_move": "c1"}),
+]
+
+
+@pytest.mark.parametrize(("expansions", "variants"), MIXES)
+def test_every_legal_action_has_exactly_one_control_on_the_page(
+    expansions: list[str], variants: dict[str, str]
+) -> None:
+    """Whatever the decision, the grouped actions are the engine's legal actions, each once, and
+    every figure spot lies on a feature of a placed tile, so the page can always offer it."""
+    from carcassonne.play.actions import grouped_actions
+    from carcassonne.render import tile_catalogue
+
+    catalogue = tile_catalogue()
+    rng = random.Random(5)
+    phases = set()
+    for seed in range(3):
+        game = Game(players=3, expansions=expansions, variants=variants, seed=seed)
+        while not game.is_terminal:
+            if game.is_chance:
+                game.apply_random_chance()
+                continue
+            phases.add(game.phase)
+            groups = grouped_actions(game)
+            grouped = every_legal_action({"legal": groups})
+            assert sorted(grouped) == sorted(a.text for a in game.legal_actions()), game.phase
+            tiles = {(t["x"], t["y"]): t["tile"] for t in game.tiles}
+            for figure in groups["figures"]:
+                kind = catalogue[tiles[(figure["x"], figure["y"])]]
+                assert kind["features"][figure["feature"]] == figure["feature_type"]
+                assert kind["anchors"][figure["feature"]] is not None
+            game.apply(rng.choice(game.legal_actions()))
+    assert {"place_tile", "place_figure"} <= phases
