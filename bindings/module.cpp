@@ -71,9 +71,12 @@ py::dict tile_geometry(const TileKind& k) {
         sides.append(std::string(1, kSideLetters[s]));
     for (int c = 0; c < kMaxSegmentsPerTile; ++c)
       if (seg.cities >> c & 1) cities.append(c);
+    // The city feature a road ends at (its gate), for a road ending at a city.
+    py::object gate = seg.road_end == RoadEnd::City ? py::object(py::int_(int(seg.road_end_city))) : py::none();
     features.append(py::dict(py::arg("type") = feature_type_name(seg.type), py::arg("points") = points,
                              py::arg("sides") = sides, py::arg("pennants") = int(seg.pennants),
-                             py::arg("cities") = cities, py::arg("road_end") = road_end_name(seg.road_end)));
+                             py::arg("cities") = cities, py::arg("road_end") = road_end_name(seg.road_end),
+                             py::arg("road_end_city") = gate));
   }
   py::object arrow = py::none();
   if (k.arrow != ArrowKind::None)
@@ -137,7 +140,8 @@ PYBIND11_MODULE(_core, m) {
       "With geometry=True, one dict per kind instead: name, set, count, edges (\"CRFR\", N E S W),\n"
       "start, city_square, marks, arrow ({kind, side} or None) and features, in feature-index\n"
       "order: {type, points (the 12 connection points it reaches, engine/types.h), sides,\n"
-      "pennants, cities (field: indexes of the city features it touches), road_end}.");
+      "pennants, cities (field: indexes of the city features it touches), road_end, road_end_city\n"
+      "(the city feature a road ends at, or None)}.");
 
   py_bindings::register_state(m);
   py_bindings::register_play(m);

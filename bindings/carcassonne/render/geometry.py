@@ -191,14 +191,28 @@ def tile_shapes(kind: dict[str, Any]) -> TileShapes:
     for index, feature in enumerate(features):
         if feature["type"] == "city":
             shapes.cities[index] = city_outline(feature["sides"], narrow=several_cities)
-        elif feature["type"] == "road":
-            shapes.roads[index] = line_curves(feature["sides"], feature["road_end"])
         elif feature["type"] == "river":
             shapes.rivers[index] = line_curves(feature["sides"], "through")
         elif feature["type"] in ("monastery", "shrine", "abbey"):
             shapes.cloister = index
 
     city_polygons = {i: c.polyline() for i, c in shapes.cities.items()}
+
+    def city_at(p: Point) -> int | None:
+        """The city drawn on top at point p, if any."""
+        return next((i for i in reversed(list(city_polygons)) if _inside(city_polygons[i], p)), None)
+
+    city_cells = {(i, j): city_at(cell_centre(i, j)) for i in range(GRID) for j in range(GRID)}
+    city_spots = {i: _deepest({c for c, city in city_cells.items() if city == i}) for i in city_polygons}
+    for index, feature in enumerate(features):
+        if feature["type"] != "road":
+            continue
+        gate = city_spots.get(feature["road_end_city"]) if feature["road_end"] == "city" else None
+        if gate is not None and len(feature["sides"]) == 1:  # straight to its city, under the walls
+            shapes.roads[index] = [Curve(side_middle(feature["sides"][0]), [(None, gate)])]
+        else:
+            shapes.roads[index] = line_curves(feature["sides"], feature["road_end"])
+
     lines = [(c.polyline(), ROAD_HALF_WIDTH + 1) for cs in shapes.roads.values() for c in cs]
     lines += [(c.polyline(), RIVER_HALF_WIDTH + 1) for cs in shapes.rivers.values() for c in cs]
     square = kind["city_square"]
@@ -208,9 +222,9 @@ def tile_shapes(kind: dict[str, Any]) -> TileShapes:
         "open" (field)."""
         if shapes.cloister is not None and max(abs(p[0] - 50), abs(p[1] - 50)) <= CLOISTER_HALF + 2:
             return "building"
-        for i in reversed(list(city_polygons)):
-            if _inside(city_polygons[i], p):
-                return i
+        city = city_at(p)
+        if city is not None:
+            return city
         if any(_near(line, p, width) for line, width in lines):
             return "line"
         if square and not in_square_field_strip(kind, p):
@@ -227,7 +241,7 @@ def tile_shapes(kind: dict[str, Any]) -> TileShapes:
     for index, feature in enumerate(features):
         kind_name = feature["type"]
         if kind_name == "city":
-            anchor = _deepest({c for c, what in cover.items() if what == index})
+            anchor = city_spots[index]
         elif kind_name == "road":
             anchor = _road_anchor(shapes.roads[index])
         elif kind_name in ("monastery", "shrine", "abbey"):
