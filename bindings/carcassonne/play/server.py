@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field
 from .. import _core
 from ..game import Error, Game, IllegalActionError
 from ..render import PLAYER_COLOURS, figure_svg, tile_catalogue
+from .actions import label
 from .session import DEFAULT_HARD_TIME, FIGURE_KINDS, GameSession, NotYourTurnError
 from .store import Store
 
@@ -207,7 +208,15 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
         return {
             "player": game.current_player,
             "phase": game.phase,
-            "moves": [{"action": m["action"], "visits": m["visits"], "win": m["win"]} for m in moves[:3]],
+            "moves": [
+                {
+                    "action": m["action"],
+                    "label": label(m["action"], game.phase, game.count),
+                    "visits": m["visits"],
+                    "win": m["win"],
+                }
+                for m in moves[:3]
+            ],
         }
 
     @app.get("/api/games/{game_id}/replay/{moves}")

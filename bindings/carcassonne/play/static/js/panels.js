@@ -137,7 +137,7 @@ export async function askHint() {
     hint.moves.forEach((move, i) => {
       const chances = move.win.map((w, p) => `${swatch(p)}${Math.round(100 * w)}%`).join(" ");
       const item = document.createElement("li");
-      item.innerHTML = `<b>${move.action}</b> — win chance ${chances} `;
+      item.innerHTML = `<b>${move.label}</b> <code>${move.action}</code> — win chance ${chances} `;
       const button = document.createElement("button");
       button.textContent = "Play";
       button.addEventListener("click", () => play(move.action));
