@@ -14,12 +14,15 @@
 namespace carc::py_bindings {
 
 // Call with the GIL held; `work(const std::atomic<bool>* cancel)` must not touch Python objects.
+// `stop`, if given, is a second way to cancel (set from another thread, e.g. Mcts.stop()): the
+// work then ends early and its result is returned as usual.
 template <class Work>
-auto run_interruptible(Work&& work) {
+auto run_interruptible(Work&& work, const std::atomic<bool>* stop = nullptr) {
   std::atomic<bool> cancel{false};
   pybind11::gil_scoped_release release;
   auto done = std::async(std::launch::async, [&] { return work(&cancel); });
   while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+    if (stop != nullptr && stop->load()) cancel.store(true);  // the work sees it at its next check
     pybind11::gil_scoped_acquire acquire;
     if (PyErr_CheckSignals() != 0) {
       cancel.store(true);

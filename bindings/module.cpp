@@ -10,6 +10,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <string>
+
 #include "engine/catalogue.h"
 #include "engine/config.h"
 #include "engine/errors.h"
@@ -28,6 +30,66 @@ Action to_action(int64_t code) {
   return Action{uint32_t(code)};
 }
 
+namespace {
+
+const char* road_end_name(RoadEnd end) {
+  switch (end) {
+    case RoadEnd::Through: return "through";
+    case RoadEnd::Junction: return "junction";
+    case RoadEnd::Cloister: return "cloister";
+    case RoadEnd::City: return "city";
+    case RoadEnd::House: return "house";
+    case RoadEnd::Carcassonne: return "carcassonne";
+  }
+  return "through";
+}
+
+const char* arrow_kind_name(ArrowKind kind) {
+  switch (kind) {
+    case ArrowKind::None: return "none";
+    case ArrowKind::MeepleBeside: return "meeple-beside";
+    case ArrowKind::PlaceAnywhere: return "place-anywhere";
+    case ArrowKind::ExtraTurn: return "extra-turn";
+  }
+  return "none";
+}
+
+// One tile kind as printed (catalogue orientation): what renderers and encoders need.
+py::dict tile_geometry(const TileKind& k) {
+  static constexpr char kEdgeLetters[] = "-FRCWAX";  // Edge values 0 .. 6 (engine/types.h)
+  static constexpr char kSideLetters[] = "NESW";
+  const RotatedTile& tile = k.rotations[0];
+  std::string edges;
+  for (Edge e : tile.edges) edges += kEdgeLetters[int(e)];
+  py::list features;
+  for (int i = 0; i < k.num_segments; ++i) {
+    const SegmentSpec& seg = tile.segments[size_t(i)];
+    py::list points, sides, cities;
+    for (int p = 0; p < kNumPoints; ++p)
+      if (seg.points >> p & 1) points.append(p);
+    // A road, city or river reaches a side through its middle point; a field only by halves.
+    for (int s = 0; s < kNumSides; ++s)
+      if (seg.type != FeatureType::Field && (seg.points >> side_point(Side(s), 1) & 1))
+        sides.append(std::string(1, kSideLetters[s]));
+    for (int c = 0; c < kMaxSegmentsPerTile; ++c)
+      if (seg.cities >> c & 1) cities.append(c);
+    // The city feature a road ends at (its gate), for a road ending at a city.
+    py::object gate = seg.road_end == RoadEnd::City ? py::object(py::int_(int(seg.road_end_city))) : py::none();
+    features.append(py::dict(py::arg("type") = feature_type_name(seg.type), py::arg("points") = points,
+                             py::arg("sides") = sides, py::arg("pennants") = int(seg.pennants),
+                             py::arg("cities") = cities, py::arg("road_end") = road_end_name(seg.road_end),
+                             py::arg("road_end_city") = gate));
+  }
+  py::object arrow = py::none();
+  if (k.arrow != ArrowKind::None)
+    arrow = py::dict(py::arg("kind") = arrow_kind_name(k.arrow),
+                     py::arg("side") = std::string(1, kSideLetters[tile.arrow_points]));
+  return py::dict(py::arg("name") = k.name, py::arg("set") = k.set, py::arg("count") = k.count,
+                  py::arg("edges") = edges, py::arg("start") = k.is_start, py::arg("city_square") = k.city_square,
+                  py::arg("marks") = k.marks, py::arg("arrow") = arrow, py::arg("features") = features);
+}
+
+}  // namespace
 }  // namespace carc::py_bindings
 
 PYBIND11_MODULE(_core, m) {
@@ -72,13 +134,19 @@ PYBIND11_MODULE(_core, m) {
       "rules it changes; None: every game)}].");
   m.def(
       "tile_kinds",
-      [] {
+      [](bool geometry) {
         py::list out;
         for (const TileKind& k : Catalogue::builtin().kinds())
-          out.append(py::make_tuple(k.name, k.set, k.count));
+          out.append(geometry ? py_bindings::tile_geometry(k) : py::object(py::make_tuple(k.name, k.set, k.count)));
         return out;
       },
-      "Every tile kind of the catalogue as (name, set, count), in catalogue (action code) order.");
+      py::arg("geometry") = false,
+      "Every tile kind of the catalogue as (name, set, count), in catalogue (action code) order.\n"
+      "With geometry=True, one dict per kind instead: name, set, count, edges (\"CRFR\", N E S W),\n"
+      "start, city_square, marks, arrow ({kind, side} or None) and features, in feature-index\n"
+      "order: {type, points (the 12 connection points it reaches, engine/types.h), sides,\n"
+      "pennants, cities (field: indexes of the city features it touches), road_end, road_end_city\n"
+      "(the city feature a road ends at, or None)}.");
 
   py_bindings::register_state(m);
   py_bindings::register_play(m);

@@ -16,7 +16,7 @@ void register_state(pybind11::module_& m);
 // Registers GameResult, play_random_games, split_agent_list and play_game.
 void register_play(pybind11::module_& m);
 // Registers MctsConfig (and its enums), analyse, Mcts, SearchResult, ArenaConfig, run_arena and
-// ArenaResult.
+// ArenaResult, and choose_action (one agent's move).
 void register_search(pybind11::module_& m);
 
 // Returns the action with this code; throws IllegalActionError if the code is not a 32-bit

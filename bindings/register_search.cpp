@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "engine/game.h"
 #include "interrupt.h"
 #include "register.h"
+#include "search/agents.h"
 #include "search/arena.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
@@ -34,6 +36,7 @@ struct PyMcts {
   explicit PyMcts(const MctsConfig& config) : mcts(config) {}
   Mcts mcts;
   std::atomic<bool> busy{false};
+  std::atomic<bool> stop{false};  // set by stop() from any thread; cleared when a search ends
 };
 
 class BusyGuard {
@@ -180,12 +183,19 @@ void register_search(py::module_& m) {
             BusyGuard guard(self);  // one call at a time on this object (see PyMcts)
             // The state is copied with the GIL held (as in analyse); self.mcts is guarded above.
             State state_copy = state;
-            return run_interruptible([&](const std::atomic<bool>* cancel) { return self.mcts.search(state_copy, seed, cancel); });
+            auto result = run_interruptible(
+                [&](const std::atomic<bool>* cancel) { return self.mcts.search(state_copy, seed, cancel); }, &self.stop);
+            self.stop.store(false);
+            return result;
           },
           "state"_a, "seed"_a = 0,
           "Searches from a decision node with the GIL released, keeping the subtree of the previous\n"
           "search if the state lies in it (config.reuse). Ctrl-C stops it (KeyboardInterrupt); the\n"
           "tree stays usable.")
+      .def(
+          "stop", [](PyMcts& self) { self.stop.store(true); },
+          "Ends the search running in another thread early (it returns what it found so far), or\n"
+          "the next search to start if none is running. Safe from any thread.")
       .def(
           "clear",
           [](PyMcts& self) {
@@ -276,6 +286,25 @@ void register_search(py::module_& m) {
       "game at its next move (KeyboardInterrupt). With `csv`, each game is appended to that file as\n"
       "it finishes; with `resume`, the games the file holds count and are not played again (a file\n"
       "of another run, an unreadable one or one that cannot be written raises SearchError).");
+
+  m.def(
+      "choose_action",
+      [](const State& state, const std::string& agent, uint64_t seed) {
+        if (state.is_chance() || state.is_terminal())
+          throw std::invalid_argument("choose_action: the node is not a decision (a draw or the end)");
+        // As in analyse: copies taken with the GIL held; the agent is built before the release so
+        // a bad spec raises at once.
+        State state_copy = state;
+        std::shared_ptr<Agent> chooser = make_agent(agent);
+        return run_interruptible([&](const std::atomic<bool>*) {
+          Rng rng(seed);
+          return chooser->choose(state_copy, rng).code;
+        });
+      },
+      "state"_a, "agent"_a, "seed"_a = 0,
+      "The action code one agent (\"random\", \"greedy\", \"mcts:time=0.5\", ...) chooses at a decision\n"
+      "node, with the GIL released (a play server's bots). Bad specs raise SearchError. An agent's\n"
+      "choice cannot be stopped early: give it a time budget.");
 }
 
 }  // namespace carc::py_bindings

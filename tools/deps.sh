@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the build and the tests need, on a fresh Debian machine or this one: Debian
+# Installs what the build, the play server and the tests need, on a fresh Debian machine or this one: Debian
 # packages with apt-get (only those missing), Python packages with pip. Sourced by the other
 # scripts; safe to run again.
 set -euo pipefail
@@ -22,4 +22,21 @@ if ((${#missing[@]})); then
 fi
 
 python3 -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "pybind11>=3.0" numpy pytest ruff
+  "scikit-build-core>=0.10" "pybind11>=3.0" numpy pytest ruff fastapi uvicorn
+
+# The browser tests (tools/test.sh sets CARC_BROWSER_TESTS=1): Debian's Chromium and its driver,
+# Selenium, and the HTTP client of FastAPI's TestClient (newer Starlette wants httpx2).
+if [ "${CARC_BROWSER_TESTS:-0}" = 1 ]; then
+  browser_missing=()
+  for pkg in chromium chromium-driver; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || browser_missing+=("$pkg")
+  done
+  if ((${#browser_missing[@]})); then
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    echo "installing Debian packages: ${browser_missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${browser_missing[@]}" >/dev/null
+  fi
+  python3 -m pip install -q --disable-pip-version-check selenium httpx httpx2
+fi

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test: the C++ suite (release build, via ctest), the same suite under AddressSanitizer
 # and UndefinedBehaviorSanitizer with a 100,000-move random-game invariant run, the search tests
-# under ThreadSanitizer, a Python lint, and the Python suite against the installed package.
+# under ThreadSanitizer, a Python lint, and the Python suite against the installed package, the
+# play server's browser tests in headless Chromium included (screenshots in build/screenshots/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source tools/deps.sh
+CARC_BROWSER_TESTS=1 source tools/deps.sh
 jobs=${JOBS:-2}
 
 echo "== C++ tests (release)"
@@ -29,4 +30,5 @@ python3 -m ruff check bindings tests/python tools
 
 echo "== Python tests"
 CMAKE_BUILD_PARALLEL_LEVEL=$jobs python3 -m pip install -q --disable-pip-version-check --no-build-isolation .
-python3 -m pytest -q
+python3 -m pytest -q -rs
+echo "browser screenshots: build/screenshots/"

@@ -1,4 +1,5 @@
-"""Command line: `python -m carcassonne selfplay ...`, `... bench ...` and `... arena ...`."""
+"""Command line: `python -m carcassonne selfplay ...`, `... bench ...`, `... arena ...` and
+`... serve` (the play server)."""
 
 from __future__ import annotations
 
@@ -66,6 +67,15 @@ def _arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from .play.server import serve
+    except ImportError as e:  # fastapi/uvicorn are the `play` extra
+        raise Error(f"serve needs fastapi and uvicorn (pip install 'carcassonne[play]'): {e}") from e
+    serve(args.host, args.port, args.data)
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m carcassonne", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -105,6 +115,12 @@ def _parser() -> argparse.ArgumentParser:
     games.add_argument("--csv", default=None, help="write one line per game and seat here, as games finish")
     games.add_argument("--resume", action="store_true", help="with --csv: keep the games the file holds")
     games.set_defaults(run=_arena)
+
+    server = commands.add_parser("serve", help="play against the computer in the browser")
+    server.add_argument("--host", default="127.0.0.1")
+    server.add_argument("--port", type=int, default=8000)
+    server.add_argument("--data", default="carcassonne-data", help="folder for the saved games")
+    server.set_defaults(run=_serve)
     return parser
 
 

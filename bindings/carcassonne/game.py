@@ -581,6 +581,12 @@ class Game:
     def __str__(self) -> str:
         return self._state.to_string()
 
+    def _repr_svg_(self) -> str:
+        """The board as SVG (Jupyter shows it); carcassonne.render draws it."""
+        from .render import board_svg  # render imports this module's package
+
+        return board_svg(self)
+
     def __repr__(self) -> str:
         return (
             f"<Game players={self.num_players} turn={self.turn_number} phase={self.phase} "

@@ -66,3 +66,12 @@ def test_module_runs_as_a_program() -> None:
         timeout=120,
     )
     assert done.stdout.startswith("game 0 (seed 0): greedy ")
+
+
+def test_serve_listens_on_localhost_8000_by_default() -> None:
+    from carcassonne.__main__ import _parser
+
+    args = _parser().parse_args(["serve"])
+    assert (args.host, args.port, args.data) == ("127.0.0.1", 8000, "carcassonne-data")
+    args = _parser().parse_args(["serve", "--host", "0.0.0.0", "--port", "9000", "--data", "games"])
+    assert (args.host, args.port, args.data) == ("0.0.0.0", 9000, "games")

@@ -1,0 +1,95 @@
+"""The legal actions of a node as the page needs them: placements by cell with their rotations,
+figure spots on tiles, and every other choice as a labelled button. Every legal action appears in
+exactly one group, so whatever the board does not draw specially can still be chosen."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..game import Game
+
+PLACE = re.compile(r"^place (-?\d+),(-?\d+) r(\d)$")
+FIGURE = re.compile(r"^(meeple|mayor|wagon) (\w+)#(\d+)(?: @(-?\d+),(-?\d+))?$")
+BARN = re.compile(r"^barn (NE|SE|SW|NW)$")
+CELL_CHOICE = re.compile(r"^(abbey|arrow) (-?\d+),(-?\d+)$")
+QUARTER = re.compile(r"^(meeple|mayor|wagon) @(\w+)$")
+COUNT = re.compile(r"^count (\w+)$")
+
+PASS_LABELS = {
+    "place_figure": "No figure",
+    "wagon_move": "Take the wagon back to your supply",
+    "city_move": "Move nobody from the City",
+    "city_place": "Put no figure into the City",
+    "market_move": "Leave the market as it is",
+    "abbey_choice": "Keep the abbey",
+}
+
+
+def label(text: str, phase: str, count: str | None = None) -> str:
+    """A short English description of an action for buttons and the move log (`count`: the
+    quarter where the Count stands, if the game has him)."""
+    if text == "pass":
+        return PASS_LABELS.get(phase, "Pass")
+    if text == "take-tile":
+        return "Draw a tile (keep the abbey)"
+    if m := PLACE.match(text):
+        return f"Place the tile at {m[1]},{m[2]} turned {90 * int(m[3])}°"
+    if m := FIGURE.match(text):
+        where = f" on the tile at {m[4]},{m[5]}" if m[4] else ""
+        return f"{m[1].capitalize()} on the {m[2]}{where}"
+    if m := BARN.match(text):
+        return f"Barn on the {m[1]} corner"
+    if m := CELL_CHOICE.match(text):
+        return f"Abbey at {m[2]},{m[3]}" if m[1] == "abbey" else f"Use the arrow of the tile at {m[2]},{m[3]}"
+    if m := QUARTER.match(text):
+        return f"{m[1].capitalize()} into the City's {m[2]} quarter"
+    if m := COUNT.match(text):
+        return f"Leave the Count in the {m[1]}" if m[1] == count else f"Move the Count to the {m[1]}"
+    if text.startswith("draw "):
+        return f"Drew {text[5:]}"
+    return text
+
+
+def grouped_actions(game: Game) -> dict[str, Any]:
+    """{"placements": [{x, y, rotations: {r: action}}], "figures": [{action, kind, feature_type,
+    feature, x, y}], "barns": [{action, corner, x, y}], "cells": [{action, what, x, y}],
+    "choices": [{action, label}]} for the node's decision; empty groups at a draw or the end."""
+    groups: dict[str, Any] = {"placements": [], "figures": [], "barns": [], "cells": [], "choices": []}
+    if game.is_chance or game.is_terminal:
+        return groups
+    phase = game.phase
+    last = game.tiles[-1] if game.tiles else {"x": 0, "y": 0}
+    cells: dict[tuple[int, int], dict[str, Any]] = {}
+    for action in game.legal_actions():
+        text = action.text
+        if m := PLACE.match(text):
+            x, y, r = int(m[1]), int(m[2]), int(m[3])
+            cell = cells.setdefault((x, y), {"x": x, "y": y, "rotations": {}})
+            cell["rotations"][r] = text
+        elif m := FIGURE.match(text):
+            x, y = (int(m[4]), int(m[5])) if m[4] else (last["x"], last["y"])
+            groups["figures"].append(
+                {"action": text, "kind": m[1], "feature_type": m[2], "feature": int(m[3]), "x": x, "y": y}
+            )
+        elif m := BARN.match(text):
+            groups["barns"].append({"action": text, "corner": m[1], "x": last["x"], "y": last["y"]})
+        elif m := CELL_CHOICE.match(text):
+            groups["cells"].append({"action": text, "what": m[1], "x": int(m[2]), "y": int(m[3])})
+        else:
+            groups["choices"].append({"action": text, "label": label(text, phase, game.count)})
+    groups["placements"] = list(cells.values())
+    return groups
+
+
+PROMPTS = {
+    "abbey_choice": "click a highlighted hole to place your abbey there, or draw a tile",
+    "place_tile": "place the tile: pick a highlighted cell, turn it (R, wheel), click it again to place",
+    "arrow_choice": "several arrows would activate: click the highlighted tile whose arrow does",
+    "place_figure": "place a figure on a marked spot, or no figure",
+    "city_move": "a feature is about to score: you may move a figure from the City onto it",
+    "wagon_move": "your wagon's feature scored: move the wagon on, or take it back",
+    "city_place": "you may put a figure into a quarter of the City of Carcassonne",
+    "count_move": "move the Count to another quarter",
+    "market_move": "game end: you may move a meeple from the market onto a field",
+}

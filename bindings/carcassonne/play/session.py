@@ -1,0 +1,287 @@
+"""One game being played: the engine's Game, who sits at each seat, the move log, and the bots.
+
+Draws are made at once with the game's own PRNG. When a bot is to decide, a thread asks the C++
+agent for its move with the GIL released (other games and requests go on meanwhile), then
+applies it, unless the game changed in the meantime (an undo or a deletion), in which case the
+answer is dropped. Every change is written to the store before the lock is released.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from .. import _core
+from ..game import Game, IllegalActionError, RecordError
+from ..search import mcts_config
+from .actions import PROMPTS, grouped_actions, label
+from .slots import BOT_SLOTS
+from .store import Store
+
+QUARTERS = ("castle", "market", "blacksmith", "cathedral")
+FIGURE_KINDS = ("meeple", "mayor", "wagon", "barn")
+MEDIUM_ITERATIONS = 3000
+DEFAULT_HARD_TIME = 2.0
+LOG_TAIL = 200
+
+
+class NotYourTurnError(Exception):
+    """A human move while the game waits for a bot, a draw, or nobody (the end)."""
+
+
+def new_search(seat: dict[str, Any]) -> _core.Mcts:
+    """The search of a medium (a fixed number of iterations) or hard (a time a move) bot. It
+    keeps its tree from move to move, as the arena's MCTS agent does."""
+    if seat["level"] == "hard":
+        return _core.Mcts(mcts_config(time=float(seat.get("time", DEFAULT_HARD_TIME))))
+    return _core.Mcts(mcts_config(iterations=MEDIUM_ITERATIONS))
+
+
+class GameSession:
+    def __init__(
+        self, game_id: str, seats: list[dict[str, Any]], record: dict[str, Any], store: Store
+    ) -> None:
+        """Replays `record` (a game record as a dict); raises RecordError if it does not replay."""
+        # Constant after construction.
+        self.id = game_id
+        self.seats = seats
+        self.store = store
+        # Everything below is read and written with `lock` held: request threads and the bot
+        # thread share it. The bot thread releases it while it thinks on a copy of the state,
+        # and rechecks `version` before applying its answer.
+        self.lock = threading.RLock()
+        self.version = 0  # bumped by every change that invalidates a bot's pending answer
+        self.deleted = False
+        self.bot_thread: threading.Thread | None = None
+        self.bot_error: str | None = None
+        # The MCTS bots' searches by seat, used by the bot thread only (delete() may stop one).
+        self.searches = {
+            p: new_search(seat)
+            for p, seat in enumerate(seats)
+            if seat.get("level", "easy") != "easy" and seat["kind"] == "bot"
+        }
+        self.game: Game
+        self.log: list[dict[str, Any]] = []
+        self.actors: list[int] = []  # the player who chose each action of the record, -1 a draw
+        self._replay(record)
+
+    # ---- Record and replay ------------------------------------------------------------------
+
+    def _replay(self, record: dict[str, Any]) -> None:
+        """Plays the record's actions one by one, building the log as the game goes."""
+        if "position" in record:
+            raise RecordError("records set up from a position cannot be played here")
+        self.game = Game(**record["config"])
+        self.log, self.actors = [], []
+        sampled = set(record.get("sampled", []))
+        for i, text in enumerate(record["actions"]):
+            self._apply(text, sampled=i in sampled)
+
+    def _apply(self, text: str | None, sampled: bool = False) -> None:
+        """Applies one action and logs it with the points it scored. `text` None: a new draw
+        with the game's PRNG; `sampled`: a recorded draw made with the PRNG, checked."""
+        game = self.game
+        player, phase, before = game.current_player, game.phase, game.breakdown()
+        if text is None or sampled:
+            drawn = game.apply_random_chance().text
+            if text is not None and drawn != text:
+                raise RecordError(f"the game's PRNG draws {drawn!r} where the record has {text!r}")
+            text = drawn
+        else:
+            game.apply(text)
+        self.actors.append(player)
+        after = game.breakdown()
+        scored = [
+            {"player": p, "cause": cause, "points": after[p][cause] - before[p][cause]}
+            for p in after
+            for cause in after[p]
+            if after[p][cause] != before[p][cause]
+        ]
+        self.log.append(
+            {
+                "index": len(self.actors) - 1,
+                "player": player,
+                "action": text,
+                "label": label(text, phase),
+                "turn": game.turn_number,
+                "scored": scored,
+            }
+        )
+
+    def _draw(self) -> None:
+        while self.game.is_chance:
+            self._apply(None)
+
+    def save(self) -> None:
+        self.store.save(self.id, self.seats, self.game.to_record())
+
+    # ---- Moves -------------------------------------------------------------------------------
+
+    def is_bot(self, player: int) -> bool:
+        return 0 <= player < len(self.seats) and self.seats[player]["kind"] == "bot"
+
+    def start(self) -> None:
+        """Makes any draws due and lets the bots move; call after creating or loading."""
+        with self.lock:
+            self._draw()
+            self.save()
+            self._wake_bots()
+
+    def apply_human(self, text: str) -> None:
+        """Applies a human's move. Raises NotYourTurnError or IllegalActionError (nothing changes)."""
+        with self.lock:
+            player = self.game.current_player
+            if player < 0 or self.is_bot(player):
+                raise NotYourTurnError(
+                    "the game is over" if self.game.is_terminal else "it is not a human's turn"
+                )
+            self._apply(text)
+            self.version += 1
+            self._draw()
+            self.save()
+            self._wake_bots()
+
+    def undo(self) -> None:
+        """Goes back to the last decision a human made (before the bots' replies to it)."""
+        with self.lock:
+            humans = [i for i, p in enumerate(self.actors) if p >= 0 and not self.is_bot(p)]
+            if not humans:
+                raise IllegalActionError("there is no human move to undo")
+            record = self.game.to_record()
+            keep = humans[-1]
+            record["actions"] = record["actions"][:keep]
+            record["sampled"] = [i for i in record["sampled"] if i < keep]
+            self._replay(record)
+            self.version += 1
+            self.save()
+
+    def delete(self) -> None:
+        with self.lock:
+            self.deleted = True
+            self.version += 1
+            self.store.delete(self.id)
+        for search in self.searches.values():
+            search.stop()  # a bot thinking now answers at once, and its answer is dropped
+
+    def _wake_bots(self) -> None:
+        """Starts the bot thread if a bot is to decide and none is thinking (lock held)."""
+        if self.is_bot(self.game.current_player) and (
+            self.bot_thread is None or not self.bot_thread.is_alive()
+        ):
+            self.bot_thread = threading.Thread(target=self._run_bots, name=f"bots-{self.id}", daemon=True)
+            self.bot_thread.start()
+
+    def _run_bots(self) -> None:
+        while True:
+            with self.lock:
+                player = self.game.current_player
+                if self.deleted or not self.is_bot(player):
+                    self.bot_thread = None
+                    return
+                state, version, seed = self.game.core_state(), self.version, len(self.actors)
+            # Games where a human waits for the bot's answer think first.
+            priority = 0 if any(seat["kind"] == "human" for seat in self.seats) else 1
+            try:
+                with BOT_SLOTS.slot(priority):
+                    with self.lock:
+                        if self.deleted:  # while this bot waited for a slot
+                            return
+                    code = self._think(player, state, seed)
+            except Exception as e:  # a bot must never take the server down; show why it stopped
+                with self.lock:
+                    self.bot_error = f"{self.seats[player]['level']} bot: {e}"
+                    self.bot_thread = None
+                return
+            with self.lock:
+                if version != self.version or self.deleted:
+                    continue  # the game changed while the bot thought: think again
+                self._apply(self.game.action(code).text)
+                self.version += 1
+                self._draw()
+                self.save()
+
+    def _think(self, player: int, state: _core.State, seed: int) -> int:
+        """The bot's action code at `state` (a copy: the game may change meanwhile)."""
+        legal = state.legal_actions()
+        if len(legal) == 1:  # a forced move needs no thought
+            return legal[0]
+        search = self.searches.get(player)
+        if search is None:  # easy: the one-ply greedy bot
+            return _core.choose_action(state, "greedy", seed)
+        return search.search(state, seed).best
+
+    # ---- What the page shows -----------------------------------------------------------------
+
+    def snapshot(self, moves: int) -> dict[str, Any]:
+        """The board after the first `moves` actions of the record (replaying a game step by
+        step): tiles, figures, scores, the City, and the action that led there."""
+        with self.lock:
+            record = self.game.to_record()
+        if not 0 <= moves <= len(record["actions"]):
+            raise IndexError(f"move {moves} is out of range (0 to {len(record['actions'])})")
+        record["actions"] = record["actions"][:moves]
+        record["sampled"] = [i for i in record["sampled"] if i < moves]
+        game = Game.from_json(json.dumps(record))
+        return {
+            "moves": moves,
+            "total": len(self.actors),
+            "action": record["actions"][-1] if moves else None,
+            "tiles": game.tiles,
+            "figures": game.figures,
+            "scores": game.scores,
+            "phase": game.phase,
+            "current_player": game.current_player,
+        }
+
+    def describe(self) -> dict[str, Any]:
+        with self.lock:
+            game = self.game
+            players = range(game.num_players)
+            player = game.current_player
+            city = "city" in game.config["variants"].get("start", "")
+            return {
+                "id": self.id,
+                "version": self.version,
+                "seats": self.seats,
+                "config": game.config,
+                "phase": game.phase,
+                "current_player": player,
+                "turn_player": game.turn_player,
+                "turn": game.turn_number,
+                "terminal": game.is_terminal,
+                "human_to_move": player >= 0 and not self.is_bot(player),
+                "bot_thinking": self.is_bot(player),
+                "bot_error": self.bot_error,
+                "prompt": PROMPTS.get(game.phase, ""),
+                "drawn_tile": game.drawn_tile,
+                "tiles": game.tiles,
+                "figures": game.figures,
+                "scores": game.scores,
+                "breakdown": [game.breakdown()[p] for p in players],
+                "final_estimate": game.scores_if_ended(),
+                "returns": game.returns(),
+                "supply": [
+                    {**{k: game.supply(p, k) for k in FIGURE_KINDS}, "abbeys": game.abbeys(p)}
+                    for p in players
+                ],
+                "bag": game.bag(),
+                "bag_size": game.bag_size,
+                "king": game.king,
+                "robber": game.robber,
+                "city": {
+                    "count": game.count,
+                    "figures": [
+                        {"player": p, "kind": k, "quarter": q, "number": n}
+                        for p in players
+                        for q in QUARTERS
+                        for k in ("meeple", "mayor", "wagon")
+                        if (n := game.in_quarter(p, q, k))
+                    ],
+                }
+                if city
+                else None,
+                "legal": grouped_actions(game),
+                "log": self.log[-LOG_TAIL:],
+                "moves": len(self.actors),
+            }

@@ -1,0 +1,311 @@
+// The board: tiles, figures, the City's quarters, legal cells and figure spots, the ghost of the
+// tile being placed, hint marks; and pan, zoom, rotate and coordinates.
+import { TILE, page, $, svgElement, shown, featureSpot, FIGURE_LETTERS, CORNERS, tileUse } from "./common.js";
+import { renderTurn } from "./panels.js";
+import { play, render } from "./main.js";
+
+let hovered = null;  // the legal cell under the pointer, for the ghost preview
+
+export function forgetHover() {
+  hovered = null;
+}
+
+export function renderBoard() {
+  const game = page.game;
+  const tilesLayer = $("layer-tiles");
+  tilesLayer.replaceChildren();
+  const board = shown();
+  for (const t of board.tiles) tileUse(t.tile, t.x, t.y, t.rotation, tilesLayer);
+  const last = board.tiles[board.tiles.length - 1];
+  if (last && board.phase !== "place_tile") {
+    svgElement("rect", { x: last.x * TILE + 2, y: last.y * TILE + 2, width: TILE - 4, height: TILE - 4, class: "last-tile" }, tilesLayer);
+  }
+  renderCityOnBoard();
+  renderFigures();
+  renderTargets();
+  renderGhost();
+  renderHints();
+}
+
+// The City of Carcassonne's quarters, drawn clockwise on the four inner squares of its block
+// (the printed quarters' places are approximate; the rules need only the four places), with the
+// figures in each and the Count. A quarter a figure may enter now is clickable.
+const QUARTER_SQUARES = { castle: "CO2", market: "CO3", blacksmith: "CO7", cathedral: "CO6" };
+
+function renderCityOnBoard() {
+  const city = page.game.city;
+  if (!city) return;
+  const layer = $("layer-tiles");
+  for (const [quarter, square] of Object.entries(QUARTER_SQUARES)) {
+    const tile = page.game.tiles.find((t) => t.tile === `count-city.${square}`);
+    if (!tile) continue;
+    const [x, y] = [tile.x * TILE, tile.y * TILE];
+    const group = svgElement("g", { class: "quarter-mark", transform: `translate(${x},${y})` }, layer);
+    svgElement("rect", { x: 12, y: 30, width: 76, height: 56, rx: 6, class: "quarter-box" }, group);
+    svgElement("text", { x: 50, y: 44, class: "quarter-name" }, group).textContent = quarter;
+    let offset = 0;
+    for (const f of city.figures.filter((f) => f.quarter === quarter)) {
+      const figure = svgElement("g", { transform: `translate(${24 + offset},66) scale(0.7)` }, group);
+      figure.innerHTML = page.options.figures[f.kind][f.player];
+      if (f.number > 1) svgElement("text", { x: 32 + offset, y: 80, class: "quarter-count" }, group).textContent = `×${f.number}`;
+      offset += 22;
+    }
+    if (city.count === quarter) {
+      const count = svgElement("g", { transform: "translate(76,66) scale(0.9)", class: "count" }, group);
+      count.innerHTML = page.options.figures.meeple[0].replace(/fill="#[0-9a-f]+"/, 'fill="#7d3c98"');
+      svgElement("title", {}, count).textContent = "the Count";
+    }
+  }
+}
+
+// Spots on the quarters for the choices "meeple @castle" ... and "count market" ...
+function addQuarterSpots(layer) {
+  for (const [quarter, square] of Object.entries(QUARTER_SQUARES)) {
+    const tile = page.game.tiles.find((t) => t.tile === `count-city.${square}`);
+    const choices = page.game.legal.choices.filter((c) => c.action.endsWith(`@${quarter}`) || c.action === `count ${quarter}`);
+    if (!tile) continue;
+    choices.forEach((choice, i) => {
+      const letter = choice.action.startsWith("count") ? "C" : FIGURE_LETTERS[choice.action.split(" ")[0]];
+      // Above the quarter's box, so the figures in it stay visible.
+      addSpot(layer, tile.x * TILE + 30 + 20 * i, tile.y * TILE + 17, letter, choice.action, choice.label);
+    });
+  }
+}
+
+function renderFigures() {
+  const layer = $("layer-figures");
+  layer.replaceChildren();
+  const seen = new Map();  // two figures on one feature (XX-4) stand side by side
+  for (const f of shown().figures) {
+    const key = `${f.x},${f.y},${f.feature}`;
+    const offset = (seen.get(key) || 0) * 14;
+    seen.set(key, (seen.get(key) || 0) + 1);
+    const [x, y] = featureSpot(f.x, f.y, f.feature);
+    const group = svgElement("g", { transform: `translate(${x + offset},${y})`, class: `placed-figure player-${f.player}` }, layer);
+    group.innerHTML = page.options.figures[f.kind][f.player];
+  }
+}
+
+function renderTargets() {
+  const game = page.game;
+  const targets = $("layer-targets");
+  const spots = $("layer-spots");
+  targets.replaceChildren();
+  spots.replaceChildren();
+  if (!game.human_to_move || page.replay) return;
+  const legal = game.legal;
+  if (game.city) addQuarterSpots(spots);
+  for (const cell of legal.placements) {
+    const rect = svgElement("rect", { x: cell.x * TILE + 3, y: cell.y * TILE + 3, width: TILE - 6, height: TILE - 6, rx: 6, class: "target", "data-cell": `${cell.x},${cell.y}` }, targets);
+    if (page.selected && page.selected.x === cell.x && page.selected.y === cell.y) rect.classList.add("selected");
+    rect.addEventListener("click", () => selectCell(cell));
+    rect.addEventListener("mouseenter", () => previewCell(cell));
+    rect.addEventListener("mouseleave", () => previewCell(null));
+  }
+  for (const choice of legal.cells) {
+    if (choice.what === "abbey") tileUse("abbey-mayor.A", choice.x, choice.y, 0, targets, "ghost");
+    const rect = svgElement("rect", { x: choice.x * TILE + 4, y: choice.y * TILE + 4, width: TILE - 8, height: TILE - 8, rx: 8, class: "cell-choice", "data-action": choice.action }, targets);
+    svgElement("title", {}, rect).textContent = choice.action;
+    rect.addEventListener("click", () => play(choice.action));
+  }
+  const used = new Map();
+  for (const f of legal.figures) {
+    let [x, y] = featureSpot(f.x, f.y, f.feature);
+    const key = `${Math.round(x)},${Math.round(y)}`;
+    const stack = used.get(key) || 0;  // a meeple, a mayor and a wagon may share a feature
+    used.set(key, stack + 1);
+    x += stack * 18;
+    addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, `${f.kind} on ${f.feature_type}`);
+  }
+  for (const b of legal.barns) {
+    const [cx, cy] = CORNERS[b.corner];
+    addSpot(spots, b.x * TILE + cx, b.y * TILE + cy, "B", b.action, `barn on the ${b.corner} corner`);
+  }
+}
+
+function addSpot(layer, x, y, text, action, title) {
+  const grow = Math.max(1, 0.8 / page.view.scale);  // spots stay big enough to click when zoomed out
+  const group = svgElement("g", { class: "spot", transform: `translate(${x},${y}) scale(${grow})`, "data-action": action }, layer);
+  svgElement("circle", { r: 11 }, group);
+  svgElement("text", { y: 4 }, group).textContent = text;
+  svgElement("title", {}, group).textContent = `${title} (${action})`;
+  group.addEventListener("click", (event) => {
+    event.stopPropagation();
+    play(action);
+  });
+}
+
+// The rotation to show at a cell: the player's last choice if legal there, else the next legal one.
+function rotationFor(cell) {
+  const legal = Object.keys(cell.rotations).map(Number).sort();
+  return legal.find((r) => r >= page.rotation) ?? legal[0];
+}
+
+function previewCell(cell) {
+  hovered = cell;
+  renderGhost();
+}
+
+function renderGhost() {
+  const layer = $("layer-ghost");
+  layer.replaceChildren();
+  const game = page.game;
+  if (!game.human_to_move || game.phase !== "place_tile" || page.replay) return;
+  const cell = page.selected || hovered;
+  // A hovered cell from an earlier turn (its target was drawn again) is not a preview now.
+  if (!cell || !game.legal.placements.some((c) => c.x === cell.x && c.y === cell.y)) return;
+  const rotation = page.selected ? page.selected.rotation : rotationFor(cell);
+  tileUse(game.drawn_tile, cell.x, cell.y, rotation, layer, page.selected ? "ghost fixed" : "ghost");
+  if (page.selected) {
+    svgElement("rect", { x: cell.x * TILE + 1, y: cell.y * TILE + 1, width: TILE - 2, height: TILE - 2, class: "selection" }, layer);
+  }
+}
+
+function selectCell(cell) {
+  if (page.selected && page.selected.x === cell.x && page.selected.y === cell.y) {
+    placeSelected();
+    return;
+  }
+  page.selected = { ...cell, rotation: rotationFor(cell) };
+  renderTargets();
+  renderGhost();
+  renderTurn();
+}
+
+export function rotate(step = 1) {
+  const game = page.game;
+  if (!game || !game.human_to_move || game.phase !== "place_tile") return;
+  page.rotation = (page.rotation + step + 4) % 4;
+  if (page.selected) {
+    const legal = Object.keys(page.selected.rotations).map(Number).sort();
+    const index = legal.indexOf(page.selected.rotation);
+    page.selected.rotation = legal[(index + (step > 0 ? 1 : legal.length - 1)) % legal.length];
+    page.rotation = page.selected.rotation;
+  }
+  renderGhost();
+  renderTurn();
+}
+
+export function placeSelected() {
+  if (!page.selected) return;
+  play(page.selected.rotations[page.selected.rotation]);
+}
+
+// Draws the hinted moves on the board: a numbered frame on a placement's cell or around a spot.
+export function renderHints() {
+  const layer = $("layer-hints");
+  layer.replaceChildren();
+  if (!page.hints || page.replay) return;
+  const legal = page.game.legal;
+  page.hints.forEach((move, i) => {
+    let x = null, y = null, size = TILE - 12;
+    const placement = /^place (-?\d+),(-?\d+) r(\d)$/.exec(move.action);
+    const figure = legal.figures.find((f) => f.action === move.action);
+    const cell = legal.cells.find((c) => c.action === move.action);
+    if (placement) {
+      [x, y] = [placement[1] * TILE + 6, placement[2] * TILE + 6];
+      // The best move's tile, turned as suggested, shows faintly where it would go.
+      if (i === 0) tileUse(page.game.drawn_tile, Number(placement[1]), Number(placement[2]), Number(placement[3]), layer, "ghost hint-ghost");
+    }
+    else if (cell) [x, y] = [cell.x * TILE + 6, cell.y * TILE + 6];
+    else if (figure) {
+      const [fx, fy] = featureSpot(figure.x, figure.y, figure.feature);
+      size = 30;
+      [x, y] = [fx - 15, fy - 15];
+    }
+    if (x === null) return;
+    svgElement("rect", { x, y, width: size, height: size, rx: 6, class: "hint-mark" }, layer);
+    svgElement("text", { x: x + 4, y: y + 24, class: "hint-mark-text" }, layer).textContent = `${i + 1}`;
+  });
+}
+
+function applyView() {
+  const { x, y, scale } = page.view;
+  $("world").setAttribute("transform", `translate(${x},${y}) scale(${scale})`);
+}
+
+export function fitView() {
+  const game = page.game;
+  const cells = page.replay ? page.replay.tiles : [...game.tiles, ...game.legal.placements];
+  const xs = cells.map((c) => c.x), ys = cells.map((c) => c.y);
+  const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs) + 1, Math.min(...ys), Math.max(...ys) + 1];
+  const box = $("board").getBoundingClientRect();
+  const scale = Math.min(1.2, Math.min(box.width / ((maxX - minX + 1) * TILE), box.height / ((maxY - minY + 1) * TILE)));
+  page.view = {
+    scale,
+    x: box.width / 2 - ((minX + maxX) / 2) * TILE * scale,
+    y: box.height / 2 - ((minY + maxY) / 2) * TILE * scale,
+  };
+  applyView();
+}
+
+// True if every one of these cells lies inside the board's view.
+export function allVisible(cells) {
+  const box = $("board").getBoundingClientRect();
+  const { x, y, scale } = page.view;
+  return cells.every((c) => c.x * TILE * scale + x >= 0 && (c.x + 1) * TILE * scale + x <= box.width &&
+    c.y * TILE * scale + y >= 0 && (c.y + 1) * TILE * scale + y <= box.height);
+}
+
+function zoom(factor, cx, cy) {
+  const box = $("board").getBoundingClientRect();
+  if (cx === undefined) [cx, cy] = [box.width / 2, box.height / 2];
+  const v = page.view;
+  const scale = Math.min(3, Math.max(0.1, v.scale * factor));
+  v.x = cx - ((cx - v.x) * scale) / v.scale;
+  v.y = cy - ((cy - v.y) * scale) / v.scale;
+  v.scale = scale;
+  applyView();
+}
+
+function boardCell(event) {
+  const box = $("board").getBoundingClientRect();
+  const v = page.view;
+  return [Math.floor((event.clientX - box.left - v.x) / v.scale / TILE), Math.floor((event.clientY - box.top - v.y) / v.scale / TILE)];
+}
+
+export function setUpBoardControls() {
+  const board = $("board");
+  let drag = null;
+  board.addEventListener("pointerdown", (event) => {
+    if (event.target.closest(".spot, .target, .cell-choice")) return;
+    drag = { x: event.clientX, y: event.clientY, vx: page.view.x, vy: page.view.y };
+    board.classList.add("dragging");
+  });
+  window.addEventListener("pointerup", () => {
+    drag = null;
+    board.classList.remove("dragging");
+  });
+  board.addEventListener("pointermove", (event) => {
+    const [x, y] = boardCell(event);
+    $("coords").textContent = `${x}, ${y}`;
+    if (!drag) return;
+    page.view.x = drag.vx + event.clientX - drag.x;
+    page.view.y = drag.vy + event.clientY - drag.y;
+    applyView();
+  });
+  board.addEventListener("wheel", (event) => {
+    event.preventDefault();
+    const placing = page.game && page.game.human_to_move && page.game.phase === "place_tile";
+    // Over a legal cell or the chosen one, the wheel turns the tile; elsewhere it zooms.
+    if (placing && event.target.closest(".target")) {
+      rotate(event.deltaY > 0 ? 1 : -1);
+      return;
+    }
+    const box = board.getBoundingClientRect();
+    zoom(event.deltaY > 0 ? 0.9 : 1.1, event.clientX - box.left, event.clientY - box.top);
+  }, { passive: false });
+  window.addEventListener("keydown", (event) => {
+    if (event.target.closest("input, select, dialog")) return;
+    if (event.key === "r" || event.key === "R") rotate(event.shiftKey ? -1 : 1);
+    if (event.key === "Enter") placeSelected();
+    if (event.key === "Escape" && page.selected) {
+      page.selected = null;
+      render();
+    }
+  });
+  $("zoom-in").addEventListener("click", () => zoom(1.25));
+  $("zoom-out").addEventListener("click", () => zoom(0.8));
+  $("zoom-fit").addEventListener("click", fitView);
+  window.addEventListener("resize", () => page.game && fitView());
+}

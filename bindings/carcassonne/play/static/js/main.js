@@ -1,0 +1,156 @@
+// The play page: draws the board from the server's tile drawings (/api/tiles) and the game state
+// (/api/games/{id}), and sends the human's choices as action texts. All rules live in the engine:
+// the page only offers what the server lists as legal. Modules: common, board, panels, dialogs.
+import { POLL_MS, page, $, svgElement, api, showStatus, seatName } from "./common.js";
+import { forgetHover, renderBoard, rotate, placeSelected, fitView, allVisible, setUpBoardControls } from "./board.js";
+import { renderTurn, renderScores, renderCity, renderBag, renderLog, showEndSummary, askHint } from "./panels.js";
+import { setUpNewGameDialog, openNewGameDialog } from "./dialogs.js";
+
+async function start() {
+  [page.options, page.tiles] = await Promise.all([api("GET", "/api/options"), api("GET", "/api/tiles")]);
+  const defs = $("tile-defs");
+  for (const [kind, tile] of Object.entries(page.tiles)) {
+    const group = svgElement("g", { id: `tile-${kind}` }, defs);
+    group.innerHTML = tile.svg;
+  }
+  setUpBoardControls();
+  setUpNewGameDialog();
+  setUpButtons();
+  const id = new URLSearchParams(location.hash.slice(1)).get("game");
+  if (id) {
+    try {
+      setGame(await api("GET", `/api/games/${id}`), true);
+      return;
+    } catch (error) {
+      showStatus(`Could not open game ${id}: ${error.message}`, true);
+    }
+  }
+  openNewGameDialog();
+}
+
+export function setGame(game, fit = false) {
+  const changed = !page.game || page.game.id !== game.id || page.game.moves !== game.moves || page.game.version !== game.version;
+  if (!page.game || page.game.id !== game.id) [page.replay, page.replayWanted] = [null, null];
+  page.game = game;
+  location.hash = `game=${game.id}`;
+  $("save-link").href = `/api/games/${game.id}/record`;
+  $("save-link").setAttribute("download", `carcassonne-${game.id}.json`);
+  if (changed) {
+    page.selected = null;
+    forgetHover();
+    page.hints = null;
+    $("hint-panel").hidden = true;
+  }
+  if (fit || (changed && !allVisible([...game.tiles, ...game.legal.placements, ...game.legal.cells]))) fitView();
+  if (changed || fit || game.bot_error) render();  // polls while a bot thinks mostly change nothing
+  if (!game.terminal && !game.human_to_move && !game.bot_error) setTimeout(poll, POLL_MS);
+  if (game.terminal && changed) showEndSummary();
+}
+
+async function poll() {
+  if (!page.game || page.game.terminal || page.game.human_to_move) return;
+  try {
+    setGame(await api("GET", `/api/games/${page.game.id}`));
+  } catch (error) {
+    showStatus(error.message, true);
+    setTimeout(poll, POLL_MS * 5);
+  }
+}
+
+export async function play(action) {
+  if (page.busy) return;
+  page.busy = true;
+  try {
+    setGame(await api("POST", `/api/games/${page.game.id}/actions`, { action }));
+  } catch (error) {
+    showStatus(error.message, true);
+  } finally {
+    page.busy = false;
+  }
+}
+
+export function render() {
+  const game = page.game;
+  renderBoard();
+  renderTurn();
+  renderScores();
+  renderCity();
+  renderBag();
+  renderLog();
+  $("undo-button").disabled = !game.log.some((e) => e.player >= 0 && game.seats[e.player].kind === "human");
+  $("hint-button").disabled = !game.human_to_move;
+  $("replay-label").textContent = page.replay ? `move ${page.replay.moves} of ${game.moves}` : "";
+  if (page.replay) {
+    const scores = page.replay.scores.join(" : ");
+    showStatus(`Replay: after move ${page.replay.moves} (${page.replay.action || "start"}), scores ${scores}`);
+  }
+  else if (game.terminal) showStatus("Game over");
+  else if (game.bot_error) showStatus(`The bot stopped: ${game.bot_error}`, true);
+  else if (game.human_to_move) showStatus(`${seatName(game.current_player)} to play`);
+  else showStatus(`${seatName(game.current_player)} is thinking…`);
+}
+
+// Shows the board after the first `moves` moves; at the last move, the game itself again.
+// Quick clicks each step from the move last asked for, not from the last one shown.
+async function replayTo(moves) {
+  const game = page.game;
+  moves = Math.max(0, Math.min(moves, game.moves));
+  page.replayWanted = moves;
+  const snapshot = moves === game.moves ? null : await api("GET", `/api/games/${game.id}/replay/${moves}`).catch((error) => {
+    showStatus(error.message, true);
+    return undefined;
+  });
+  if (snapshot === undefined || page.replayWanted !== moves) return;  // failed, or superseded
+  page.replay = snapshot;
+  if (!snapshot) page.replayWanted = null;  // back to the game: steps start from its end again
+  render();
+}
+
+function setUpReplay() {
+  const current = () => page.replayWanted ?? page.game.moves;
+  $("replay-first").addEventListener("click", () => replayTo(0));
+  $("replay-back").addEventListener("click", () => replayTo(current() - 1));
+  $("replay-forward").addEventListener("click", () => replayTo(current() + 1));
+  $("replay-exit").addEventListener("click", () => replayTo(page.game.moves));
+  $("log").addEventListener("click", (event) => {
+    const item = event.target.closest("li[data-moves]");
+    if (item) replayTo(Number(item.dataset.moves));
+  });
+}
+
+function setUpButtons() {
+  setUpReplay();
+  $("new-game-button").addEventListener("click", openNewGameDialog);
+  $("rotate-button").addEventListener("click", () => rotate(1));
+  $("place-button").addEventListener("click", placeSelected);
+  $("hint-button").addEventListener("click", askHint);
+  $("undo-button").addEventListener("click", async () => {
+    try {
+      setGame(await api("POST", `/api/games/${page.game.id}/undo`));
+    } catch (error) {
+      showStatus(error.message, true);
+    }
+  });
+  $("load-input").addEventListener("change", async (event) => {
+    const file = event.target.files[0];
+    if (!file) return;
+    try {
+      const seats = page.game ? page.game.seats : undefined;
+      const record = await file.text();
+      let body = { record };
+      try {
+        const players = JSON.parse(record).config.players;
+        if (seats && seats.length === players) body = { record, seats };
+      } catch (error) {
+        // The server names what is wrong with the record.
+      }
+      setGame(await api("POST", "/api/games/load", body), true);
+    } catch (error) {
+      showStatus(`Could not load: ${error.message}`, true);
+    }
+    event.target.value = "";
+  });
+}
+
+window.page = page;  // for the browser tests and the console
+start().catch((error) => showStatus(error.message, true));

@@ -1,0 +1,152 @@
+// The side panels: the turn and its choices, scores, the City, tiles left, the move log, the
+// end summary and hints.
+import { page, $, svgElement, api, seatName, swatch } from "./common.js";
+import { renderHints } from "./board.js";
+import { play } from "./main.js";
+
+export function renderTurn() {
+  const game = page.game;
+  const prompt = $("prompt");
+  const drawnSvg = $("drawn-tile");
+  drawnSvg.replaceChildren();
+  const placing = game.human_to_move && game.phase === "place_tile";
+  if (game.terminal) prompt.textContent = "The game is over.";
+  else if (game.human_to_move) prompt.innerHTML = `${swatch(game.current_player)}<b>${seatName(game.current_player)}</b>: ${game.prompt}`;
+  else prompt.innerHTML = `${swatch(game.current_player)}${seatName(game.current_player)} is thinking…`;
+  if (game.drawn_tile && !game.terminal) {
+    const last = game.tiles[game.tiles.length - 1];
+    const rotation = placing ? (page.selected ? page.selected.rotation : page.rotation) : last.rotation;
+    const group = svgElement("g", { transform: `rotate(${90 * rotation} 50 50)` }, drawnSvg);
+    svgElement("use", { href: `#tile-${game.drawn_tile}` }, group);
+    svgElement("title", {}, drawnSvg).textContent = game.drawn_tile;
+  }
+  $("rotate-button").disabled = !placing;
+  $("place-button").disabled = !(placing && page.selected);
+  const choices = $("choices");
+  choices.replaceChildren();
+  const all = $("all-choices-list");
+  all.replaceChildren();
+  if (!game.human_to_move) return;
+  for (const choice of game.legal.choices) {
+    const button = document.createElement("button");
+    button.textContent = choice.label;
+    button.title = choice.action;
+    button.dataset.action = choice.action;
+    button.addEventListener("click", () => play(choice.action));
+    choices.appendChild(button);
+  }
+  const every = [
+    ...game.legal.placements.flatMap((c) => Object.values(c.rotations)),
+    ...game.legal.figures.map((f) => f.action),
+    ...game.legal.barns.map((b) => b.action),
+    ...game.legal.cells.map((c) => c.action),
+    ...game.legal.choices.map((c) => c.action),
+  ];
+  for (const action of every) {
+    const button = document.createElement("button");
+    button.textContent = action;
+    button.addEventListener("click", () => play(action));
+    all.appendChild(button);
+  }
+}
+
+let shownScores = null;  // the scores last drawn: a change flashes the row
+
+export function renderScores() {
+  const game = page.game;
+  const before = shownScores && shownScores.length === game.scores.length ? shownScores : game.scores;
+  shownScores = game.scores;
+  const abbeyMayor = game.config.expansions.includes("abbey-mayor");
+  const rows = game.scores.map((score, p) => {
+    const causes = Object.entries(game.breakdown[p]).filter(([, points]) => points).map(([cause, points]) => `${cause} ${points}`).join(", ");
+    const s = game.supply[p];
+    let supply = `meeples ${s.meeple}`;
+    if (abbeyMayor) supply += `, mayor ${s.mayor}, wagon ${s.wagon}, barn ${s.barn}, abbey ${s.abbeys}`;
+    const titles = [game.king === p ? "♔ King" : "", game.robber === p ? "⚔ Robber" : ""].filter(Boolean).join(" ");
+    const toMove = (p === game.current_player ? "to-move" : "") + (score !== before[p] ? " scored-now" : "");
+    return `<tr class="${toMove}"><td>${swatch(p)}${seatName(p)} ${titles}<div class="causes">${causes || "no points yet"}</div>` +
+      `<div class="supply">${supply}</div></td><td class="score">${score}${score !== before[p] ? ` <span class="gain">+${score - before[p]}</span>` : ""}<div class="causes" title="if the game ended now">→ ${game.final_estimate[p]}</div></td></tr>`;
+  });
+  $("scores").innerHTML = rows.join("");
+}
+
+export function renderCity() {
+  const city = page.game.city;
+  $("city-panel").hidden = !city;
+  if (!city) return;
+  const quarters = ["castle", "market", "blacksmith", "cathedral"];
+  $("city").innerHTML = quarters.map((q) => {
+    const here = city.figures.filter((f) => f.quarter === q).map((f) => `${swatch(f.player)}${f.number} ${f.kind}`).join(" ");
+    const count = city.count === q ? '<span class="count-here">the Count</span> ' : "";
+    return `<div class="quarter"><span>${q}</span><span>${count}${here || "—"}</span></div>`;
+  }).join("");
+}
+
+export function renderBag() {
+  const game = page.game;
+  $("bag-size").textContent = `(${game.bag_size})`;
+  const bag = $("bag");
+  bag.replaceChildren();
+  for (const [kind, count] of Object.entries(game.bag)) {
+    if (!count) continue;
+    const item = document.createElement("div");
+    item.className = "bag-tile";
+    item.title = kind;
+    const svg = svgElement("svg", { viewBox: "0 0 100 100" }, item);
+    svgElement("use", { href: `#tile-${kind}` }, svg);
+    const badge = document.createElement("span");
+    badge.textContent = count;
+    item.appendChild(badge);
+    bag.appendChild(item);
+  }
+}
+
+export function renderLog() {
+  const game = page.game;
+  const items = [];
+  for (const entry of game.log) {
+    const who = entry.player >= 0 ? `${swatch(entry.player)}` : "";
+    const kind = entry.player < 0 ? "draw" : "";
+    let line = `<li class="${kind}" value="${entry.index + 1}" data-moves="${entry.index + 1}" title="show the board after this move">T${entry.turn} ${who}${entry.label}`;
+    for (const s of entry.scored) line += ` <span class="scored">${swatch(s.player)}+${s.points} ${s.cause}</span>`;
+    items.push(line + "</li>");
+  }
+  $("log").innerHTML = items.reverse().join("");
+}
+
+export function showEndSummary() {
+  const game = page.game;
+  const best = Math.max(...game.scores);
+  const rows = game.scores.map((score, p) => {
+    const causes = Object.entries(game.breakdown[p]).filter(([, v]) => v).map(([c, v]) => `${c} ${v}`).join(", ");
+    return `<tr><td>${swatch(p)}${seatName(p)}${score === best ? " ★ winner" : ""}</td><td class="score">${score}</td><td class="causes">${causes}</td></tr>`;
+  });
+  $("end-summary").innerHTML = `<table>${rows.join("")}</table>`;
+  $("end-dialog").showModal();
+}
+
+export async function askHint() {
+  const game = page.game;
+  $("hint-panel").hidden = false;
+  $("hint-list").innerHTML = "<li>Thinking…</li>";
+  try {
+    const hint = await api("POST", `/api/games/${game.id}/hint`, { time: 1.5 });
+    if (page.game.id !== game.id || page.game.moves !== game.moves) return;
+    page.hints = hint.moves;
+    $("hint-list").innerHTML = "";
+    hint.moves.forEach((move, i) => {
+      const chances = move.win.map((w, p) => `${swatch(p)}${Math.round(100 * w)}%`).join(" ");
+      const item = document.createElement("li");
+      item.innerHTML = `<b>${move.label}</b> <code>${move.action}</code> — win chance ${chances} `;
+      const button = document.createElement("button");
+      button.textContent = "Play";
+      button.addEventListener("click", () => play(move.action));
+      item.appendChild(button);
+      item.dataset.rank = i + 1;
+      $("hint-list").appendChild(item);
+    });
+    renderHints();
+  } catch (error) {
+    $("hint-list").innerHTML = `<li class="error">${error.message}</li>`;
+  }
+}

@@ -1,0 +1,330 @@
+"""The play page in real Chromium (Debian's chromium + chromium-driver, driven by Selenium): games
+played through clicks against a server started as `python -m carcassonne serve`. Screenshots go
+to build/screenshots/ (printed at the end of each test); look at them."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+from carcassonne import Game  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM and CHROMEDRIVER), reason="needs Debian's chromium and chromium-driver"
+)
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+
+
+class Server:
+    """`python -m carcassonne serve` on a free port, restartable on the same data folder."""
+
+    def __init__(self, data: Path) -> None:
+        self.data = data
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        command = [
+            sys.executable,
+            "-m",
+            "carcassonne",
+            "serve",
+            "--port",
+            str(self.port),
+            "--data",
+            str(self.data),
+        ]
+        with open(self.data.parent / "server.log", "ab") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=log)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/options", timeout=1):
+                    return
+            except OSError:
+                assert self.process.poll() is None, (self.data.parent / "server.log").read_text()
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()  # as a crash would: the games must survive it
+            self.process.wait()
+            self.process = None
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(f"{self.url}{path}", timeout=10) as response:
+            return json.load(response)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    server = Server(tmp_path / "data")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,900"):
+        options.add_argument(argument)
+    options.binary_location = CHROMIUM
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def shot(request: pytest.FixtureRequest, browser: Any) -> Callable[[str], None]:
+    folder = SCREENSHOTS / request.node.name
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.png"):
+        old.unlink()
+
+    def take(name: str) -> None:
+        browser.save_screenshot(str(folder / f"{name}.png"))
+
+    yield take
+    print(f"\nscreenshots: {folder}")
+
+
+def page_game(browser: Any) -> dict[str, Any]:
+    """The game state the page shows now."""
+    return browser.execute_script("return page.game")
+
+
+def wait_until(condition: Callable[[], Any], timeout: float = 30, what: str = "the page") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def wait_for_turn(browser: Any) -> dict[str, Any]:
+    """Waits until the page shows a human decision or the end (bots answer in the background)."""
+
+    def ready() -> dict[str, Any] | None:
+        game = page_game(browser)
+        busy = browser.execute_script("return page.busy")
+        return game if game and not busy and (game["human_to_move"] or game["terminal"]) else None
+
+    return wait_until(ready, what="a human turn")
+
+
+def click(browser: Any, selector: str) -> None:
+    browser.find_element(By.CSS_SELECTOR, selector).click()
+
+
+def start_game(
+    browser: Any, server: Server, seats: list[str], expansions: list[str] = (), seed: int = 1
+) -> None:
+    browser.get(server.url)
+    wait_until(lambda: browser.find_element(By.ID, "new-game-dialog").get_attribute("open") is not None)
+    count = browser.find_element(By.ID, "player-count")
+    count.find_element(By.CSS_SELECTOR, f"option[value='{len(seats)}']").click()
+    for seat, kind in enumerate(seats):
+        browser.find_element(By.CSS_SELECTOR, f"select[data-seat='{seat}'] option[value='{kind}']").click()
+    for expansion in expansions:
+        browser.find_element(By.CSS_SELECTOR, f"input[name=expansion][value='{expansion}']").click()
+    seed_input = browser.find_element(By.ID, "seed")
+    seed_input.clear()
+    seed_input.send_keys(str(seed))
+    click(browser, "#start-button")
+    wait_for_turn(browser)
+
+
+def take_turn_by_clicks(browser: Any, figure: bool) -> None:
+    """One human decision through the page: a placement (select a cell, turn with R, click it
+    again), a figure spot or "No figure", or the first other choice."""
+    game = wait_for_turn(browser)
+    moves = game["moves"]
+    if game["phase"] == "place_tile":
+        target = browser.find_elements(By.CSS_SELECTOR, ".target")[0]
+        target.click()
+        browser.find_element(By.TAG_NAME, "body").send_keys("r")
+        chosen = browser.execute_script("return page.selected.rotations[page.selected.rotation]")
+        click(browser, ".target.selected")  # the targets were drawn again around the selection
+        wait_until(lambda: page_game(browser)["moves"] > moves, what="the placement")
+        assert chosen in [entry["action"] for entry in page_game(browser)["log"]]
+        return
+    spots = browser.find_elements(By.CSS_SELECTOR, ".spot")
+    if figure and spots:
+        spots[0].click()
+    else:
+        browser.find_elements(By.CSS_SELECTOR, "#choices button")[0].click()
+    wait_until(lambda: page_game(browser)["moves"] > moves, what="the move")
+
+
+def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
+    browser: Any, server: Server, shot: Callable[[str], None]
+) -> None:
+    start_game(browser, server, ["human", "easy"])
+    shot("01-start")
+    game = page_game(browser)
+    assert game["phase"] == "place_tile" and browser.find_elements(By.CSS_SELECTOR, ".target")
+
+    # Hint: three moves, drawn on the board.
+    click(browser, "#hint-button")
+    wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, "#hint-list button"), what="the hint")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#hint-list li")) == 3
+    assert browser.find_elements(By.CSS_SELECTOR, ".hint-mark")
+    shot("02-hint")
+
+    # The wheel over a legal cell turns the tile; elsewhere it zooms.
+    target = browser.find_elements(By.CSS_SELECTOR, ".target")[0]
+    ActionChains(browser).scroll_from_origin(ScrollOrigin.from_element(target), 0, 120).perform()
+    wait_until(lambda: browser.execute_script("return page.rotation") == 1, what="the wheel's turn")
+    scale = browser.execute_script("return page.view.scale")
+    board = browser.find_element(By.ID, "board")
+    ActionChains(browser).scroll_from_origin(ScrollOrigin.from_element(board, 0, -300), 0, -120).perform()
+    wait_until(lambda: browser.execute_script("return page.view.scale") > scale, what="the zoom")
+
+    # A placement and a meeple, then undo back to the figure decision.
+    take_turn_by_clicks(browser, figure=True)
+    shot("03-figure-spots")
+    take_turn_by_clicks(browser, figure=True)
+    assert page_game(browser)["figures"], "the meeple is on the board"
+    wait_for_turn(browser)
+    click(browser, "#undo-button")
+    wait_until(lambda: page_game(browser)["phase"] == "place_figure", what="the undo")
+    assert not page_game(browser)["figures"]
+    take_turn_by_clicks(browser, figure=True)
+
+    # Save: the link gives the engine's record.
+    game_id = page_game(browser)["id"]
+    record = server.get(
+        browser.find_element(By.ID, "save-link").get_attribute("href").replace(server.url, "")
+    )
+    assert record["format"] == "carcassonne-record/1" and record["actions"]
+
+    # Play on; halfway, reload the page and restart the server (killed, as a crash would).
+    turns = 0
+    while not page_game(browser)["terminal"]:
+        take_turn_by_clicks(browser, figure=turns % 3 == 0)
+        turns += 1
+        if turns == 20:
+            shot("04-midgame")
+            before = wait_for_turn(browser)
+            server.stop()
+            server.start()
+            browser.refresh()
+            wait_for_turn(browser)
+            after = page_game(browser)
+            assert after["id"] == game_id and after["tiles"] == before["tiles"]
+            assert after["figures"] == before["figures"] and after["phase"] == before["phase"]
+        assert turns < 400
+    wait_until(lambda: browser.find_element(By.ID, "end-dialog").get_attribute("open") is not None)
+    shot("05-end")
+    final = page_game(browser)
+    assert final["bag_size"] == 0 and final["phase"] == "game_over"
+    summary = browser.find_element(By.ID, "end-summary").text
+    for score in final["scores"]:
+        assert str(score) in summary
+
+    # Replay: step through the record from the start.
+    click(browser, "#end-dialog button")
+    click(browser, "#replay-first")
+    wait_until(lambda: browser.execute_script("return page.replay !== null && page.replay.moves === 0"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#layer-tiles use")) == 1
+    for _ in range(6):  # quick clicks: each steps on from the last one
+        click(browser, "#replay-forward")
+    wait_until(
+        lambda: browser.execute_script("return page.replay && page.replay.moves") == 6, what="the replay"
+    )
+    assert "Replay" in browser.find_element(By.ID, "status").text
+    shot("06-replay")
+    click(browser, "#replay-exit")
+    wait_until(lambda: browser.execute_script("return page.replay") is None, what="the game again")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#layer-tiles use")) == len(final["tiles"])
+
+
+EVERY_EXPANSION = ["abbey-mayor", "city", "king-robber", "shrines", "anniv20"]  # River II excludes the City
+OUT_OF_TURN = ("city_move", "wagon_move", "arrow_choice")
+
+
+def chosen_move(game: Game, moves: int) -> str:
+    """A seeded choice among the legal actions, mostly taking a figure when one may be placed
+    or moved. With seed 12 and the City start, the game below reaches a City move, a wagon move
+    and an arrow choice within 100 moves (found by playing this policy in Python)."""
+    rng = random.Random(moves * 7919 + 17)
+    actions = [a.text for a in game.legal_actions()]
+    figures = [a for a in actions if a != "pass"]
+    figure_phases = ("place_figure", "city_place", "wagon_move", "city_move", "market_move")
+    if game.phase in figure_phases and figures and rng.random() < 0.85:
+        return rng.choice(figures)
+    return rng.choice(actions)
+
+
+def click_action(browser: Any, action: str) -> None:
+    """Makes one move through the page's own controls: a placement by its cell and R presses,
+    a figure spot, a highlighted cell or a prompt button. Fails if the page offers no control."""
+    placement = re.fullmatch(r"place (-?\d+),(-?\d+) r(\d)", action)
+    if placement:
+        x, y, rotation = placement.groups()
+        click(browser, f".target[data-cell='{x},{y}']")
+        for _ in range(4):
+            if browser.execute_script("return page.selected.rotation") == int(rotation):
+                break
+            browser.find_element(By.TAG_NAME, "body").send_keys("r")
+        assert browser.execute_script("return page.selected.rotations[page.selected.rotation]") == action
+        click(browser, ".target.selected")
+        return
+    quoted = action.replace("'", "\\'")
+    for selector in (f".spot[data-action='{quoted}']", f".cell-choice[data-action='{quoted}']"):
+        found = browser.find_elements(By.CSS_SELECTOR, selector)
+        if found:  # the spot's own click handler: spots of several figures may touch on the board
+            browser.execute_script(
+                "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", found[0]
+            )
+            return
+    click(browser, f"#choices button[data-action='{quoted}']")
+
+
+def test_every_expansion_hot_seat_reaches_city_wagon_and_arrow_prompts(
+    browser: Any, server: Server, shot: Callable[[str], None]
+) -> None:
+    start_game(browser, server, ["human", "human", "human"], EVERY_EXPANSION, seed=12)
+    shot("01-start-city")
+    game_id = page_game(browser)["id"]
+    assert page_game(browser)["config"]["variants"]["start"] == "city"
+    seen: set[str] = set()
+    while not set(OUT_OF_TURN) <= seen:
+        state = wait_for_turn(browser)
+        assert not state["terminal"], f"the game ended before reaching {set(OUT_OF_TURN) - seen}"
+        game = Game.from_json(json.dumps(server.get(f"/api/games/{game_id}/record")))
+        phase = game.phase
+        if phase in OUT_OF_TURN + ("city_place", "count_move") and phase not in seen:
+            seen.add(phase)
+            assert browser.find_element(By.ID, "prompt").text.strip(), phase
+            shot(f"{len(seen) + 1:02d}-{phase}")
+        click_action(browser, chosen_move(game, len(game.to_record()["actions"])))
+        wait_until(lambda: page_game(browser)["moves"] > state["moves"], what="the move")  # noqa: B023
+    shot("99-after")

@@ -1,0 +1,270 @@
+"""The play server's JSON API (carcassonne.play.server) through FastAPI's TestClient."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+
+from fastapi.testclient import TestClient
+
+from carcassonne import Game
+from carcassonne.play.server import create_app
+
+HUMAN = {"kind": "human"}
+EASY = {"kind": "bot", "level": "easy"}
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    return TestClient(create_app(tmp_path))
+
+
+def new_game(client: TestClient, seats: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
+    response = client.post("/api/games", json={"seats": seats, "seed": 3, **options})
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def wait_for_human(client: TestClient, game_id: str, timeout: float = 20) -> dict[str, Any]:
+    """Polls until a human is to move or the game is over (the bots answer in a thread)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = client.get(f"/api/games/{game_id}").json()
+        if state["human_to_move"] or state["terminal"]:
+            return state
+        assert state["bot_error"] is None
+        assert time.monotonic() < deadline, "the bot did not answer in time"
+        time.sleep(0.05)
+
+
+def every_legal_action(state: dict[str, Any]) -> list[str]:
+    legal = state["legal"]
+    return (
+        [a for cell in legal["placements"] for a in cell["rotations"].values()]
+        + [f["action"] for f in legal["figures"]]
+        + [b["action"] for b in legal["barns"]]
+        + [c["action"] for c in legal["cells"]]
+        + [c["action"] for c in legal["choices"]]
+    )
+
+
+def test_a_new_game_waits_for_the_human_with_the_drawn_tile_and_its_placements(client: TestClient) -> None:
+    state = new_game(client, [HUMAN, EASY])
+    assert state["phase"] == "place_tile" and state["human_to_move"] and state["current_player"] == 0
+    assert state["drawn_tile"] and state["tiles"][0]["tile"] == "base.D-start"
+    # The grouped actions are exactly the engine's legal actions, each once.
+    game = Game(players=2, seed=3)
+    game.apply_random_chance()
+    assert sorted(every_legal_action(state)) == sorted(a.text for a in game.legal_actions())
+
+
+def test_a_human_move_gets_the_bots_reply_and_the_log_shows_both(client: TestClient) -> None:
+    state = new_game(client, [HUMAN, EASY])
+    placement = state["legal"]["placements"][0]
+    response = client.post(
+        f"/api/games/{state['id']}/actions", json={"action": next(iter(placement["rotations"].values()))}
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["phase"] == "place_figure"
+    client.post(f"/api/games/{state['id']}/actions", json={"action": "pass"})
+    state = wait_for_human(client, state["id"])
+    players = [entry["player"] for entry in state["log"] if entry["player"] >= 0]
+    assert players[:2] == [0, 0] and 1 in players  # the bot placed its tile
+    assert len(state["tiles"]) == 3 and state["current_player"] == 0
+
+
+def test_an_illegal_or_malformed_move_is_a_400_and_changes_nothing(client: TestClient) -> None:
+    state = new_game(client, [HUMAN, EASY])
+    for action in ("place 40,40 r0", "meeple city#0", "nonsense", ""):
+        response = client.post(f"/api/games/{state['id']}/actions", json={"action": action})
+        assert response.status_code == 400, action
+        assert "illegal move" in response.json()["detail"]
+    after = client.get(f"/api/games/{state['id']}").json()
+    assert after["moves"] == state["moves"] and after["legal"] == state["legal"]
+
+
+def test_bad_requests_get_4xx_json_errors(client: TestClient) -> None:
+    assert client.get("/api/games/nope").status_code == 404
+    assert client.post("/api/games/nope/actions", json={"action": "pass"}).status_code == 404
+    bad_games = [
+        {"seats": [HUMAN]},  # too few seats
+        {"seats": [HUMAN, {"kind": "alien"}]},
+        {"seats": [HUMAN, EASY], "expansions": ["no-such-set"]},
+        {"seats": [HUMAN, EASY], "variants": {"start": "moon"}},
+        {"seats": [HUMAN, EASY], "seed": -1},
+    ]
+    for body in bad_games:
+        response = client.post("/api/games", json=body)
+        assert 400 <= response.status_code < 500, body
+        assert "detail" in response.json()
+    response = client.post(
+        "/api/games", content=b"x" * (2 << 20), headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 413
+    state = new_game(client, [HUMAN, EASY])
+    assert client.post(f"/api/games/{state['id']}/actions", json={"move": "pass"}).status_code == 422
+
+
+def test_a_move_out_of_turn_is_a_409(client: TestClient) -> None:
+    state = new_game(client, [EASY, {"kind": "bot", "level": "hard", "time": 5}])
+    response = client.post(f"/api/games/{state['id']}/actions", json={"action": "pass"})
+    assert response.status_code == 409
+    client.delete(f"/api/games/{state['id']}")  # stops the bots' game
+
+
+def test_undo_goes_back_to_the_humans_last_decision(client: TestClient) -> None:
+    state = new_game(client, [HUMAN, EASY])
+    assert client.post(f"/api/games/{state['id']}/undo").status_code == 409  # nothing to undo
+    first = next(iter(state["legal"]["placements"][0]["rotations"].values()))
+    client.post(f"/api/games/{state['id']}/actions", json={"action": first})
+    client.post(f"/api/games/{state['id']}/actions", json={"action": "pass"})
+    wait_for_human(client, state["id"])
+    undone = client.post(f"/api/games/{state['id']}/undo").json()
+    # Back at the figure decision after the placement, the bot's reply gone.
+    assert undone["phase"] == "place_figure" and len(undone["tiles"]) == 2
+    undone = client.post(f"/api/games/{state['id']}/undo").json()
+    assert undone["phase"] == "place_tile" and undone["legal"] == state["legal"]
+
+
+def test_save_and_load_round_trip_the_engine_record(client: TestClient) -> None:
+    state = new_game(client, [HUMAN, EASY], expansions=["abbey-mayor"])
+    client.post(f"/api/games/{state['id']}/actions", json={"action": every_legal_action(state)[0]})
+    record = client.get(f"/api/games/{state['id']}/record").json()
+    game = Game.from_json(json.dumps(record))
+    assert game.config["expansions"] == ["abbey-mayor"]
+    loaded = client.post("/api/games/load", json={"record": record, "seats": [HUMAN, EASY]}).json()
+    assert loaded["id"] != state["id"]
+    assert loaded["tiles"] == game.tiles and loaded["phase"] == game.phase
+    bad = dict(record, actions=record["actions"] + ["place 99,99 r0"])
+    response = client.post("/api/games/load", json={"record": bad})
+    assert response.status_code == 400 and "record action" in response.json()["detail"]
+    assert client.post("/api/games/load", json={"record": "{not json"}).status_code == 400
+
+
+def test_games_survive_a_server_restart(tmp_path: Path) -> None:
+    first = TestClient(create_app(tmp_path))
+    state = new_game(first, [HUMAN, EASY])
+    action = every_legal_action(state)[0]
+    first.post(f"/api/games/{state['id']}/actions", json={"action": action})
+    before = first.get(f"/api/games/{state['id']}").json()
+    again = TestClient(create_app(tmp_path)).get(f"/api/games/{state['id']}").json()
+    for key in ("tiles", "figures", "phase", "legal", "scores", "moves"):
+        assert again[key] == before[key]
+
+
+def test_hint_gives_three_moves_with_win_chances(client: TestClient) -> None:
+    state = new_game(client, [HUMAN, EASY])
+    hint = client.post(f"/api/games/{state['id']}/hint", json={"time": 0.2}).json()
+    assert len(hint["moves"]) == 3
+    legal = set(every_legal_action(state))
+    for move in hint["moves"]:
+        assert move["action"] in legal and move["label"].startswith("Place the tile at ")
+        assert len(move["win"]) == 2 and all(0 <= w <= 1 for w in move["win"])
+    assert client.post(f"/api/games/{state['id']}/hint", json={"time": 1000}).status_code == 422
+
+
+def test_a_game_between_bots_plays_to_the_end_with_scores_in_the_log(client: TestClient) -> None:
+    state = new_game(client, [EASY, EASY, EASY], expansions=["abbey-mayor", "king-robber"])
+    state = wait_for_human(client, state["id"], timeout=60)
+    assert state["terminal"] and state["phase"] == "game_over"
+    logged = [0, 0, 0]
+    for entry in state["log"]:
+        for s in entry["scored"]:
+            logged[s["player"]] += s["points"]
+    assert logged == state["scores"] or len(state["log"]) == 200  # the log keeps the last 200 moves
+    assert sum(state["returns"]) == pytest.approx(1.0)
+
+
+def test_the_page_and_the_tile_drawings_are_served(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and '<svg id="board"' in page.text
+    assert client.get("/static/js/main.js").status_code == 200
+    tiles = client.get("/api/tiles").json()
+    assert tiles["base.D"]["svg"].startswith("<g") and len(tiles["base.D"]["anchors"]) == 4
+    options = client.get("/api/options").json()
+    assert "abbey-mayor" in options["expansions"] and len(options["colours"]) == 6
+
+
+def test_replay_shows_the_board_after_any_number_of_moves(client: TestClient) -> None:
+    state = new_game(client, [HUMAN, EASY])
+    client.post(f"/api/games/{state['id']}/actions", json={"action": every_legal_action(state)[0]})
+    client.post(f"/api/games/{state['id']}/actions", json={"action": "pass"})
+    state = wait_for_human(client, state["id"])
+    start = client.get(f"/api/games/{state['id']}/replay/0").json()
+    assert start["tiles"] == state["tiles"][:1] and start["action"] is None
+    one = client.get(f"/api/games/{state['id']}/replay/2").json()  # the draw and the placement
+    assert one["tiles"] == state["tiles"][:2] and one["action"].startswith("place ")
+    now = client.get(f"/api/games/{state['id']}/replay/{state['moves']}").json()
+    assert now["tiles"] == state["tiles"] and now["scores"] == state["scores"]
+    assert client.get(f"/api/games/{state['id']}/replay/{state['moves'] + 1}").status_code == 404
+    assert client.get(f"/api/games/{state['id']}/replay/-1").status_code == 404
+
+
+def test_medium_and_hard_bots_answer(client: TestClient) -> None:
+    hard = {"kind": "bot", "level": "hard", "time": 0.3}
+    state = new_game(client, [HUMAN, {"kind": "bot", "level": "medium"}, hard])
+    client.post(f"/api/games/{state['id']}/actions", json={"action": every_legal_action(state)[0]})
+    client.post(f"/api/games/{state['id']}/actions", json={"action": "pass"})
+    state = wait_for_human(client, state["id"])
+    assert {entry["player"] for entry in state["log"]} >= {0, 1, 2}
+    assert len(state["tiles"]) == 4 and state["current_player"] == 0
+
+
+def test_deleting_a_game_stops_its_bots_search_at_once(client: TestClient) -> None:
+    slow = {"kind": "bot", "level": "hard", "time": 30}
+    state = new_game(client, [slow, slow])
+    session = client.app.state.games.get(state["id"])
+    thread = session.bot_thread
+    time.sleep(0.3)  # the first bot is thinking
+    start = time.monotonic()
+    assert client.delete(f"/api/games/{state['id']}").status_code == 200
+    thread.join(10)
+    assert not thread.is_alive() and time.monotonic() - start < 2
+    assert client.get(f"/api/games/{state['id']}").status_code == 404
+
+
+MIXES = [
+    ([], {}),
+    (["abbey-mayor"], {}),
+    (["abbey-mayor", "city", "king-robber", "shrines", "anniv20"], {"count_move": "follow"}),
+    (["river2", "abbey-mayor", "anniv20"], {"start": "river2", "wagon_move": "c1"}),
+]
+
+
+@pytest.mark.parametrize(("expansions", "variants"), MIXES)
+def test_every_legal_action_has_exactly_one_control_on_the_page(
+    expansions: list[str], variants: dict[str, str]
+) -> None:
+    """Whatever the decision, the grouped actions are the engine's legal actions, each once, and
+    every figure spot lies on a feature of a placed tile, so the page can always offer it."""
+    from carcassonne.play.actions import grouped_actions
+    from carcassonne.render import tile_catalogue
+
+    catalogue = tile_catalogue()
+    rng = random.Random(5)
+    phases = set()
+    for seed in range(3):
+        game = Game(players=3, expansions=expansions, variants=variants, seed=seed)
+        while not game.is_terminal:
+            if game.is_chance:
+                game.apply_random_chance()
+                continue
+            phases.add(game.phase)
+            groups = grouped_actions(game)
+            grouped = every_legal_action({"legal": groups})
+            assert sorted(grouped) == sorted(a.text for a in game.legal_actions()), game.phase
+            tiles = {(t["x"], t["y"]): t["tile"] for t in game.tiles}
+            for figure in groups["figures"]:
+                kind = catalogue[tiles[(figure["x"], figure["y"])]]
+                assert kind["features"][figure["feature"]] == figure["feature_type"]
+                assert kind["anchors"][figure["feature"]] is not None
+            game.apply(rng.choice(game.legal_actions()))
+    assert {"place_tile", "place_figure"} <= phases
