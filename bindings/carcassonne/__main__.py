@@ -9,6 +9,7 @@ import time
 from collections.abc import Sequence
 
 from . import _core, arena, play_game, play_random_games
+from ._core import Error
 
 
 def _selfplay(args: argparse.Namespace) -> int:
