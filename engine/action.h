@@ -44,26 +44,24 @@ inline constexpr const char* kQuarterNames[kNumQuarters] = {"castle", "market", 
 struct Action {
   uint32_t code;  // no initializer: action buffers on hot paths stay uninitialized
 
-  static constexpr uint32_t cell_bits(Cell c) { return uint32_t(c.x + kCoordLimit) | uint32_t(c.y + kCoordLimit) << 9; }
-
   static constexpr Action draw(int kind) { return {uint32_t(ActionKind::Draw) | uint32_t(kind) << 4}; }
   static constexpr Action place(Cell c, int rotation) {
-    return {uint32_t(ActionKind::Place) | cell_bits(c) << 4 | uint32_t(rotation) << 22};
+    return {uint32_t(ActionKind::Place) | pack_cell(c) << 4 | uint32_t(rotation) << 22};
   }
-  // The same as place(cell, rotation), from a Board::cell_key (which has the cell_bits layout).
-  static constexpr Action place_at_key(uint32_t cell_key, int rotation) {
-    return {uint32_t(ActionKind::Place) | cell_key << 4 | uint32_t(rotation) << 22};
+  // The same as place(cell, rotation), from a cell already packed (pack_cell, types.h).
+  static constexpr Action place_at_key(uint32_t packed_cell, int rotation) {
+    return {uint32_t(ActionKind::Place) | packed_cell << 4 | uint32_t(rotation) << 22};
   }
   static constexpr Action figure(FigureKind f, int feature) {
     return {uint32_t(ActionKind::Figure) | uint32_t(f) << 4 | uint32_t(feature) << 8};
   }
   static constexpr Action figure_at(FigureKind f, int feature, Cell c) {
-    return {figure(f, feature).code | 1u << 12 | cell_bits(c) << 13};
+    return {figure(f, feature).code | 1u << 12 | pack_cell(c) << 13};
   }
   static constexpr Action pass() { return {uint32_t(ActionKind::Pass)}; }
-  static constexpr Action abbey(Cell c) { return {uint32_t(ActionKind::Abbey) | cell_bits(c) << 4}; }
+  static constexpr Action abbey(Cell c) { return {uint32_t(ActionKind::Abbey) | pack_cell(c) << 4}; }
   static constexpr Action take_tile() { return {uint32_t(ActionKind::TakeTile)}; }
-  static constexpr Action arrow(Cell c) { return {uint32_t(ActionKind::Arrow) | cell_bits(c) << 4}; }
+  static constexpr Action arrow(Cell c) { return {uint32_t(ActionKind::Arrow) | pack_cell(c) << 4}; }
   static constexpr Action enter_city(FigureKind f, Quarter q) {
     return {uint32_t(ActionKind::Quarter) | uint32_t(f) << 4 | uint32_t(q) << 8};
   }
@@ -72,22 +70,32 @@ struct Action {
   constexpr ActionKind kind() const { return ActionKind(code & 0xF); }
   constexpr int tile_kind() const { return int(code >> 4 & 0xFF); }
   // The cell of a Place, Abbey or Arrow action.
-  constexpr Cell cell() const { return cell_from(code >> 4); }
+  constexpr Cell cell() const { return unpack_cell(code >> 4); }
   constexpr int rotation() const { return int(code >> 22 & 3); }
   constexpr FigureKind figure_kind() const { return FigureKind(code >> 4 & 0xF); }
   constexpr int feature() const { return int(code >> 8 & 0xF); }
   constexpr Quarter quarter() const { return Quarter(code >> 8 & 3); }
   constexpr bool elsewhere() const { return code >> 12 & 1; }
   // The target cell of a Figure action with elsewhere() set.
-  constexpr Cell figure_cell() const { return cell_from(code >> 13); }
+  constexpr Cell figure_cell() const { return unpack_cell(code >> 13); }
+  // Returns true if no bit outside its kind's payload is set: the code its fields would make.
+  constexpr bool well_formed() const {
+    switch (kind()) {
+      case ActionKind::Draw: return code >> 12 == 0;
+      case ActionKind::Place: return code >> 24 == 0;
+      case ActionKind::Figure: return elsewhere() ? code >> 31 == 0 : code >> 12 == 0;
+      case ActionKind::Pass:
+      case ActionKind::TakeTile: return code >> 4 == 0;
+      case ActionKind::Abbey:
+      case ActionKind::Arrow: return code >> 22 == 0;
+      case ActionKind::Quarter: return code >> 10 == 0;
+      case ActionKind::Count: return (code >> 4 & 0xF) == 0 && code >> 10 == 0;
+    }
+    return false;
+  }
 
   friend constexpr bool operator==(Action a, Action b) { return a.code == b.code; }
   friend constexpr bool operator<(Action a, Action b) { return a.code < b.code; }
-
- private:
-  static constexpr Cell cell_from(uint32_t bits) {
-    return Cell{int16_t(int(bits & 0x1FF) - kCoordLimit), int16_t(int(bits >> 9 & 0x1FF) - kCoordLimit)};
-  }
 };
 
 const char* figure_kind_name(FigureKind f);

@@ -11,7 +11,7 @@ void Board::clear() {
 }
 
 uint32_t Board::lookup(Cell c) const {
-  uint32_t k = cell_key(c);
+  uint32_t k = pack_cell(c);
   for (uint32_t h = hash(k);; h = (h + 1) & (kHashSize - 1)) {
     uint32_t e = index_[h];
     if (e == kEmpty) return kEmpty;
@@ -20,7 +20,7 @@ uint32_t Board::lookup(Cell c) const {
 }
 
 int Board::find_or_insert(Cell c, uint32_t v) {
-  uint32_t k = cell_key(c);
+  uint32_t k = pack_cell(c);
   for (uint32_t h = hash(k);; h = (h + 1) & (kHashSize - 1)) {
     uint32_t e = index_[h];
     if (e == kEmpty) {
@@ -69,7 +69,7 @@ void Board::remove_frontier(int i) {
     care_[i] = care_[last];
     frontier_keys_[i] = frontier_keys_[last];
     frontier_present_[i] = frontier_present_[last];
-    int h = find_or_insert(key_cell(frontier_keys_[i]), 0);
+    int h = find_or_insert(unpack_cell(frontier_keys_[i]), 0);
     index_[h] = (index_[h] & ~0xFFFu) | kFrontierFlag | uint32_t(i);
   }
   need_[last] = 0;
@@ -95,7 +95,7 @@ int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segment, cons
     if (f == frontier_size_) {  // a new frontier cell
       assert(frontier_size_ < kMaxFrontier);
       ++frontier_size_;
-      frontier_keys_[f] = cell_key(n);
+      frontier_keys_[f] = pack_cell(n);
       frontier_present_[f] = 0;
       need_[f] = 0;
       care_[f] = 0;

@@ -46,8 +46,8 @@ class Board {
   bool occupied(Cell c) const { return slot_at(c) >= 0; }
 
   int frontier_size() const { return frontier_size_; }
-  Cell frontier_cell(int i) const { return key_cell(frontier_keys_[i]); }
-  // The packed cell key of frontier cell i (see cell_key).
+  Cell frontier_cell(int i) const { return unpack_cell(frontier_keys_[i]); }
+  // Frontier cell i packed (pack_cell, the layout of action codes).
   uint32_t frontier_key(int i) const { return frontier_keys_[i]; }
   // Returns the frontier index of c, or -1 when c is not on the frontier.
   int frontier_index(Cell c) const {
@@ -70,11 +70,6 @@ class Board {
   // Returns the frontier index of the k-th cell (from 0) that for_each_fit would visit.
   int nth_fit(uint16_t signature, int k) const;
 
-  // A cell packed as (y + 256) << 9 | (x + 256): 18 bits, the layout Action::place uses.
-  static constexpr uint32_t cell_key(Cell c) { return uint32_t(c.y + kCoordLimit) << 9 | uint32_t(c.x + kCoordLimit); }
-  static constexpr Cell key_cell(uint32_t k) {
-    return Cell{int16_t(int(k & 0x1FF) - kCoordLimit), int16_t(int(k >> 9 & 0x1FF) - kCoordLimit)};
-  }
 
   // Puts a tile on an empty cell (legality is the caller's business). Returns its slot.
   int place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated);

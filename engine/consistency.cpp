@@ -89,17 +89,16 @@ void State::check_consistency() const {
     const PlacedFigure& f = figures_[i];
     ++owned[f.owner][int(f.kind)];
     int r = features_.root(f.segment);
+    if (!may_stand_on(f.kind, features_[r].type))
+      fail(std::string("a figure where it may not stand: ") + where_it_stands(f.kind));
     if (f.kind == FigureKind::Barn) {
       ++barns[r];
-      if (features_[r].type != FeatureType::Field) fail("a barn off a field");
     } else if (f.kind == FigureKind::Mayor) {
       mayors[r] |= 1 << f.owner;
       ++occupants[r];
-      if (features_[r].type != FeatureType::City) fail("a mayor outside a city");
     } else {
       ++meeples[r][f.owner];
       ++occupants[r];
-      if (f.kind == FigureKind::Wagon && features_[r].type == FeatureType::Field) fail("a wagon on a field");
     }
   }
   for (int i = 0; i < num_wagons_; ++i) ++owned[wagons_[i].owner][int(FigureKind::Wagon)];

@@ -248,9 +248,8 @@ int State::figure_options(Action* out) const {
     if (!can_hold_figure(type)) continue;
     const Segment& f = features_.feature(t.first_segment + i);
     if (f.occupants || !first_on_its_tile(uint16_t(t.first_segment + i))) continue;
-    if (supply[int(FigureKind::Meeple)] && !(type == FeatureType::Field && f.barns)) out[n++] = Action::figure(FigureKind::Meeple, i);
-    if (supply[int(FigureKind::Mayor)] && type == FeatureType::City) out[n++] = Action::figure(FigureKind::Mayor, i);
-    if (supply[int(FigureKind::Wagon)] && type != FeatureType::Field) out[n++] = Action::figure(FigureKind::Wagon, i);
+    for (FigureKind kind : {FigureKind::Meeple, FigureKind::Mayor, FigureKind::Wagon})
+      if (supply[int(kind)] && may_stand_on(kind, type) && !barn_keeps_out(kind, f)) out[n++] = Action::figure(kind, i);
   }
   if (supply[int(FigureKind::Barn)]) {
     // A barn stands on the field at its corner; two corners on one field are one choice (the
@@ -643,7 +642,7 @@ std::string State::why_illegal(Action a) const {
       return "the game is over";
     case Phase::Draw:
       if (a.kind() != ActionKind::Draw) return "a tile must be drawn first";
-      if ((a.code >> 12) != 0 || a.tile_kind() >= catalogue().size() || bag_count_[a.tile_kind()] == 0) return "that tile is not in the bag";
+      if (!a.well_formed() || a.tile_kind() >= catalogue().size() || bag_count_[a.tile_kind()] == 0) return "that tile is not in the bag";
       if (river_size_ > 0) return listed() ? "" : "the river tiles come first: the fork, then the others, the volcano lake last (RV-3)";
       if (fixed_order_ && bag_[bag_size_ - 1] != a.tile_kind()) return "the draw order is fixed: the next tile is " + catalogue().kind(bag_[bag_size_ - 1]).name;
       return "";
@@ -654,7 +653,7 @@ std::string State::why_illegal(Action a) const {
       return bag_size_ > 0 ? "place the abbey or take a tile" : "place the abbey or pass";
     case Phase::PlaceTile: {
       if (a.kind() != ActionKind::Place) return "the drawn tile must be placed first";
-      if ((a.code >> 24) != 0) return "malformed action code";
+      if (!a.well_formed()) return "malformed action code";
       Cell c = a.cell();
       if (board_.occupied(c)) return "the cell already holds a tile";
       int f = board_.frontier_index(c);
@@ -682,7 +681,7 @@ std::string State::why_illegal(Action a) const {
         if (active_arrow_ == ArrowKind::PlaceAnywhere) return "a meeple goes on an unoccupied, unfinished feature (XX-5)";
         return "a figure goes on the tile just placed unless an arrow says otherwise (B-5)";
       }
-      if ((a.code >> 12) != 0 || int(a.figure_kind()) >= kNumFigureKinds) return "malformed figure action";
+      if (!a.well_formed() || int(a.figure_kind()) >= kNumFigureKinds) return "malformed figure action";
       FigureKind kind = a.figure_kind();
       std::string name = figure_kind_name(kind);
       if (!figure_in_play(kind)) return "the " + name + " is not in play";
@@ -699,10 +698,9 @@ std::string State::why_illegal(Action a) const {
       FeatureType type = features_[t.first_segment + a.feature()].type;
       const Segment& f = features_.feature(t.first_segment + a.feature());
       if (!can_hold_figure(type)) return "no figure may stand on that feature";
-      if (kind == FigureKind::Mayor && type != FeatureType::City) return "a mayor goes into a city (AM-M-1)";
-      if (kind == FigureKind::Wagon && type == FeatureType::Field) return "a wagon never goes on a field (AM-W-1)";
+      if (!may_stand_on(kind, type)) return where_it_stands(kind);
       if (f.occupants) return "that feature is already occupied (B-5)";
-      if (type == FeatureType::Field && f.barns) return "no farmer may join a field with a barn (AM-B-4)";
+      if (barn_keeps_out(kind, f)) return "no farmer may join a field with a barn (AM-B-4)";
       if (!first_on_its_tile(uint16_t(t.first_segment + a.feature())))
         return "a lower feature number of this tile is the same feature: the figure is offered there";
       return "not a legal figure choice here";

@@ -17,6 +17,45 @@ inline const RotatedTile& rotated(const PlacedTile& t) { return catalogue().kind
 
 inline bool can_hold_figure(FeatureType t) { return t != FeatureType::River && t != FeatureType::Quarter; }
 
+// Where a figure of this kind may stand, one rule for the legal choices, their explanations,
+// positions and the consistency check: a meeple on any feature (B-5), a mayor in a city
+// (AM-M-1), a wagon anywhere but a field (AM-W-1), a barn on a field (at a corner, AM-B-1).
+inline bool may_stand_on(FigureKind kind, FeatureType type) {
+  if (!can_hold_figure(type)) return false;
+  switch (kind) {
+    case FigureKind::Meeple: return true;
+    case FigureKind::Mayor: return type == FeatureType::City;
+    case FigureKind::Wagon: return type != FeatureType::Field;
+    case FigureKind::Barn: return type == FeatureType::Field;
+  }
+  return false;
+}
+// The rule may_stand_on checks, in words for error messages.
+inline const char* where_it_stands(FigureKind kind) {
+  switch (kind) {
+    case FigureKind::Meeple: return "a meeple stands on a road, city, field or cloister-like feature (B-5)";
+    case FigureKind::Mayor: return "a mayor stands in a city (AM-M-1)";
+    case FigureKind::Wagon: return "a wagon stands on a road, city or cloister-like feature, never a field (AM-W-1)";
+    case FigureKind::Barn: return "a barn stands on a field (AM-B-1)";
+  }
+  return "";
+}
+// AM-B-4: no farmer joins a field with a barn (the feature's aggregate at its root).
+inline bool barn_keeps_out(FigureKind kind, const Segment& feature) {
+  return kind != FigureKind::Barn && feature.type == FeatureType::Field && feature.barns;
+}
+// CK-3: which figures may enter which quarter of the City: a meeple any, a mayor the castle, a
+// wagon any but the market, a barn none.
+inline bool may_enter(FigureKind kind, Quarter q) {
+  switch (kind) {
+    case FigureKind::Meeple: return true;
+    case FigureKind::Mayor: return q == Quarter::Castle;
+    case FigureKind::Wagon: return q != Quarter::Market;
+    case FigureKind::Barn: return false;
+  }
+  return false;
+}
+
 // Scoring order within one phase 3 (RULES 5.4b): cities, roads, cloister-like (fields last).
 inline int scoring_rank(FeatureType t) { return t == FeatureType::City ? 0 : t == FeatureType::Road ? 1 : 2; }
 

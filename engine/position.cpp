@@ -116,8 +116,7 @@ State State::from_position(const Position& position) {
       seg = uint16_t(tile.first_segment + f.feature);
       FeatureType type = st.features_[seg].type;
       if (!can_hold_figure(type)) throw PositionError(where + ": no figure may stand there");
-      if (fk == FigureKind::Mayor && type != FeatureType::City) throw PositionError(where + ": a mayor stands in a city (AM-M-1)");
-      if (fk == FigureKind::Wagon && type == FeatureType::Field) throw PositionError(where + ": a wagon never stands on a field (AM-W-1)");
+      if (!may_stand_on(fk, type)) throw PositionError(where + ": " + where_it_stands(fk));
       if (st.features_.feature(seg).done) throw PositionError(where + ": the feature is completed, so it would have been scored");
       // A segment holds one figure, or an XX-4 pair: a normal meeple beside a figure of its owner.
       int partner = -1, on_segment = 0;
@@ -156,8 +155,7 @@ State State::from_position(const Position& position) {
     if (kind < 0 || !st.figure_in_play(FigureKind(kind))) throw PositionError(where + ": unknown figure kind");
     if (st.supply_[f.player][kind] == 0) throw PositionError(where + ": player has none left");
     FigureKind fk = FigureKind(kind);
-    if (fk == FigureKind::Barn || (fk == FigureKind::Mayor && q != int(Quarter::Castle)) || (fk == FigureKind::Wagon && q == int(Quarter::Market)))
-      throw PositionError(where + ": that figure may not enter that quarter (CK-3)");
+    if (!may_enter(fk, Quarter(q))) throw PositionError(where + ": that figure may not enter that quarter (CK-3)");
     st.enter_quarter(f.player, fk, Quarter(q));
   }
   if (!position.count.empty()) {

@@ -45,7 +45,7 @@ int State::wagon_targets(Action* out) const {
   int n = 0;
   auto offer = [&](uint16_t root) {  // each tile of an unfinished, unoccupied feature
     const Segment& f = features_[root];
-    if (f.done || f.occupants || f.type == FeatureType::Field || !can_hold_figure(f.type)) return;
+    if (f.done || f.occupants || !may_stand_on(FigureKind::Wagon, f.type)) return;
     features_.for_each_member(root, [&](int m) {
       const Segment& s = features_[m];
       if (first_on_its_tile(uint16_t(m))) out[n++] = Action::figure_at(FigureKind::Wagon, s.local, board_.tile(s.tile).cell);
@@ -64,7 +64,7 @@ int State::wagon_targets(Action* out) const {
         for (int i = 0; i < segments; ++i) {
           const Segment& f = features_.feature(t.first_segment + i);
           FeatureType type = features_[t.first_segment + i].type;
-          if (!f.done && !f.occupants && type != FeatureType::Field && can_hold_figure(type) &&
+          if (!f.done && !f.occupants && may_stand_on(FigureKind::Wagon, type) &&
               first_on_its_tile(uint16_t(t.first_segment + i)))
             out[n++] = Action::figure_at(FigureKind::Wagon, i, at);
         }

@@ -63,7 +63,7 @@ int State::arrow_figure_options(Action* out) const {
       const PlacedFigure& fig = figures_[i];
       if (fig.owner != turn_player_ || fig.paired || fig.kind == FigureKind::Barn) continue;
       const Segment& f = features_.feature(fig.segment);
-      if (finished(f) || (f.type == FeatureType::Field && f.barns)) continue;
+      if (finished(f) || barn_keeps_out(FigureKind::Meeple, f)) continue;
       const Segment& s = features_[fig.segment];
       Action a = Action::figure_at(FigureKind::Meeple, s.local, board_.tile(s.tile).cell);
       if (std::find(out, out + n, a) == out + n) out[n++] = a;
@@ -79,7 +79,7 @@ int State::arrow_figure_options(Action* out) const {
       const Segment& f = features_[seg.root];
       if (seen.test(seg.root)) continue;
       seen.set(seg.root);
-      if (!can_hold_figure(seg.type) || f.occupants || finished(f) || (seg.type == FeatureType::Field && f.barns)) continue;
+      if (!may_stand_on(FigureKind::Meeple, seg.type) || f.occupants || finished(f) || barn_keeps_out(FigureKind::Meeple, f)) continue;
       out[n++] = Action::figure_at(FigureKind::Meeple, seg.local, board_.tile(seg.tile).cell);
     }
   }

@@ -115,11 +115,9 @@ int State::city_place_options(Action* out) const {
   for (int q = 0; q < rules_.players; ++q) other_gained |= q != p && scores_[q] > phase3_start_[q];
   if (!other_gained) return 0;
   int n = 0;
-  for (int q = 0; q < kNumQuarters; ++q) {
-    if (supply_[p][int(FigureKind::Meeple)]) out[n++] = Action::enter_city(FigureKind::Meeple, Quarter(q));
-    if (supply_[p][int(FigureKind::Mayor)] && q == int(Quarter::Castle)) out[n++] = Action::enter_city(FigureKind::Mayor, Quarter(q));
-    if (supply_[p][int(FigureKind::Wagon)] && q != int(Quarter::Market)) out[n++] = Action::enter_city(FigureKind::Wagon, Quarter(q));
-  }
+  for (int q = 0; q < kNumQuarters; ++q)
+    for (FigureKind kind : {FigureKind::Meeple, FigureKind::Mayor, FigureKind::Wagon})
+      if (supply_[p][int(kind)] && may_enter(kind, Quarter(q))) out[n++] = Action::enter_city(kind, Quarter(q));
   return n;
 }
 

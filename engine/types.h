@@ -68,6 +68,13 @@ constexpr Cell neighbour(Cell c, Side s) {
 // every tile of every set stays inside.
 inline constexpr int kCoordLimit = 256;
 
+// A cell packed in 18 bits as (y + 256) << 9 | (x + 256): the board's cell keys and the cells of
+// action codes (engine/action.h) share this layout.
+constexpr uint32_t pack_cell(Cell c) { return uint32_t(c.y + kCoordLimit) << 9 | uint32_t(c.x + kCoordLimit); }
+constexpr Cell unpack_cell(uint32_t bits) {
+  return Cell{int16_t(int(bits & 0x1FF) - kCoordLimit), int16_t(int(bits >> 9 & 0x1FF) - kCoordLimit)};
+}
+
 // Score causes (RULES B-11). Every point a player gets is booked under one of these.
 //   CityMayor  city points won by a player whose strength there includes their mayor (AM-M)
 //   FieldBarn  farmer points scored during the game because of a barn (AM-B-3, AM-B-5)
