@@ -17,14 +17,15 @@ apt_install_missing() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-build_packages=(g++ libgtest-dev libbenchmark-dev libtbb-dev libeigen3-dev)
+# clang-format: tools/format.sh (the style in .clang-format was tuned on Debian's version 14).
+build_packages=(g++ libgtest-dev libbenchmark-dev libtbb-dev libeigen3-dev clang-format)
 # A cmake or ninja already on PATH (e.g. from pip) serves as well as Debian's.
 command -v cmake >/dev/null || build_packages+=(cmake)
 command -v ninja >/dev/null || build_packages+=(ninja-build)
 apt_install_missing "${build_packages[@]}"
 
 python3 -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "pybind11>=3.0" numpy pytest ruff fastapi uvicorn
+  "scikit-build-core>=0.10" "pybind11>=3.0" numpy pytest ruff mypy fastapi uvicorn
 
 # The browser tests (tools/test.sh sets CARC_BROWSER_TESTS=1): Debian's Chromium and its driver,
 # Selenium, and the HTTP client of FastAPI's TestClient (newer Starlette wants httpx2).

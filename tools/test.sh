@@ -2,7 +2,8 @@
 # Runs every test: the C++ suite (release build, via ctest), the same suite under AddressSanitizer
 # and UndefinedBehaviorSanitizer with a 100,000-move random-game invariant run, the search tests
 # under ThreadSanitizer, a Python lint, and the Python suite against the installed package, the
-# play server's browser tests in headless Chromium included (screenshots in build/screenshots/).
+# play server's browser tests in headless Chromium included (screenshots in build/screenshots/),
+# after the hand-written stub _core.pyi is checked against the built module (mypy's stubtest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARC_BROWSER_TESTS=1 source tools/deps.sh
@@ -27,8 +28,13 @@ TSAN_OPTIONS=halt_on_error=1 ./build-tsan/carc_tests --gtest_brief=1 --gtest_fil
 
 echo "== Python lint"
 python3 -m ruff check bindings tests/python tools
+# C++ (clang-format) and Python (ruff format) formatting: enabled once the tree is formatted
+# (tools/format.sh).
+# bash tools/format.sh --check
 
 echo "== Python tests"
 CMAKE_BUILD_PARALLEL_LEVEL=$jobs python3 -m pip install -q --disable-pip-version-check --no-build-isolation .
+echo "== The hand-written stub _core.pyi against the built module (mypy's stubtest)"
+python3 -m mypy.stubtest carcassonne._core --allowlist tools/stubtest-allowlist.txt
 python3 -m pytest -q -rs
 echo "browser screenshots: build/screenshots/"

@@ -1,6 +1,10 @@
 # Type stubs for the C++ module carcassonne._core (bindings/*.cpp). Keep in step with them.
 import enum
-from typing import Any, Literal, overload
+from typing import Any, Literal, overload, type_check_only
+
+@type_check_only
+class _Pybind11Type(type):
+    """pybind11's metaclass of every bound class (pybind11_builtins.pybind11_type)."""
 
 class Error(ValueError): ...
 class ConfigError(Error): ...
@@ -23,7 +27,7 @@ def tile_kinds(geometry: Literal[False] = False) -> list[tuple[str, str, int]]: 
 @overload
 def tile_kinds(geometry: Literal[True]) -> list[dict[str, Any]]: ...
 
-class Config:
+class Config(metaclass=_Pybind11Type):
     players: int
     expansions: list[str]
     variants: dict[str, str]
@@ -40,26 +44,38 @@ class Config:
     ) -> None: ...
     def validated(self) -> Config: ...
 
-class Position:
-    class Tile:
-        kind: str
-        x: int
-        y: int
-        rotation: int
+class Position(metaclass=_Pybind11Type):
+    class Tile(metaclass=_Pybind11Type):
+        @property
+        def kind(self) -> str: ...
+        @property
+        def x(self) -> int: ...
+        @property
+        def y(self) -> int: ...
+        @property
+        def rotation(self) -> int: ...
         def __init__(self, kind: str, x: int, y: int, rotation: int = 0) -> None: ...
 
-    class Figure:
-        player: int
-        kind: str
-        x: int
-        y: int
-        feature: int
+    class Figure(metaclass=_Pybind11Type):
+        @property
+        def player(self) -> int: ...
+        @property
+        def kind(self) -> str: ...
+        @property
+        def x(self) -> int: ...
+        @property
+        def y(self) -> int: ...
+        @property
+        def feature(self) -> int: ...
         def __init__(self, player: int, kind: str, x: int, y: int, feature: int) -> None: ...
 
-    class CityFigure:
-        player: int
-        kind: str
-        quarter: str
+    class CityFigure(metaclass=_Pybind11Type):
+        @property
+        def player(self) -> int: ...
+        @property
+        def kind(self) -> str: ...
+        @property
+        def quarter(self) -> str: ...
         def __init__(self, player: int, kind: str, quarter: str) -> None: ...
 
     config: Config
@@ -110,7 +126,7 @@ class Phase(enum.Enum):
     MARKET_MOVE = 9
     GAME_OVER = 10
 
-class State:
+class State(metaclass=_Pybind11Type):
     def __init__(self, config: Config) -> None: ...
     @staticmethod
     def from_position(position: Position) -> State: ...
@@ -154,7 +170,7 @@ class State:
     def __copy__(self) -> State: ...
     def __deepcopy__(self, memo: dict[int, Any]) -> State: ...
 
-class GameResult:
+class GameResult(metaclass=_Pybind11Type):
     @property
     def scores(self) -> list[int]: ...
     @property
@@ -200,7 +216,7 @@ class PriorKind(enum.Enum):
     UNIFORM = 0
     GREEDY = 1
 
-class RolloutConfig:
+class RolloutConfig(metaclass=_Pybind11Type):
     policy: RolloutPolicy
     greedy_eps: float
     cutoff_turns: int
@@ -216,7 +232,7 @@ class RolloutConfig:
     prior_temperature: float
     def __init__(self) -> None: ...
 
-class MctsConfig:
+class MctsConfig(metaclass=_Pybind11Type):
     seconds: float
     iterations: int
     threads: int
@@ -236,7 +252,7 @@ class MctsConfig:
 
 def parse_mcts_options(options: str) -> MctsConfig: ...
 
-class ActionStats:
+class ActionStats(metaclass=_Pybind11Type):
     @property
     def action(self) -> int: ...
     @property
@@ -250,7 +266,7 @@ class ActionStats:
     @property
     def win(self) -> list[float]: ...
 
-class SearchResult:
+class SearchResult(metaclass=_Pybind11Type):
     @property
     def best(self) -> int: ...
     @property
@@ -271,7 +287,7 @@ class SearchResult:
 def analyse(state: State, config: MctsConfig, seed: int = 0) -> SearchResult: ...
 def choose_action(state: State, agent: str, seed: int = 0) -> int: ...
 
-class Mcts:
+class Mcts(metaclass=_Pybind11Type):
     def __init__(self, config: MctsConfig) -> None: ...
     def search(self, state: State, seed: int = 0) -> SearchResult: ...
     def stop(self) -> None: ...
@@ -279,7 +295,7 @@ class Mcts:
     @property
     def config(self) -> MctsConfig: ...
 
-class GameRecord:
+class GameRecord(metaclass=_Pybind11Type):
     @property
     def index(self) -> int: ...
     @property
@@ -307,7 +323,7 @@ class GameRecord:
     @property
     def agent_seed(self) -> int: ...
 
-class EntrantStats:
+class EntrantStats(metaclass=_Pybind11Type):
     @property
     def agent(self) -> str: ...
     @property
@@ -337,7 +353,7 @@ class EntrantStats:
     @property
     def iterations_per_move(self) -> float: ...
 
-class ArenaConfig:
+class ArenaConfig(metaclass=_Pybind11Type):
     game: Config
     agents: list[str]
     deals: int
@@ -347,7 +363,7 @@ class ArenaConfig:
     agent_seed: int
     def __init__(self) -> None: ...
 
-class ArenaResult:
+class ArenaResult(metaclass=_Pybind11Type):
     @property
     def players(self) -> int: ...
     @property
