@@ -26,10 +26,8 @@ State position_at(int turns, uint64_t seed = 3) {
   State s(config);
   Rng rng(seed);
   while (s.turn_number() < turns || s.is_chance()) {
-    if (s.is_chance())
-      s.apply_unchecked(s.sample_chance());
-    else
-      s.apply_unchecked(s.sample_legal_action(rng));
+    if (s.is_chance()) s.apply_unchecked(s.sample_chance());
+    else s.apply_unchecked(s.sample_legal_action(rng));
   }
   return s;
 }

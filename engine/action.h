@@ -32,7 +32,17 @@
 
 namespace carc {
 
-enum class ActionKind : uint8_t { Draw = 0, Place = 1, Figure = 2, Pass = 3, Abbey = 4, TakeTile = 5, Arrow = 6, Quarter = 7, Count = 8 };
+enum class ActionKind : uint8_t {
+  Draw = 0,
+  Place = 1,
+  Figure = 2,
+  Pass = 3,
+  Abbey = 4,
+  TakeTile = 5,
+  Arrow = 6,
+  Quarter = 7,
+  Count = 8
+};
 enum class FigureKind : uint8_t { Meeple = 0, Mayor = 1, Wagon = 2, Barn = 3 };
 inline constexpr int kNumFigureKinds = 4;
 

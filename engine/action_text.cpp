@@ -15,20 +15,14 @@ std::string State::action_to_string(Action a) const {
     case ActionKind::Draw:
       return a.tile_kind() < catalogue().size() ? "draw " + catalogue().kind(KindId(a.tile_kind())).name
                                                 : "draw #" + std::to_string(a.tile_kind());
-    case ActionKind::Place:
-      return "place " + cell_text(a.cell()) + " r" + std::to_string(a.rotation());
-    case ActionKind::Pass:
-      return "pass";
-    case ActionKind::Abbey:
-      return "abbey " + cell_text(a.cell());
-    case ActionKind::TakeTile:
-      return "take-tile";
-    case ActionKind::Arrow:
-      return "arrow " + cell_text(a.cell());
+    case ActionKind::Place: return "place " + cell_text(a.cell()) + " r" + std::to_string(a.rotation());
+    case ActionKind::Pass: return "pass";
+    case ActionKind::Abbey: return "abbey " + cell_text(a.cell());
+    case ActionKind::TakeTile: return "take-tile";
+    case ActionKind::Arrow: return "arrow " + cell_text(a.cell());
     case ActionKind::Quarter:
       return std::string(figure_kind_name(a.figure_kind())) + " @" + kQuarterNames[int(a.quarter())];
-    case ActionKind::Count:
-      return std::string("count ") + kQuarterNames[int(a.quarter())];
+    case ActionKind::Count: return std::string("count ") + kQuarterNames[int(a.quarter())];
     case ActionKind::Figure: {
       std::string name = figure_kind_name(a.figure_kind());
       if (a.figure_kind() == FigureKind::Barn) return name + " " + kCornerNames[a.feature() & 3];
@@ -36,7 +30,8 @@ std::string State::action_to_string(Action a) const {
       int slot = a.elsewhere() ? board_.slot_at(a.figure_cell()) : last_slot_;
       if (slot >= 0) {
         const PlacedTile& t = board_.tile(slot);
-        if (a.feature() < catalogue().kind(t.kind).num_segments) type = feature_type_name(features_[t.first_segment + a.feature()].type);
+        if (a.feature() < catalogue().kind(t.kind).num_segments)
+          type = feature_type_name(features_[t.first_segment + a.feature()].type);
       }
       std::string text = name + " " + type + "#" + std::to_string(a.feature());
       return a.elsewhere() ? text + " @" + cell_text(a.figure_cell()) : text;
@@ -62,7 +57,8 @@ Action State::parse_action(std::string_view text) const {
   auto parse_cell = [&](std::string_view s, Cell& c) {
     auto comma = s.find(',');
     int x = 0, y = 0;
-    if (comma == std::string::npos || !parse_int(s.substr(0, comma), x) || !parse_int(s.substr(comma + 1), y)) return false;
+    if (comma == std::string::npos || !parse_int(s.substr(0, comma), x) || !parse_int(s.substr(comma + 1), y))
+      return false;
     if (std::abs(x) >= kCoordLimit - 1 || std::abs(y) >= kCoordLimit - 1) throw bad("cell out of range");
     c = Cell{int16_t(x), int16_t(y)};
     return true;
@@ -118,23 +114,29 @@ Action State::parse_action(std::string_view text) const {
     const std::string& arg = words[1];
     auto hash = arg.find('#');
     int index = 0;
-    if (hash == std::string::npos || !parse_int(std::string_view(arg).substr(hash + 1), index) || index < 0 || index >= kMaxSegmentsPerTile)
+    if (hash == std::string::npos || !parse_int(std::string_view(arg).substr(hash + 1), index) || index < 0 ||
+        index >= kMaxSegmentsPerTile)
       throw bad("expected '" + verb + " <feature>#<index>'");
     bool elsewhere = count >= 3;
-    if (elsewhere && (words[2][0] != '@' || !parse_cell(std::string_view(words[2]).substr(1), cell))) throw bad("expected '@<x>,<y>' after the feature");
+    if (elsewhere && (words[2][0] != '@' || !parse_cell(std::string_view(words[2]).substr(1), cell)))
+      throw bad("expected '@<x>,<y>' after the feature");
     expect_words(elsewhere ? 3 : 2);
     int slot = elsewhere ? board_.slot_at(cell) : (phase_ == Phase::PlaceFigure ? last_slot_ : -1);
     if (elsewhere && slot < 0) throw bad("no tile at " + cell_text(cell));
     if (slot >= 0) {
       const PlacedTile& t = board_.tile(slot);
-      if (index >= catalogue().kind(t.kind).num_segments) throw bad("the tile has no feature #" + std::to_string(index));
+      if (index >= catalogue().kind(t.kind).num_segments)
+        throw bad("the tile has no feature #" + std::to_string(index));
       std::string type = arg.substr(0, hash);
       std::string actual = feature_type_name(features_[t.first_segment + index].type);
-      if (actual != type) throw bad("feature #" + std::to_string(index) + " of " + catalogue().kind(t.kind).name + " is a " + actual + ", not a " + type);
+      if (actual != type)
+        throw bad("feature #" + std::to_string(index) + " of " + catalogue().kind(t.kind).name + " is a " + actual +
+                  ", not a " + type);
     }
     return elsewhere ? Action::figure_at(FigureKind(f), index, cell) : Action::figure(FigureKind(f), index);
   }
-  throw bad("unknown verb '" + verb + "' (draw, place, pass, meeple, mayor, wagon, barn, abbey, take-tile, arrow, count)");
+  throw bad("unknown verb '" + verb +
+            "' (draw, place, pass, meeple, mayor, wagon, barn, abbey, take-tile, arrow, count)");
 }
 
 std::string State::to_string() const {
@@ -145,7 +147,8 @@ std::string State::to_string() const {
   for (int p = 0; p < rules_.players; ++p) out << ' ' << scores_[p];
   out << "\nmeeples in supply:";
   for (int p = 0; p < rules_.players; ++p) out << ' ' << int(supply_[p][0]);
-  out << "\ntiles: " << board_.num_tiles() << " placed, " << bag_size_ << " in the bag, " << discarded_ << " discarded\n";
+  out << "\ntiles: " << board_.num_tiles() << " placed, " << bag_size_ << " in the bag, " << discarded_
+      << " discarded\n";
   return out.str();
 }
 

@@ -57,9 +57,7 @@ class Board {
   // Returns the mask of sides (bit s) of frontier cell i that touch a tile.
   uint8_t frontier_neighbours(int i) const { return frontier_present_[i]; }
   // Returns true if a tile with this signature fits frontier cell i.
-  bool fits(int i, uint16_t signature) const {
-    return ((need_[i] ^ signature) & care_[i]) == 0;
-  }
+  bool fits(int i, uint16_t signature) const { return ((need_[i] ^ signature) & care_[i]) == 0; }
   // Calls visit(frontier index) for every frontier cell a tile with this signature fits.
   template <class Visit>
   void for_each_fit(uint16_t signature, Visit&& visit) const;
@@ -69,7 +67,6 @@ class Board {
   int count_fits(uint16_t signature) const;
   // Returns the frontier index of the k-th cell (from 0) that for_each_fit would visit.
   int nth_fit(uint16_t signature, int k) const;
-
 
   // Puts a tile on an empty cell (legality is the caller's business). Returns its slot.
   int place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated);

@@ -16,8 +16,7 @@ const char* cause_name(Cause c) {
 }
 
 const char* feature_type_name(FeatureType t) {
-  static constexpr const char* kNames[] = {"road",  "city",  "field", "monastery",
-                                           "shrine", "abbey", "river", "quarter"};
+  static constexpr const char* kNames[] = {"road", "city", "field", "monastery", "shrine", "abbey", "river", "quarter"};
   return kNames[int(t)];
 }
 

@@ -31,11 +31,11 @@ enum class ArrowKind : uint8_t { None, MeepleBeside, PlaceAnywhere, ExtraTurn };
 // One feature as printed on one tile, in the catalogue orientation or a rotation of it.
 struct SegmentSpec {
   FeatureType type = FeatureType::Field;
-  uint16_t points = 0;      // bit p set: the segment reaches point p (types.h)
+  uint16_t points = 0;  // bit p set: the segment reaches point p (types.h)
   uint8_t pennants = 0;
-  uint8_t num_sides = 0;    // road/city/river: the sides it reaches (its open ends when placed)
-  uint16_t cities = 0;      // field: bit i set: touches city segment i of this tile
-  uint16_t same_type = 0;   // bit i set: segment i is another segment of the same type
+  uint8_t num_sides = 0;   // road/city/river: the sides it reaches (its open ends when placed)
+  uint16_t cities = 0;     // field: bit i set: touches city segment i of this tile
+  uint16_t same_type = 0;  // bit i set: segment i is another segment of the same type
   RoadEnd road_end = RoadEnd::Through;
   uint8_t road_end_city = 0;  // RoadEnd::City: the city segment the road enters
 };
@@ -51,9 +51,9 @@ struct RotatedTile {
 
 struct TileKind {
   KindId id = 0;
-  std::string name;        // "base.D"
-  std::string set;         // "base"
-  uint8_t set_index = 0;   // position of its set in Catalogue::sets()
+  std::string name;          // "base.D"
+  std::string set;           // "base"
+  uint8_t set_index = 0;     // position of its set in Catalogue::sets()
   bool city_square = false;  // one of the City of Carcassonne's squares (set count-city)
   int count = 0;
   bool is_start = false;

@@ -86,7 +86,8 @@ Config validate(Config config) {
   start = config.variants.find("start");
   bool city_start = start != config.variants.end() && (start->second == "city" || start->second == "city_plain");
   if (city && start != config.variants.end() && !city_start)
-    throw ConfigError("expansion city is the start option start = city or city_plain (CK-0), not start = " + start->second);
+    throw ConfigError("expansion city is the start option start = city or city_plain (CK-0), not start = " +
+                      start->second);
   if (city_start && !city) {
     config.expansions.push_back("city");
     seen.push_back("city");
@@ -101,8 +102,8 @@ Config validate(Config config) {
       throw ConfigError("variant " + given->first + " = " + given->second + " needs expansion " + v.expansion +
                         ", which is not in play");
     if (given->first == "count_move" && config.variants.at("start") != "city")  // start is set with the City
-      throw ConfigError("variant count_move = " + given->second + " needs the Count (start = city), not start = " +
-                        config.variants.at("start"));
+      throw ConfigError("variant count_move = " + given->second +
+                        " needs the Count (start = city), not start = " + config.variants.at("start"));
   }
   for (const VariantInfo& v : known_variants())
     if (v.supported && !config.variants.count(v.name)) config.variants[v.name] = v.values.front();
@@ -111,14 +112,16 @@ Config validate(Config config) {
     if (!cat.contains(tile)) throw ConfigError("draw_order: unknown tile '" + tile + "'");
     const TileKind& kind = cat.kind(cat.find(tile));
     bool enabled = kind.set == "base" || std::find(seen.begin(), seen.end(), kind.set) != seen.end();
-    if (!enabled) throw ConfigError("draw_order: tile '" + tile + "' belongs to set '" + kind.set + "', which is not enabled");
+    if (!enabled)
+      throw ConfigError("draw_order: tile '" + tile + "' belongs to set '" + kind.set + "', which is not enabled");
   }
   std::vector<int> used(cat.size(), 0);
   for (const std::string& tile : config.draw_order) {
     const TileKind& kind = cat.kind(cat.find(tile));
     int available = kind.count - (kind.is_start ? 1 : 0);
     if (++used[kind.id] > available)
-      throw ConfigError("draw_order: more copies of '" + tile + "' than the set has (" + std::to_string(available) + ")");
+      throw ConfigError("draw_order: more copies of '" + tile + "' than the set has (" + std::to_string(available) +
+                        ")");
   }
   return config;
 }

@@ -28,7 +28,7 @@ struct VariantInfo {
   const char* name;
   std::vector<std::string> values;  // the first is the default
   bool supported;
-  const char* expansion;            // the expansion whose rules it changes; nullptr: every game
+  const char* expansion;  // the expansion whose rules it changes; nullptr: every game
 };
 
 const std::vector<ExpansionInfo>& known_expansions();

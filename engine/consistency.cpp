@@ -37,24 +37,24 @@ bool State::same_position(const State& o) const {
   // frontier (they follow from its tiles). Some derived data (the feature aggregates) is compared
   // too: a false "different" only costs a search its reuse, a false "same" would send it down
   // actions that are illegal here.
-  if (std::tie(rules_, fixed_order_, abbey_kind_, phase_, turn_player_, drawn_, last_slot_, turn_number_,
-               discarded_, num_figures_, supply_, abbeys_, num_wagons_, num_barn_fields_, endgame_) !=
-      std::tie(o.rules_, o.fixed_order_, o.abbey_kind_, o.phase_, o.turn_player_, o.drawn_, o.last_slot_,
-               o.turn_number_, o.discarded_, o.num_figures_, o.supply_, o.abbeys_, o.num_wagons_,
-               o.num_barn_fields_, o.endgame_))
+  if (std::tie(rules_, fixed_order_, abbey_kind_, phase_, turn_player_, drawn_, last_slot_, turn_number_, discarded_,
+               num_figures_, supply_, abbeys_, num_wagons_, num_barn_fields_,
+               endgame_) != std::tie(o.rules_, o.fixed_order_, o.abbey_kind_, o.phase_, o.turn_player_, o.drawn_,
+                                     o.last_slot_, o.turn_number_, o.discarded_, o.num_figures_, o.supply_, o.abbeys_,
+                                     o.num_wagons_, o.num_barn_fields_, o.endgame_))
     return false;
   if (std::tie(arrow_armed_, num_arrow_candidates_, active_arrow_, river_size_, num_river_ends_, num_river_cells_,
-               volcano_turn_, quarters_, count_, scoring_next_, city_step_, moved_out_, phase3_scored_,
-               phase3_start_, last_placer_, market_player_) !=
+               volcano_turn_, quarters_, count_, scoring_next_, city_step_, moved_out_, phase3_scored_, phase3_start_,
+               last_placer_, market_player_) !=
       std::tie(o.arrow_armed_, o.num_arrow_candidates_, o.active_arrow_, o.river_size_, o.num_river_ends_,
-               o.num_river_cells_, o.volcano_turn_, o.quarters_, o.count_, o.scoring_next_, o.city_step_,
-               o.moved_out_, o.phase3_scored_, o.phase3_start_, o.last_placer_, o.market_player_))
+               o.num_river_cells_, o.volcano_turn_, o.quarters_, o.count_, o.scoring_next_, o.city_step_, o.moved_out_,
+               o.phase3_scored_, o.phase3_start_, o.last_placer_, o.market_player_))
     return false;
-  if (std::tie(king_holder_, robber_holder_, king_size_, robber_size_, extra_turn_, in_extra_turn_, scores_,
-               breakdown_, bag_size_, bag_count_, num_open_cloisters_, num_pending_, num_challenges_) !=
-      std::tie(o.king_holder_, o.robber_holder_, o.king_size_, o.robber_size_, o.extra_turn_, o.in_extra_turn_,
-               o.scores_, o.breakdown_, o.bag_size_, o.bag_count_, o.num_open_cloisters_, o.num_pending_,
-               o.num_challenges_))
+  if (std::tie(king_holder_, robber_holder_, king_size_, robber_size_, extra_turn_, in_extra_turn_, scores_, breakdown_,
+               bag_size_, bag_count_, num_open_cloisters_, num_pending_,
+               num_challenges_) != std::tie(o.king_holder_, o.robber_holder_, o.king_size_, o.robber_size_,
+                                            o.extra_turn_, o.in_extra_turn_, o.scores_, o.breakdown_, o.bag_size_,
+                                            o.bag_count_, o.num_open_cloisters_, o.num_pending_, o.num_challenges_))
     return false;
   if (board_.num_tiles() != o.board_.num_tiles() || features_.size() != o.features_.size()) return false;
   for (int i = 0; i < board_.num_tiles(); ++i)
@@ -109,7 +109,8 @@ void State::check_consistency() const {
     if (!figures_[i].paired) continue;
     int together = 0;
     for (int j = 0; j < num_figures_; ++j)
-      together += figures_[j].paired && figures_[j].segment == figures_[i].segment && figures_[j].owner == figures_[i].owner;
+      together +=
+          figures_[j].paired && figures_[j].segment == figures_[i].segment && figures_[j].owner == figures_[i].owner;
     if (together != 2) fail("a pair of " + std::to_string(together) + " figures");
   }
   for (int p = 0; p < rules_.players; ++p)
@@ -137,7 +138,8 @@ void State::check_consistency() const {
         if ((spec.points >> side_point(Side(side), 1) & 1) && !board_.occupied(neighbour(t.cell, Side(side)))) ++open;
     });
     std::string name = std::string(feature_type_name(seg.type)) + " " + std::to_string(s);
-    if (meeples[s] != std::array<int, kMaxPlayers>{seg.meeples[0], seg.meeples[1], seg.meeples[2], seg.meeples[3], seg.meeples[4], seg.meeples[5]})
+    if (meeples[s] != std::array<int, kMaxPlayers>{seg.meeples[0], seg.meeples[1], seg.meeples[2], seg.meeples[3],
+                                                   seg.meeples[4], seg.meeples[5]})
       fail("meeple count of " + name);
     if (occupants[s] != seg.occupants) fail("occupant count of " + name);
     if (mayors[s] != seg.mayors) fail("mayors of " + name);
@@ -169,7 +171,8 @@ void State::check_consistency() const {
     const Challenge& c = challenges_[i];
     const Segment &shrine = features_[c.shrine], &cloister = features_[c.cloister];
     Cell a = board_.tile(shrine.tile).cell, b = board_.tile(cloister.tile).cell;
-    if (shrine.type != FeatureType::Shrine || (cloister.type != FeatureType::Monastery && cloister.type != FeatureType::Abbey) ||
+    if (shrine.type != FeatureType::Shrine ||
+        (cloister.type != FeatureType::Monastery && cloister.type != FeatureType::Abbey) ||
         std::max(std::abs(a.x - b.x), std::abs(a.y - b.y)) != 1)
       fail("a challenge between " + cell_text(a) + " and " + cell_text(b) + " that are no neighbouring cult places");
     if (!shrine.occupants || !cloister.occupants) fail("a challenge with an unoccupied side at " + cell_text(a));
@@ -187,7 +190,8 @@ void State::check_consistency() const {
         bool under_way = features_[shrine].open && features_[cloister].open && features_[shrine].occupants &&
                          features_[cloister].occupants;
         if (under_way != bool(challenges.count({shrine, cloister})))
-          fail("challenge between " + cell_text(t.cell) + " and " + cell_text(u.cell) + (under_way ? " not stored" : " stored but over"));
+          fail("challenge between " + cell_text(t.cell) + " and " + cell_text(u.cell) +
+               (under_way ? " not stored" : " stored but over"));
       }
     }
   }
@@ -213,7 +217,8 @@ void State::check_consistency() const {
         continue;
       }
       Edge mine = rotated(t).edges[s], theirs = rotated(board_.tile(ns)).edges[opposite(Side(s))];
-      if (mine != theirs && mine != Edge::Abbey && theirs != Edge::Abbey) fail("mismatched sides at " + cell_text(t.cell));
+      if (mine != theirs && mine != Edge::Abbey && theirs != Edge::Abbey)
+        fail("mismatched sides at " + cell_text(t.cell));
     }
   }
   if (frontier != board_.frontier_size()) fail("frontier size");

@@ -35,11 +35,11 @@ struct Segment {
   uint8_t pennants = 0;
   uint8_t occupants = 0;  // meeples of any kind (normal, mayor, wagon)
   uint8_t barns = 0;
-  uint8_t mayors = 0;  // bit p: player p has a mayor here
-  uint8_t twins = 0;   // some member's tile has another segment of the same type
-  uint8_t done = 0;    // completed and scored (road, city, cloister-like)
-  uint8_t pig = 0;     // a field with the pig herd (RV-4)
-  uint8_t carcassonne = 0;  // a field on the City of Carcassonne's squares: touches the City (CK-1)
+  uint8_t mayors = 0;                          // bit p: player p has a mayor here
+  uint8_t twins = 0;                           // some member's tile has another segment of the same type
+  uint8_t done = 0;                            // completed and scored (road, city, cloister-like)
+  uint8_t pig = 0;                             // a field with the pig herd (RV-4)
+  uint8_t carcassonne = 0;                     // a field on the City of Carcassonne's squares: touches the City (CK-1)
   std::array<uint8_t, kMaxPlayers> meeples{};  // normal meeples and wagons per player
 
   bool operator==(const Segment&) const = default;

@@ -20,9 +20,9 @@ const char* figure_kind_name(FigureKind f) {
 }
 
 const char* phase_name(Phase p) {
-  static constexpr const char* kNames[] = {"draw",       "abbey or tile", "place tile",  "arrow choice",
-                                           "place figure", "city move",  "wagon move",    "city place",
-                                           "count move",   "market move", "game over"};
+  static constexpr const char* kNames[] = {"draw",         "abbey or tile", "place tile", "arrow choice",
+                                           "place figure", "city move",     "wagon move", "city place",
+                                           "count move",   "market move",   "game over"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == size_t(Phase::GameOver) + 1);
   return kNames[int(p)];
 }
@@ -199,7 +199,8 @@ bool State::placeable(KindId kind_id) const {
       continue;
     }
     bool found = false;
-    board_.for_each_fit(kind.rotations[r].signature, [&](int f) { found |= cult_limit_ok(board_.frontier_cell(f), kind); });
+    board_.for_each_fit(kind.rotations[r].signature,
+                        [&](int f) { found |= cult_limit_ok(board_.frontier_cell(f), kind); });
     if (found) return true;
   }
   return false;
@@ -223,9 +224,7 @@ void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_
       ++f.occupants;
       f.mayors |= uint8_t(1u << player);
       break;
-    case FigureKind::Barn:
-      ++f.barns;
-      break;
+    case FigureKind::Barn: ++f.barns; break;
   }
   if (rules_.shrines && is_cloister_like(f.type)) start_challenges(segment);
 }
@@ -265,7 +264,8 @@ int State::figure_options(Action* out) const {
       out[n++] = Action::figure(FigureKind::Barn, corner);
     }
   }
-  if (active_arrow_ == ArrowKind::MeepleBeside || active_arrow_ == ArrowKind::PlaceAnywhere) n += arrow_figure_options(out + n);
+  if (active_arrow_ == ArrowKind::MeepleBeside || active_arrow_ == ArrowKind::PlaceAnywhere)
+    n += arrow_figure_options(out + n);
   return n;
 }
 
@@ -384,7 +384,8 @@ void State::apply_unchecked(Action a) {
     }
     case Phase::ArrowChoice: {
       int chosen = board_.slot_at(a.cell());
-      for (int i = 0; i < num_arrow_candidates_; ++i) set_arrow_armed(arrow_candidates_[i], false);  // the others are lost
+      for (int i = 0; i < num_arrow_candidates_; ++i)
+        set_arrow_armed(arrow_candidates_[i], false);  // the others are lost
       num_arrow_candidates_ = 0;
       activate_arrow(chosen);
       enter_figure_phase();
@@ -397,7 +398,8 @@ void State::apply_unchecked(Action a) {
         if (active_arrow_ == ArrowKind::MeepleBeside) {
           for (int i = 0; i < num_figures_; ++i) {
             PlacedFigure& partner = figures_[i];
-            if (partner.segment == seg && partner.owner == turn_player_ && !partner.paired && partner.kind != FigureKind::Barn) {
+            if (partner.segment == seg && partner.owner == turn_player_ && !partner.paired &&
+                partner.kind != FigureKind::Barn) {
               partner.paired = true;
               break;
             }
@@ -453,15 +455,9 @@ void State::apply_unchecked(Action a) {
       if (a.kind() == ActionKind::Quarter) {
         enter_quarter(turn_player_, a.figure_kind(), a.quarter());
         switch (rules_.count_move) {  // CK-7
-          case Rules::CountMove::Free:
-            phase_ = Phase::CountMove;
-            return;
-          case Rules::CountMove::Clockwise:
-            count_ = uint8_t((count_ + 1) % kNumQuarters);
-            break;
-          case Rules::CountMove::Follow:
-            count_ = uint8_t(a.quarter());
-            break;
+          case Rules::CountMove::Free: phase_ = Phase::CountMove; return;
+          case Rules::CountMove::Clockwise: count_ = uint8_t((count_ + 1) % kNumQuarters); break;
+          case Rules::CountMove::Follow: count_ = uint8_t(a.quarter()); break;
         }
       }
       finish_turn();
@@ -487,9 +483,7 @@ void State::apply_unchecked(Action a) {
       if (phase_ == Phase::GameOver) final_scoring();
       return;
     }
-    case Phase::GameOver:
-      assert(false);
-      return;
+    case Phase::GameOver: assert(false); return;
   }
 }
 
@@ -576,7 +570,8 @@ int State::legal_actions(Action* out) const {
       for (int i = 0; i < kind.num_distinct_rotations; ++i) {
         int r = kind.distinct_rotations[i];
         board_.for_each_fit(kind.rotations[r].signature, [&](int f) {
-          if (!limited || cult_limit_ok(board_.frontier_cell(f), kind)) out[n++] = Action::place_at_key(board_.frontier_key(f), r);
+          if (!limited || cult_limit_ok(board_.frontier_cell(f), kind))
+            out[n++] = Action::place_at_key(board_.frontier_key(f), r);
         });
       }
       break;
@@ -603,11 +598,8 @@ int State::legal_actions(Action* out) const {
     case Phase::CountMove:
       for (int q = 0; q < kNumQuarters; ++q) out[n++] = Action::count_to(Quarter(q));
       break;
-    case Phase::MarketMove:
-      n = market_options(out);
-      break;
-    case Phase::GameOver:
-      break;
+    case Phase::MarketMove: n = market_options(out); break;
+    case Phase::GameOver: break;
   }
   return n;
 }
@@ -625,7 +617,8 @@ std::vector<std::pair<Action, double>> State::chance_outcomes() const {
   std::vector<Action> draws = legal_actions();
   int total = 0;
   for (Action a : draws) total += bag_count_[a.tile_kind()];
-  for (Action a : draws) out.emplace_back(a, fixed_order_ && !river_size_ ? 1.0 : double(bag_count_[a.tile_kind()]) / total);
+  for (Action a : draws)
+    out.emplace_back(a, fixed_order_ && !river_size_ ? 1.0 : double(bag_count_[a.tile_kind()]) / total);
   return out;
 }
 
@@ -638,18 +631,21 @@ std::string State::why_illegal(Action a) const {
     return std::find(buffer, buffer + n, a) != buffer + n;
   };
   switch (phase_) {
-    case Phase::GameOver:
-      return "the game is over";
+    case Phase::GameOver: return "the game is over";
     case Phase::Draw:
       if (a.kind() != ActionKind::Draw) return "a tile must be drawn first";
-      if (!a.well_formed() || a.tile_kind() >= catalogue().size() || bag_count_[a.tile_kind()] == 0) return "that tile is not in the bag";
-      if (river_size_ > 0) return listed() ? "" : "the river tiles come first: the fork, then the others, the volcano lake last (RV-3)";
-      if (fixed_order_ && bag_[bag_size_ - 1] != a.tile_kind()) return "the draw order is fixed: the next tile is " + catalogue().kind(bag_[bag_size_ - 1]).name;
+      if (!a.well_formed() || a.tile_kind() >= catalogue().size() || bag_count_[a.tile_kind()] == 0)
+        return "that tile is not in the bag";
+      if (river_size_ > 0)
+        return listed() ? "" : "the river tiles come first: the fork, then the others, the volcano lake last (RV-3)";
+      if (fixed_order_ && bag_[bag_size_ - 1] != a.tile_kind())
+        return "the draw order is fixed: the next tile is " + catalogue().kind(bag_[bag_size_ - 1]).name;
       return "";
     case Phase::AbbeyChoice:
       if (listed()) return "";
       if (a.kind() == ActionKind::Abbey) return "an abbey goes into a hole: an empty cell with 4 neighbours (AM-A-1)";
-      if (bag_size_ == 0 && rules_.abbey_endgame == AbbeyEndgame::Mandatory) return "the bag is empty: the abbey must be placed (AM-A-5 mandatory)";
+      if (bag_size_ == 0 && rules_.abbey_endgame == AbbeyEndgame::Mandatory)
+        return "the bag is empty: the abbey must be placed (AM-A-5 mandatory)";
       return bag_size_ > 0 ? "place the abbey or take a tile" : "place the abbey or pass";
     case Phase::PlaceTile: {
       if (a.kind() != ActionKind::Place) return "the drawn tile must be placed first";
@@ -660,12 +656,16 @@ std::string State::why_illegal(Action a) const {
       if (f < 0) return "the cell touches no tile (B-3)";
       const TileKind& kind = catalogue().kind(drawn_);
       if (kind.river_sides && !listed())
-        return "a river tile continues exactly one open river end, with no U-turn and without touching the other branch (RV-1, RV-2)";
-      bool distinct = std::find(kind.distinct_rotations.begin(), kind.distinct_rotations.begin() + kind.num_distinct_rotations,
-                                a.rotation()) != kind.distinct_rotations.begin() + kind.num_distinct_rotations;
-      if (!board_.fits(f, kind.rotations[a.rotation()].signature)) return "the tile's sides do not match its neighbours (B-3)";
+        return "a river tile continues exactly one open river end, with no U-turn and without touching the other "
+               "branch (RV-1, RV-2)";
+      bool distinct =
+          std::find(kind.distinct_rotations.begin(), kind.distinct_rotations.begin() + kind.num_distinct_rotations,
+                    a.rotation()) != kind.distinct_rotations.begin() + kind.num_distinct_rotations;
+      if (!board_.fits(f, kind.rotations[a.rotation()].signature))
+        return "the tile's sides do not match its neighbours (B-3)";
       if (!distinct) return "that rotation shows the same tile as a lower one: use the lowest";
-      if (!cult_limit_ok(c, kind)) return "a shrine and a monastery may not have two of the other kind around them (SH-2)";
+      if (!cult_limit_ok(c, kind))
+        return "a shrine and a monastery may not have two of the other kind around them (SH-2)";
       return "";
     }
     case Phase::ArrowChoice:
@@ -677,8 +677,10 @@ std::string State::why_illegal(Action a) const {
       if (a.elsewhere()) {
         if (active_arrow_ == ArrowKind::PlaceAnywhere && a.figure_cell() == board_.tile(last_slot_).cell)
           return "on the tile just placed a meeple goes without '@': the ordinary placement (B-5)";
-        if (active_arrow_ == ArrowKind::MeepleBeside) return "a meeple goes beside an unpaired figure of yours on an unfinished feature (XX-4)";
-        if (active_arrow_ == ArrowKind::PlaceAnywhere) return "a meeple goes on an unoccupied, unfinished feature (XX-5)";
+        if (active_arrow_ == ArrowKind::MeepleBeside)
+          return "a meeple goes beside an unpaired figure of yours on an unfinished feature (XX-4)";
+        if (active_arrow_ == ArrowKind::PlaceAnywhere)
+          return "a meeple goes on an unoccupied, unfinished feature (XX-5)";
         return "a figure goes on the tile just placed unless an arrow says otherwise (B-5)";
       }
       if (!a.well_formed() || int(a.figure_kind()) >= kNumFigureKinds) return "malformed figure action";
@@ -690,7 +692,8 @@ std::string State::why_illegal(Action a) const {
       if (kind == FigureKind::Barn) {
         if (a.feature() > 3) return "a barn goes on a corner 0-3";
         uint16_t field;
-        if (!barn_corner_ok(t.cell, a.feature(), &field)) return "a barn needs 4 tiles whose fields meet at that corner (AM-B-1)";
+        if (!barn_corner_ok(t.cell, a.feature(), &field))
+          return "a barn needs 4 tiles whose fields meet at that corner (AM-B-1)";
         if (features_.feature(field).barns) return "that field has a barn already (AM-B-2)";
         return "a lower corner of this tile is on the same field: the barn is offered there";
       }
@@ -706,15 +709,19 @@ std::string State::why_illegal(Action a) const {
       return "not a legal figure choice here";
     }
     case Phase::WagonMove:
-      return listed() ? "" : "the wagon moves to an unfinished, unoccupied feature next to it (AM-W-2, AM-W-4) or returns (pass)";
+      return listed()
+                 ? ""
+                 : "the wagon moves to an unfinished, unoccupied feature next to it (AM-W-2, AM-W-4) or returns (pass)";
     case Phase::CityMove:
-      return listed() ? "" : "move a figure from the matching quarter (not the Count's) onto the feature being scored, or pass (CK-4, CK-5)";
+      return listed() ? ""
+                      : "move a figure from the matching quarter (not the Count's) onto the feature being scored, or "
+                        "pass (CK-4, CK-5)";
     case Phase::CityPlace:
-      return listed() ? "" : "put a meeple into a quarter (a mayor into the castle, a wagon anywhere but the market), or pass (CK-3)";
-    case Phase::CountMove:
-      return listed() ? "" : "move the Count to a quarter (CK-3)";
-    case Phase::MarketMove:
-      return listed() ? "" : "move one meeple from the market onto a field (CK-6)";
+      return listed() ? ""
+                      : "put a meeple into a quarter (a mayor into the castle, a wagon anywhere but the market), or "
+                        "pass (CK-3)";
+    case Phase::CountMove: return listed() ? "" : "move the Count to a quarter (CK-3)";
+    case Phase::MarketMove: return listed() ? "" : "move one meeple from the market onto a field (CK-6)";
   }
   return "unknown phase";
 }

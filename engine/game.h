@@ -64,9 +64,9 @@ struct Rules {
   bool anniv20 = false;
   bool king_robber = false;
   bool shrines = false;
-  bool river = false;        // River II start (RV)
-  bool city_block = false;   // the City of Carcassonne's squares start the game (CK-0, CK-1)
-  bool count = false;        // ... with its quarters and the Count (start = city, CK-2 … CK-7)
+  bool river = false;       // River II start (RV)
+  bool city_block = false;  // the City of Carcassonne's squares start the game (CK-0, CK-1)
+  bool count = false;       // ... with its quarters and the Count (start = city, CK-2 … CK-7)
   enum class CountMove : uint8_t { Free, Clockwise, Follow } count_move = CountMove::Free;
 
   bool operator==(const Rules&) const = default;
@@ -100,16 +100,16 @@ struct Position {
     Cell cell;
     int feature = 0;  // feature index on that tile; for a barn its corner (0 NE, 1 SE, 2 SW, 3 NW)
   };
-  Config config;            // with draw_order set, those tiles are the bag, in order
+  Config config;  // with draw_order set, those tiles are the bag, in order
   // In placement order; each after the first touches an earlier one. With the City, its squares
   // are laid first by the engine; with River II the spring comes first and the river tiles
   // before any land tile but abbeys.
   std::vector<Tile> tiles;
   // Two figures share a segment only as an XX-4 pair: the same player's, one a normal meeple.
   std::vector<Figure> figures;
-  std::vector<int> scores;       // per player; empty: all 0 (or the breakdown's sums)
+  std::vector<int> scores;                  // per player; empty: all 0 (or the breakdown's sums)
   std::vector<std::vector<int>> breakdown;  // per player, points per cause (B-11); empty: unknown
-  std::vector<int> abbeys;       // abbeys still held per player (0 or 1); empty: each holds one
+  std::vector<int> abbeys;                  // abbeys still held per player (0 or 1); empty: each holds one
   // With the City of Carcassonne (its squares are laid first): figures in its quarters, the Count.
   struct CityFigure {
     int player = 0;
@@ -392,13 +392,13 @@ class State {
   // barn fields), the CK-4 round over the players, what CK-3 asks of the phase.
   std::array<std::array<std::array<uint8_t, 3>, kNumQuarters>, kMaxPlayers> quarters_{};
   uint8_t count_ = 0;
-  uint8_t scoring_next_ = 0;      // index of the item being scored
-  uint8_t city_step_ = 0;         // CK-4 round: 1 + how many players have decided, 0 not begun
-  uint8_t moved_out_ = 0;         // bit p: player p moved figures out of the City this phase
-  bool phase3_scored_ = false;    // a scoring happened this phase (CK-3 a)
+  uint8_t scoring_next_ = 0;    // index of the item being scored
+  uint8_t city_step_ = 0;       // CK-4 round: 1 + how many players have decided, 0 not begun
+  uint8_t moved_out_ = 0;       // bit p: player p moved figures out of the City this phase
+  bool phase3_scored_ = false;  // a scoring happened this phase (CK-3 a)
   std::array<int16_t, kMaxPlayers> phase3_start_{};
-  int8_t last_placer_ = -1;       // who placed the last tile or abbey (CK-6)
-  uint8_t market_player_ = 0;     // CK-6: who moves now
+  int8_t last_placer_ = -1;    // who placed the last tile or abbey (CK-6)
+  uint8_t market_player_ = 0;  // CK-6: who moves now
 
   // King & Robber (KR-1): holders (-1 nobody) and the sizes they took them with.
   int8_t king_holder_ = -1;

@@ -88,5 +88,4 @@ constexpr int kCornerPoints[4][2] = {{2, 3}, {5, 6}, {8, 9}, {11, 0}};
 constexpr int kCornerDx[4] = {1, 1, -1, -1};
 constexpr int kCornerDy[4] = {-1, 1, 1, -1};
 
-
 }  // namespace carc::internal

@@ -55,7 +55,8 @@ State State::from_position(const Position& position) {
     if (st.board_.num_tiles() == kMaxTiles) throw PositionError(where + ": too many tiles");
     if (kind.city_square) throw PositionError(where + ": the City's squares are laid by the engine");
     if (st.rules_.river && (i == 0) != has_mark(kind, "spring"))
-      throw PositionError(where + (i == 0 ? ": River II starts with the spring, river2.A (RV-1)" : ": the spring is the first tile (RV-1)"));
+      throw PositionError(where + (i == 0 ? ": River II starts with the spring, river2.A (RV-1)"
+                                          : ": the spring is the first tile (RV-1)"));
     if (kind.river_sides && land_placed) throw PositionError(where + ": river tiles come before land tiles (RV-3)");
     if (st.board_.num_tiles() > 0) {
       int f = st.board_.frontier_index(t.cell);
@@ -73,7 +74,9 @@ State State::from_position(const Position& position) {
           return a.cell() == t.cell && kind.rotations[a.rotation()].signature == kind.rotations[t.rotation].signature;
         };
         if (std::none_of(options, options + n, same))
-          throw PositionError(where + ": a river tile continues one open river end, with no U-turn and without touching the other branch (RV-1, RV-2)");
+          throw PositionError(where +
+                              ": a river tile continues one open river end, with no U-turn and without touching the "
+                              "other branch (RV-1, RV-2)");
       }
     }
     land_placed |= !kind.river_sides && !is_abbey(kind);
@@ -117,7 +120,8 @@ State State::from_position(const Position& position) {
       FeatureType type = st.features_[seg].type;
       if (!can_hold_figure(type)) throw PositionError(where + ": no figure may stand there");
       if (!may_stand_on(fk, type)) throw PositionError(where + ": " + where_it_stands(fk));
-      if (st.features_.feature(seg).done) throw PositionError(where + ": the feature is completed, so it would have been scored");
+      if (st.features_.feature(seg).done)
+        throw PositionError(where + ": the feature is completed, so it would have been scored");
       // A segment holds one figure, or an XX-4 pair: a normal meeple beside a figure of its owner.
       int partner = -1, on_segment = 0;
       for (int j = 0; j < st.num_figures_; ++j) {
@@ -129,7 +133,8 @@ State State::from_position(const Position& position) {
         const PlacedFigure& other = st.figures_[partner];
         if (!st.rules_.anniv20 || on_segment > 1 || other.owner != f.player ||
             (fk != FigureKind::Meeple && other.kind != FigureKind::Meeple))
-          throw PositionError(where + ": that segment holds a figure already; only an XX-4 pair (one player's, one of "
+          throw PositionError(where +
+                              ": that segment holds a figure already; only an XX-4 pair (one player's, one of "
                               "them a normal meeple) shares a segment");
         st.figures_[partner].paired = true;
       }
@@ -173,7 +178,8 @@ State State::from_position(const Position& position) {
         throw PositionError("breakdown: " + std::to_string(kNumCauses) + " causes per player expected");
       int sum = 0;
       for (int c = 0; c < kNumCauses; ++c) {
-        if (position.breakdown[p][c] < 0 || position.breakdown[p][c] > 30000) throw PositionError("breakdown: out of range");
+        if (position.breakdown[p][c] < 0 || position.breakdown[p][c] > 30000)
+          throw PositionError("breakdown: out of range");
         st.breakdown_[p][c] = int16_t(position.breakdown[p][c]);
         sum += position.breakdown[p][c];
       }
@@ -212,7 +218,8 @@ State State::from_position(const Position& position) {
       return -1;
     }
     if (who == -1 && size > 0)
-      throw PositionError(std::string(name) + ": a " + feature + " is completed, so somebody holds the " + name + " (KR-1)");
+      throw PositionError(std::string(name) + ": a " + feature + " is completed, so somebody holds the " + name +
+                          " (KR-1)");
     if (who >= 0 && size == 0) throw PositionError(std::string(name) + ": no " + feature + " is completed yet (KR-1)");
     return int8_t(who);
   };
@@ -223,13 +230,17 @@ State State::from_position(const Position& position) {
   // ---- The bag (and River II's stack).
   if (!st.fixed_order_) {
     std::vector<int> left(cat.size(), 0);
-    auto in_bag = [&](const TileKind& k) { return bag_tile(config, k) || (st.rules_.river && k.river_sides && !has_mark(k, "spring")); };
+    auto in_bag = [&](const TileKind& k) {
+      return bag_tile(config, k) || (st.rules_.river && k.river_sides && !has_mark(k, "spring"));
+    };
     if (position.bag) {
       for (const std::string& name : *position.bag) {
         if (!cat.contains(name)) throw PositionError("bag: unknown tile '" + name + "'");
         const TileKind& kind = cat.kind(cat.find(name));
-        if (!in_bag(kind) || kind.is_start) throw PositionError("bag: '" + name + "' is not a tile of the bag in this game");
-        if (++left[kind.id] + used[kind.id] > kind.count) throw PositionError("bag: more copies of '" + name + "' than the set has");
+        if (!in_bag(kind) || kind.is_start)
+          throw PositionError("bag: '" + name + "' is not a tile of the bag in this game");
+        if (++left[kind.id] + used[kind.id] > kind.count)
+          throw PositionError("bag: more copies of '" + name + "' than the set has");
       }
     } else {
       for (const TileKind& k : cat.kinds())
@@ -263,7 +274,8 @@ State State::from_position(const Position& position) {
       throw PositionError("final_round_left: needs Abbey & Mayor with abbey_endgame = final_round");
     if (position.final_round_left < 0 || position.final_round_left > players)
       throw PositionError("final_round_left: 0 to " + std::to_string(players) + " players");
-    if (st.bag_size_ + st.river_size_ > 0) throw PositionError("final_round_left: the final round begins once the bag is empty");
+    if (st.bag_size_ + st.river_size_ > 0)
+      throw PositionError("final_round_left: the final round begins once the bag is empty");
     st.endgame_ = uint8_t(position.final_round_left + 1);  // start_turn counts this player
   }
   st.start_turn();
@@ -272,8 +284,9 @@ State State::from_position(const Position& position) {
 
 Position State::to_position() const {
   if (phase_ != Phase::Draw && phase_ != Phase::AbbeyChoice)
-    throw PositionError(std::string("a position is taken at the start of a turn (a draw or the abbey choice), not at ") +
-                        phase_name(phase_));
+    throw PositionError(
+        std::string("a position is taken at the start of a turn (a draw or the abbey choice), not at ") +
+        phase_name(phase_));
   const Catalogue& cat = catalogue();
   Position p;
   Config& c = p.config;
@@ -327,7 +340,8 @@ Position State::to_position() const {
     p.abbeys.push_back(abbeys_[pl]);
     for (int q = 0; q < kNumQuarters; ++q)
       for (int k = 0; k < 3; ++k)
-        for (int n = 0; n < quarters_[pl][q][k]; ++n) p.city.push_back({pl, figure_kind_name(FigureKind(k)), kQuarterNames[q]});
+        for (int n = 0; n < quarters_[pl][q][k]; ++n)
+          p.city.push_back({pl, figure_kind_name(FigureKind(k)), kQuarterNames[q]});
   }
   if (rules_.count) p.count = kQuarterNames[count_];
   if (!fixed_order_) {

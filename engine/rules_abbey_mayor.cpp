@@ -48,7 +48,8 @@ int State::wagon_targets(Action* out) const {
     if (f.done || f.occupants || !may_stand_on(FigureKind::Wagon, f.type)) return;
     features_.for_each_member(root, [&](int m) {
       const Segment& s = features_[m];
-      if (first_on_its_tile(uint16_t(m))) out[n++] = Action::figure_at(FigureKind::Wagon, s.local, board_.tile(s.tile).cell);
+      if (first_on_its_tile(uint16_t(m)))
+        out[n++] = Action::figure_at(FigureKind::Wagon, s.local, board_.tile(s.tile).cell);
     });
   };
   if (rules_.wagon_move == WagonRule::C2) {
@@ -91,7 +92,8 @@ int State::wagon_targets(Action* out) const {
       const SegmentSpec& other = rt.segments[j];
       bool borders = false;
       if (s.type == FeatureType::Road) {
-        borders = (spec.road_end == RoadEnd::Junction && other.type == FeatureType::Road && other.road_end == RoadEnd::Junction) ||
+        borders = (spec.road_end == RoadEnd::Junction && other.type == FeatureType::Road &&
+                   other.road_end == RoadEnd::Junction) ||
                   (spec.road_end == RoadEnd::City && j == spec.road_end_city) ||
                   (spec.road_end == RoadEnd::Cloister && is_cloister_like(other.type));
       } else if (s.type == FeatureType::City) {

@@ -33,7 +33,8 @@ void State::after_placement(Cell c) {
     }
     for (int s = 0; s < kNumSides; ++s) {
       int slot = board_.slot_at(neighbour(c, Side(s)));
-      if (slot >= 0 && arrow_armed(slot) && rotated(board_.tile(slot)).arrow_points == opposite(Side(s))) add_candidate(slot);
+      if (slot >= 0 && arrow_armed(slot) && rotated(board_.tile(slot)).arrow_points == opposite(Side(s)))
+        add_candidate(slot);
     }
     if (num_arrow_candidates_ > 1) {  // XX-3: the player chooses one
       phase_ = Phase::ArrowChoice;
@@ -56,7 +57,8 @@ int State::arrow_figure_options(Action* out) const {
   if (supply_[turn_player_][int(FigureKind::Meeple)] == 0) return 0;
   // Completed by this turn's tile (scored in phase 3) counts as finished (XX-4, XX-5 decisions).
   auto finished = [&](const Segment& f) {
-    return f.done || ((f.type == FeatureType::Road || f.type == FeatureType::City || is_cloister_like(f.type)) && f.open == 0);
+    return f.done ||
+           ((f.type == FeatureType::Road || f.type == FeatureType::City || is_cloister_like(f.type)) && f.open == 0);
   };
   if (active_arrow_ == ArrowKind::MeepleBeside) {
     for (int i = 0; i < num_figures_; ++i) {
@@ -73,13 +75,16 @@ int State::arrow_figure_options(Action* out) const {
     // segment; none for the features of the tile just placed: that is the ordinary B-5 choice.
     std::bitset<kMaxSegments> seen;
     const PlacedTile& placed = board_.tile(last_slot_);
-    for (int i = 0; i < catalogue().kind(placed.kind).num_segments; ++i) seen.set(features_.root(placed.first_segment + i));
+    for (int i = 0; i < catalogue().kind(placed.kind).num_segments; ++i)
+      seen.set(features_.root(placed.first_segment + i));
     for (int s = 0; s < placed.first_segment; ++s) {
       const Segment& seg = features_[s];
       const Segment& f = features_[seg.root];
       if (seen.test(seg.root)) continue;
       seen.set(seg.root);
-      if (!may_stand_on(FigureKind::Meeple, seg.type) || f.occupants || finished(f) || barn_keeps_out(FigureKind::Meeple, f)) continue;
+      if (!may_stand_on(FigureKind::Meeple, seg.type) || f.occupants || finished(f) ||
+          barn_keeps_out(FigureKind::Meeple, f))
+        continue;
       out[n++] = Action::figure_at(FigureKind::Meeple, seg.local, board_.tile(seg.tile).cell);
     }
   }

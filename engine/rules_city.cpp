@@ -60,13 +60,16 @@ void State::enter_quarter(int player, FigureKind kind, Quarter q) {
 }
 
 uint16_t State::item_root() const {
-  return features_.root(scoring_next_ < num_pending_ ? pending_[scoring_next_] : barn_fields_[scoring_next_ - num_pending_]);
+  return features_.root(scoring_next_ < num_pending_ ? pending_[scoring_next_]
+                                                     : barn_fields_[scoring_next_ - num_pending_]);
 }
 
 Quarter State::item_quarter() const {
   FeatureType t = features_[item_root()].type;
-  return t == FeatureType::City ? Quarter::Castle : t == FeatureType::Road ? Quarter::Blacksmith
-         : t == FeatureType::Field ? Quarter::Market : Quarter::Cathedral;
+  return t == FeatureType::City    ? Quarter::Castle
+         : t == FeatureType::Road  ? Quarter::Blacksmith
+         : t == FeatureType::Field ? Quarter::Market
+                                   : Quarter::Cathedral;
 }
 
 bool State::start_city_round() {

@@ -61,7 +61,8 @@ void State::continue_scoring() {
       std::array<int, kMaxPlayers> strength{};
       for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
       phase3_scored_ = true;
-      award(strength, (barn_field_points_[scoring_next_ - num_pending_] + f.pig) * completed_cities_touching(root), Cause::FieldBarn);
+      award(strength, (barn_field_points_[scoring_next_ - num_pending_] + f.pig) * completed_cities_touching(root),
+            Cause::FieldBarn);
       return_figures(root);
     }
     ++scoring_next_;
@@ -72,7 +73,8 @@ void State::continue_scoring() {
   scoring_next_ = 0;
   // Wagons decide clockwise from the active player (AM-W-3).
   std::sort(wagons_.begin(), wagons_.begin() + num_wagons_, [&](const WagonToMove& a, const WagonToMove& b) {
-    return (a.owner - turn_player_ + rules_.players) % rules_.players < (b.owner - turn_player_ + rules_.players) % rules_.players;
+    return (a.owner - turn_player_ + rules_.players) % rules_.players <
+           (b.owner - turn_player_ + rules_.players) % rules_.players;
   });
   next_wagon();
 }
@@ -82,7 +84,8 @@ void State::add_points(int player, int points, Cause cause) {
   breakdown_[player][int(cause)] = int16_t(breakdown_[player][int(cause)] + points);
 }
 
-void State::award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors, Cause mayor_cause) {
+void State::award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors,
+                  Cause mayor_cause) {
   int best = *std::max_element(strength.begin(), strength.end());
   if (best <= 0 || points <= 0) return;
   for (int p = 0; p < rules_.players; ++p)
@@ -130,22 +133,17 @@ void State::score_feature(uint16_t root, bool final) {
   std::array<int, kMaxPlayers> strength{};
   for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
   switch (f.type) {
-    case FeatureType::Road:
-      award(strength, f.tiles, Cause::Road);
-      break;
+    case FeatureType::Road: award(strength, f.tiles, Cause::Road); break;
     case FeatureType::City: {
       // AM-M-2: a mayor is as strong as the city's pennants.
       for (int p = 0; p < rules_.players; ++p) strength[p] += (f.mayors >> p & 1) * f.pennants;
-      award(strength, (final ? 1 : 2) * (f.tiles + f.pennants), Cause::City, f.pennants ? f.mayors : 0, Cause::CityMayor);
+      award(strength, (final ? 1 : 2) * (f.tiles + f.pennants), Cause::City, f.pennants ? f.mayors : 0,
+            Cause::CityMayor);
       break;
     }
     case FeatureType::Monastery:
-    case FeatureType::Abbey:
-      award(strength, 9 - f.open, Cause::Cloister);
-      break;
-    case FeatureType::Shrine:
-      award(strength, 9 - f.open, Cause::Shrine);
-      break;
+    case FeatureType::Abbey: award(strength, 9 - f.open, Cause::Cloister); break;
+    case FeatureType::Shrine: award(strength, 9 - f.open, Cause::Shrine); break;
     case FeatureType::Field: {
       int cities = completed_cities_touching(root);
       if (f.barns) {  // AM-B-6: every barn scores 4 per completed city; no farmers here
@@ -159,8 +157,7 @@ void State::score_feature(uint16_t root, bool final) {
       }
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 

@@ -79,7 +79,20 @@ constexpr Cell unpack_cell(uint32_t bits) {
 //   CityMayor  city points won by a player whose strength there includes their mayor (AM-M)
 //   FieldBarn  farmer points scored during the game because of a barn (AM-B-3, AM-B-5)
 //   Barn       a barn owner's final points (AM-B-6)
-enum class Cause : uint8_t { City, Road, Cloister, Shrine, Field, Barn, King, Robber, Arrow, CityMayor, FieldBarn, Count };
+enum class Cause : uint8_t {
+  City,
+  Road,
+  Cloister,
+  Shrine,
+  Field,
+  Barn,
+  King,
+  Robber,
+  Arrow,
+  CityMayor,
+  FieldBarn,
+  Count
+};
 inline constexpr int kNumCauses = int(Cause::Count);
 const char* cause_name(Cause c);
 

@@ -11,8 +11,8 @@ State game_with_draws(std::vector<std::string> draws, int players) {
   return State(config);
 }
 
-State position(std::vector<Position::Tile> tiles, std::vector<Position::Figure> figures,
-               std::vector<std::string> draws, int players, int current_player) {
+State position(std::vector<Position::Tile> tiles, std::vector<Position::Figure> figures, std::vector<std::string> draws,
+               int players, int current_player) {
   Position p;
   p.config.players = players;
   p.config.draw_order = std::move(draws);

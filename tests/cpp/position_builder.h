@@ -14,8 +14,8 @@ State game_with_draws(std::vector<std::string> draws, int players = 2);
 
 // A position: tiles as {kind, x, y, rotation}, figures as {player, kind, x, y, feature}, the bag
 // as a fixed draw order.
-State position(std::vector<Position::Tile> tiles, std::vector<Position::Figure> figures,
-               std::vector<std::string> draws, int players = 2, int current_player = 0);
+State position(std::vector<Position::Tile> tiles, std::vector<Position::Figure> figures, std::vector<std::string> draws,
+               int players = 2, int current_player = 0);
 
 // Applies actions given as text ("draw base.E", "place 0,-1 r2", "meeple city#0", "pass").
 void play(State& state, const std::vector<std::string>& actions);

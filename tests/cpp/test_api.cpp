@@ -20,14 +20,14 @@ std::vector<unsigned char> bytes(const State& s) {
 TEST(Api, IllegalActionsThrowAndChangeNothing) {
   State s = testing::game_with_draws({"base.A", "base.A"});
   auto before = bytes(s);
-  EXPECT_THROW(s.apply(Action::place(Cell{1, 0}, 1)), IllegalActionError);  // not drawn yet
+  EXPECT_THROW(s.apply(Action::place(Cell{1, 0}, 1)), IllegalActionError);                       // not drawn yet
   EXPECT_THROW(s.apply(Action::draw(Catalogue::builtin().find("base.C"))), IllegalActionError);  // not next
   EXPECT_THROW(s.apply(Action{0xFFFFFFFFu}), IllegalActionError);
   EXPECT_EQ(bytes(s), before);
   s.apply(s.sample_chance());
   before = bytes(s);
   EXPECT_THROW(s.apply(Action::place(Cell{0, -1}, 0)), IllegalActionError);  // road faces city
-  EXPECT_THROW(s.apply(Action::place(Cell{5, 5}, 1)), IllegalActionError);  // touches nothing
+  EXPECT_THROW(s.apply(Action::place(Cell{5, 5}, 1)), IllegalActionError);   // touches nothing
   EXPECT_THROW(s.apply(Action::pass()), IllegalActionError);
   EXPECT_THROW(s.apply(Action{Action::place(Cell{1, 0}, 1).code | (1u << 30)}), IllegalActionError);
   EXPECT_EQ(bytes(s), before);
@@ -71,9 +71,9 @@ TEST(Api, ActionStringsRoundTrip) {
 
 TEST(Api, MalformedActionTextIsAClearError) {
   State s = testing::game_with_draws({"base.L"});
-  for (const char* text : {"", "draw", "draw base.ZZ", "place", "place 1 r0", "place 1,0", "place 1,0 r4",
-                           "place a,b r1", "place 1,0 r1 extra", "meeple", "meeple city", "meeple city#x",
-                           "pass now", "jump 1,1", "place 999,0 r0"}) {
+  for (const char* text :
+       {"", "draw", "draw base.ZZ", "place", "place 1 r0", "place 1,0", "place 1,0 r4", "place a,b r1",
+        "place 1,0 r1 extra", "meeple", "meeple city", "meeple city#x", "pass now", "jump 1,1", "place 999,0 r0"}) {
     EXPECT_THROW(s.parse_action(text), IllegalActionError) << '"' << text << '"';
   }
   s.apply(s.sample_chance());
@@ -123,10 +123,12 @@ TEST(Api, AVariantOfAnExpansionNotInPlayIsAConfigError) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message({}, {{"wagon_move", "c1"}}), "variant wagon_move = c1 needs expansion abbey-mayor, which is not in play");
+  EXPECT_EQ(message({}, {{"wagon_move", "c1"}}),
+            "variant wagon_move = c1 needs expansion abbey-mayor, which is not in play");
   EXPECT_EQ(message({"city"}, {{"abbey_endgame", "none"}}),
             "variant abbey_endgame = none needs expansion abbey-mayor, which is not in play");
-  EXPECT_EQ(message({}, {{"count_move", "follow"}}), "variant count_move = follow needs expansion city, which is not in play");
+  EXPECT_EQ(message({}, {{"count_move", "follow"}}),
+            "variant count_move = follow needs expansion city, which is not in play");
   EXPECT_EQ(message({}, {{"start", "city_plain"}, {"count_move", "clockwise"}}),
             "variant count_move = clockwise needs the Count (start = city), not start = city_plain");
   EXPECT_EQ(message({"abbey-mayor"}, {{"wagon_move", "c1"}, {"abbey_endgame", "none"}}), "no error");
@@ -134,7 +136,8 @@ TEST(Api, AVariantOfAnExpansionNotInPlayIsAConfigError) {
   EXPECT_EQ(message({}, {{"start", "city"}, {"count_move", "follow"}}), "no error");  // start = city is the City
   // Defaults are accepted: a validated config lists every variant and validates again unchanged.
   EXPECT_EQ(message({}, {{"wagon_move", "c2"}, {"abbey_endgame", "mandatory"}, {"count_move", "free"}}), "no error");
-  for (const std::vector<std::string>& expansions : {std::vector<std::string>{}, {"abbey-mayor"}, {"city"}, {"river2"}}) {
+  for (const std::vector<std::string>& expansions :
+       {std::vector<std::string>{}, {"abbey-mayor"}, {"city"}, {"river2"}}) {
     Config c;
     c.expansions = expansions;
     Config once = validate(c);

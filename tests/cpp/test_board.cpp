@@ -27,7 +27,9 @@ TEST(Board, StraightLineOfEveryTileFits) {
     expected.insert({first + i, -1});
     expected.insert({first + i, 1});
   }
-  b.for_each_fit(road.rotations[0].signature, [&](int f) { fits.insert({b.frontier_cell(f).x, b.frontier_cell(f).y}); });
+  b.for_each_fit(road.rotations[0].signature, [&](int f) {
+    fits.insert({b.frontier_cell(f).x, b.frontier_cell(f).y});
+  });
   EXPECT_EQ(fits, expected);
   // Lying N-S it fits nowhere: its road would meet a field.
   EXPECT_FALSE(b.fits_anywhere(road.rotations[1].signature));

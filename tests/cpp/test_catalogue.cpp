@@ -35,9 +35,18 @@ TEST(Catalogue, SidesAgreeWithFeaturesInEveryRotation) {
       for (int s = 0; s < kNumSides; ++s) {
         int mid = t.segment_at[side_point(Side(s), 1)];
         switch (t.edges[s]) {
-          case Edge::City: ASSERT_GE(mid, 0) << kind.name; EXPECT_EQ(t.segments[mid].type, FeatureType::City) << kind.name; break;
-          case Edge::Road: ASSERT_GE(mid, 0) << kind.name; EXPECT_EQ(t.segments[mid].type, FeatureType::Road) << kind.name; break;
-          case Edge::River: ASSERT_GE(mid, 0) << kind.name; EXPECT_EQ(t.segments[mid].type, FeatureType::River) << kind.name; break;
+          case Edge::City:
+            ASSERT_GE(mid, 0) << kind.name;
+            EXPECT_EQ(t.segments[mid].type, FeatureType::City) << kind.name;
+            break;
+          case Edge::Road:
+            ASSERT_GE(mid, 0) << kind.name;
+            EXPECT_EQ(t.segments[mid].type, FeatureType::Road) << kind.name;
+            break;
+          case Edge::River:
+            ASSERT_GE(mid, 0) << kind.name;
+            EXPECT_EQ(t.segments[mid].type, FeatureType::River) << kind.name;
+            break;
           default: EXPECT_EQ(mid, -1) << kind.name << " side " << s;
         }
         if (t.edges[s] == Edge::Field) {
@@ -87,7 +96,7 @@ TEST(Catalogue, FieldsKnowTheirCities) {
 }
 
 TEST(Catalogue, MalformedTextIsRejectedWithTheLine) {
-  EXPECT_THROW(Catalogue::parse("set x\nx.A 1 CRFR city:N\n"), std::invalid_argument);  // sides disagree
+  EXPECT_THROW(Catalogue::parse("set x\nx.A 1 CRFR city:N\n"), std::invalid_argument);           // sides disagree
   EXPECT_THROW(Catalogue::parse("x.A 1 FFFF field:N1N2E1E2S1S2W1W2\n"), std::invalid_argument);  // no set
   EXPECT_THROW(Catalogue::parse("set x\nx.A 1 FFFF blob\n"), std::invalid_argument);
   try {

@@ -15,12 +15,12 @@
 
 #include "engine/config.h"
 #include "engine/game.h"
+#include "position_builder.h"
 #include "search/agents.h"
 #include "search/arena.h"
-#include "search/playout.h"
 #include "search/mcts.h"
+#include "search/playout.h"
 #include "search/tree.h"
-#include "position_builder.h"
 
 namespace carc {
 namespace {
@@ -58,10 +58,8 @@ State random_position(uint64_t seed, int turns, int players = 2) {
   State s(c);
   Rng rng(seed);
   while (!s.is_terminal() && (s.turn_number() < turns || s.is_chance())) {
-    if (s.is_chance())
-      s.apply(s.sample_chance());
-    else
-      s.apply(s.sample_legal_action(rng));
+    if (s.is_chance()) s.apply(s.sample_chance());
+    else s.apply(s.sample_legal_action(rng));
   }
   return s;
 }
@@ -132,7 +130,8 @@ TEST(MctsSearch, GrabsAClosedCityWithMoreTilesToCome) {
     Position p;
     p.config.players = players;
     p.tiles = {{"base.D-start", Cell{0, 0}, 0}};
-    p.bag = std::vector<std::string>{"base.E", "base.U", "base.V", "base.B", "base.U", "base.V", "base.W", "base.K", "base.D"};
+    p.bag = std::vector<std::string>{"base.E", "base.U", "base.V", "base.B", "base.U",
+                                     "base.V", "base.W", "base.K", "base.D"};
     State s = State::from_position(p);
     s.apply(s.parse_action("draw base.E"));
     EXPECT_EQ(best_move(s, iterations(3000)), "place 0,-1 r2") << players << " players";
@@ -190,7 +189,7 @@ TEST(GreedyAgent, FeaturePotentialCountsEveryOccupiedUnfinishedFeature) {
         if (seg.root != i || !seg.occupants || seg.done || seg.type == FeatureType::Field) continue;
         ++occupied;
         int best = *std::max_element(seg.meeples.begin(), seg.meeples.end());
-        double value = seg.type == FeatureType::City ? 2.0 * (seg.tiles + seg.pennants)
+        double value = seg.type == FeatureType::City   ? 2.0 * (seg.tiles + seg.pennants)
                        : seg.type == FeatureType::Road ? double(seg.tiles)
                                                        : 9.0 - seg.open;
         for (int q = 0; q < 4; ++q) scanned[size_t(q)] += seg.meeples[size_t(q)] == best ? value : 0.0;
@@ -350,9 +349,10 @@ TEST(MctsSearch, ParallelSearchesCountEveryIterationOnce) {
 
 TEST(MctsSearch, EveryOptionRuns) {
   State s = random_position(11, 30, 3);
-  for (const char* spec : {"select=uct", "select=puct,c=1.5,prior=uniform", "ptemp=2", "chance=sample", "rollout=greedy", "rollout=greedy,eps=0.2",
-                           "cutoff=4", "eval=final", "eval=expected", "meeple=1.5", "endgame=0", "reward=margin", "reward=mixed,mix=0.3", "expand=4", "vl=3,threads=2",
-                           "parallel=root,threads=2", "reuse=0"}) {
+  for (const char* spec :
+       {"select=uct", "select=puct,c=1.5,prior=uniform", "ptemp=2", "chance=sample", "rollout=greedy",
+        "rollout=greedy,eps=0.2", "cutoff=4", "eval=final", "eval=expected", "meeple=1.5", "endgame=0", "reward=margin",
+        "reward=mixed,mix=0.3", "expand=4", "vl=3,threads=2", "parallel=root,threads=2", "reuse=0"}) {
     MctsConfig c = parse_mcts_options(std::string(spec) + ",iters=300");
     SearchResult r = analyse(s, c);
     EXPECT_TRUE(s.is_legal(r.best)) << spec;
@@ -508,7 +508,8 @@ TEST(MctsAgentSpec, AgentListsKeepEachAgentsOptionsTogether) {
   using List = std::vector<std::string>;
   EXPECT_EQ(split_agent_list("greedy,mcts:iters=50,c=1"), (List{"greedy", "mcts:iters=50,c=1"}));
   EXPECT_EQ(split_agent_list("mcts:iters=100,c=1,greedy"), (List{"mcts:iters=100,c=1", "greedy"}));
-  EXPECT_EQ(split_agent_list(" random , mcts:iters=5, c=1 ,mcts:time=1 "), (List{"random", "mcts:iters=5,c=1", "mcts:time=1"}));
+  EXPECT_EQ(split_agent_list(" random , mcts:iters=5, c=1 ,mcts:time=1 "),
+            (List{"random", "mcts:iters=5,c=1", "mcts:time=1"}));
   EXPECT_EQ(split_agent_list("greedy"), (List{"greedy"}));
   EXPECT_EQ(split_agent_list("wizard,greedy"), (List{"wizard", "greedy"}));  // names are make_agent's to check
   auto message = [](const std::string& list) {
@@ -521,8 +522,9 @@ TEST(MctsAgentSpec, AgentListsKeepEachAgentsOptionsTogether) {
   };
   EXPECT_EQ(message("c=1,greedy"),
             "agent list 'c=1,greedy': option 'c=1' follows no agent (options follow a colon: mcts:key=value,...)");
-  EXPECT_EQ(message("greedy,c=1"), "agent list 'greedy,c=1': option 'c=1' follows 'greedy', which has no options "
-                                    "(options follow a colon: mcts:key=value,...)");
+  EXPECT_EQ(message("greedy,c=1"),
+            "agent list 'greedy,c=1': option 'c=1' follows 'greedy', which has no options "
+            "(options follow a colon: mcts:key=value,...)");
   EXPECT_EQ(message("greedy,,random"), "agent list 'greedy,,random': an empty agent name");
   EXPECT_EQ(message("greedy,"), "agent list 'greedy,': an empty agent name");
   EXPECT_EQ(message(""), "agent list '': an empty agent name");
@@ -806,8 +808,8 @@ TEST(Arena, ACsvRunWritesEveryGameAndResumesFromTheFile) {
     run_arena_csv(a, nowhere, false);
     ADD_FAILURE() << "no error";
   } catch (const SearchError& e) {
-    EXPECT_EQ(std::string(e.what()), "arena: cannot write " + nowhere + ": there is no folder " +
-                                         ::testing::TempDir() + "no_such_folder");
+    EXPECT_EQ(std::string(e.what()),
+              "arena: cannot write " + nowhere + ": there is no folder " + ::testing::TempDir() + "no_such_folder");
   }
   EXPECT_THROW(run_arena_csv(a, ::testing::TempDir(), false), SearchError);  // a folder
   EXPECT_EQ(games, 0);
@@ -846,7 +848,7 @@ TEST(Arena, ReadingACsvRejectsMalformedLines) {
   EXPECT_EQ(games[0].iterations[1], 175u);
   EXPECT_DOUBLE_EQ(games[0].think_seconds[1], 2.5);
   EXPECT_EQ(games[0].seed, 7u);
-  EXPECT_EQ(games[0].agent_seed, UINT64_MAX);  // 64 bits, not rounded through a double
+  EXPECT_EQ(games[0].agent_seed, UINT64_MAX);                      // 64 bits, not rounded through a double
   EXPECT_TRUE(read_arena_csv(header + seat0, agents, 2).empty());  // a game missing a seat
   auto message = [&](const std::string& text) {
     try {
@@ -864,13 +866,15 @@ TEST(Arena, ReadingACsvRejectsMalformedLines) {
   EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",-80,1.0000,40,0.1,0,7,0\n").find("field 7"), std::string::npos);
   EXPECT_NE(message(header + "0,0,0,0,0,\"greedy,80,1.0000,40,0.1,0,7,0\n").find("unclosed quote"), std::string::npos);
   EXPECT_NE(message(header + seat0 + seat0).find("seat 0 twice"), std::string::npos);
-  EXPECT_NE(message(header + seat0 + "0,1,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,7,18446744073709551615\n").find("another deal"),
+  EXPECT_NE(message(header + seat0 + "0,1,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,7,18446744073709551615\n")
+                .find("another deal"),
             std::string::npos);
   EXPECT_NE(message(header + "0,0,0,2,0,\"greedy\",80,1.0000,40,0.1,0,7,0\n").find("out of range"), std::string::npos);
   EXPECT_NE(message(header + seat0 + "0,0,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,8,18446744073709551615\n")
                 .find("another deal, rotation or seed"),
             std::string::npos);
-  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0,7,18446744073709551616\n").find("field 13 is not a seed"),
+  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0,7,18446744073709551616\n")
+                .find("field 13 is not a seed"),
             std::string::npos);
   EXPECT_NE(message(header + seat0 + seat1).find("no error"), std::string::npos);
 }

@@ -113,7 +113,7 @@ uint64_t view(const State& s) {
 // about to score, or a market meeple on a barn's field.
 bool scores_at_once(const State& s, Action a) {
   if (s.phase() == Phase::CityMove) return a.kind() == ActionKind::Figure;  // CK-4: onto the feature scored next
-  if (s.phase() == Phase::MarketMove) {  // CK-6: onto a field with a barn
+  if (s.phase() == Phase::MarketMove) {                                     // CK-6: onto a field with a barn
     const PlacedTile& t = s.board().tile(s.board().slot_at(a.figure_cell()));
     return s.features().feature(t.first_segment + a.feature()).barns > 0;
   }
@@ -236,20 +236,23 @@ int fuzz(const Config& base, long moves) {
     bool abbeys = s.rules().abbey_mayor;
     int abbeys_placed = 0;
     for (int p = 0; p < players; ++p) abbeys_placed += abbeys && !s.abbeys(p);
-    int land = 72 + (s.rules().river ? 11 : 0) + (s.rules().city_block ? 12 - 1 : 0) + (abbeys ? 12 : 0) + (s.rules().anniv20 ? 15 : 0) + (s.rules().king_robber ? 5 : 0) +
-               (s.rules().shrines ? 5 : 0);
+    int land = 72 + (s.rules().river ? 11 : 0) + (s.rules().city_block ? 12 - 1 : 0) + (abbeys ? 12 : 0) +
+               (s.rules().anniv20 ? 15 : 0) + (s.rules().king_robber ? 5 : 0) + (s.rules().shrines ? 5 : 0);
     EXPECT_EQ(s.board().num_tiles() + s.discarded(), land + abbeys_placed);
     for (int p = 0; p < players; ++p) {
       int sum = 0;
       for (int c = 0; c < kNumCauses; ++c) sum += s.score(p, Cause(c));
       EXPECT_EQ(sum, s.score(p)) << "B-11: a point without a cause";
-      EXPECT_EQ(s.supply(p) + [&] {
-        int n = 0;
-        for (int i = 0; i < s.num_placed_figures(); ++i)
-          n += s.placed_figure(i).owner == p && s.placed_figure(i).kind == FigureKind::Meeple;
-        for (int q = 0; q < kNumQuarters; ++q) n += s.in_quarter(p, Quarter(q));  // left in the City
-        return n;
-      }(), kMeeplesPerPlayer);
+      EXPECT_EQ(
+          s.supply(p) +
+              [&] {
+                int n = 0;
+                for (int i = 0; i < s.num_placed_figures(); ++i)
+                  n += s.placed_figure(i).owner == p && s.placed_figure(i).kind == FigureKind::Meeple;
+                for (int q = 0; q < kNumQuarters; ++q) n += s.in_quarter(p, Quarter(q));  // left in the City
+                return n;
+              }(),
+          kMeeplesPerPlayer);
     }
     // Replaying the same actions from the same seed gives the same game.
     State replay(config);

@@ -30,8 +30,8 @@ State am_position(std::vector<Position::Tile> tiles, std::vector<Position::Figur
 
 // A W-E city of 7 tiles with 3 pennants, open at its east end (5,0).
 std::vector<Position::Tile> long_city() {
-  return {{"base.E", {-1, 0}, 1}, {"base.F", {0, 0}, 0}, {"base.F", {1, 0}, 0}, {"abbey-mayor.L", {2, 0}, 0},
-          {"base.G", {3, 0}, 0}, {"abbey-mayor.C", {4, 0}, 0}};
+  return {{"base.E", {-1, 0}, 1},       {"base.F", {0, 0}, 0}, {"base.F", {1, 0}, 0},
+          {"abbey-mayor.L", {2, 0}, 0}, {"base.G", {3, 0}, 0}, {"abbey-mayor.C", {4, 0}, 0}};
 }
 
 TEST(AbbeyMayor, E1_AM_M2_MayorWithThreePennantsBeatsTwoKnights) {
@@ -88,8 +88,8 @@ TEST(AbbeyMayor, AM_M3_UnfinishedCityAtTheEndUsesMayorStrength) {
 
 // base.H between two completed cities; its field runs over base.B tiles east of it.
 std::vector<Position::Tile> farm() {
-  return {{"base.H", {0, 0}, 0}, {"base.E", {0, -1}, 2}, {"base.E", {0, 1}, 0}, {"base.B", {1, 0}, 0},
-          {"base.B", {1, -1}, 0}, {"base.B", {2, -1}, 0}};
+  return {{"base.H", {0, 0}, 0}, {"base.E", {0, -1}, 2}, {"base.E", {0, 1}, 0},
+          {"base.B", {1, 0}, 0}, {"base.B", {1, -1}, 0}, {"base.B", {2, -1}, 0}};
 }
 
 TEST(AbbeyMayor, E3_AM_B3_BarnOnAFieldWithAFarmerScoresTheFarmerAtOnce) {
@@ -132,8 +132,8 @@ TEST(AbbeyMayor, E4_AM_B5_TileJoiningFarmersToABarnFieldScoresOnePerCity) {
   std::vector<Position::Tile> tiles = farm();
   tiles.push_back({"base.B", {2, 0}, 0});
   tiles.push_back({"base.E-garden", {-1, 1}, 0});
-  State s = am_position(tiles, {{1, "barn", {1, 0}, 0}, {0, "meeple", {0, 1}, 1}, {1, "meeple", {-1, 1}, 1}},
-                        {"base.E"});
+  State s =
+      am_position(tiles, {{1, "barn", {1, 0}, 0}, {0, "meeple", {0, 1}, 1}, {1, "meeple", {-1, 1}, 1}}, {"base.E"});
   play(s, {"draw base.E", "place 1,1 r1"});
   std::vector<std::string> options = legal_texts(s);
   EXPECT_FALSE(std::count(options.begin(), options.end(), "meeple field#1"));  // AM-B-4
@@ -192,8 +192,8 @@ TEST(AbbeyMayor, E6_AM_A3_AbbeyClosesRoadAndCityAtOnceWithoutJoiningFields) {
   std::vector<Position::Tile> tiles = holed();
   tiles.push_back({"base.U", {1, 0}, 0});
   tiles.push_back({"base.A", {2, 0}, 1});
-  State s = am_position(tiles, {{1, "meeple", {1, 0}, 0}, {1, "meeple", {-1, 1}, 0}, {0, "meeple", {-2, 0}, 0}},
-                        {"base.U"});
+  State s =
+      am_position(tiles, {{1, "meeple", {1, 0}, 0}, {1, "meeple", {-1, 1}, 0}, {0, "meeple", {-2, 0}, 0}}, {"base.U"});
   ASSERT_EQ(s.phase(), Phase::AbbeyChoice);
   EXPECT_EQ(legal_texts(s), sorted({"abbey -1,0", "take-tile"}));  // AM-A-1: optional while tiles remain
   play(s, {"abbey -1,0"});
@@ -209,8 +209,13 @@ TEST(AbbeyMayor, E6_AM_A3_AbbeyClosesRoadAndCityAtOnceWithoutJoiningFields) {
 }
 
 TEST(AbbeyMayor, E12_AbbeyCompletesAOneTileRoad) {
-  State s = am_position({{"base.W", {0, 0}, 0}, {"base.B", {0, -1}, 0}, {"base.B", {1, -1}, 0}, {"base.B", {2, -1}, 0},
-                         {"base.B", {2, 0}, 0}, {"base.U", {0, 1}, 1}, {"base.E", {1, 1}, 2}},
+  State s = am_position({{"base.W", {0, 0}, 0},
+                         {"base.B", {0, -1}, 0},
+                         {"base.B", {1, -1}, 0},
+                         {"base.B", {2, -1}, 0},
+                         {"base.B", {2, 0}, 0},
+                         {"base.U", {0, 1}, 1},
+                         {"base.E", {1, 1}, 2}},
                         {{0, "meeple", {0, 0}, 0}}, {"base.U"});
   play(s, {"abbey 1,0", "pass"});
   EXPECT_EQ(s.score(0), 1);
@@ -219,8 +224,14 @@ TEST(AbbeyMayor, E12_AbbeyCompletesAOneTileRoad) {
 
 TEST(AbbeyMayor, AM_A6_AbbeySurroundedAtOnceScoresNine) {
   // The 3x3 block around (0,0) is full but for the centre: the abbey completes at once.
-  State s = am_position({{"base.B", {-1, -1}, 0}, {"base.U", {0, -1}, 1}, {"base.B", {1, -1}, 0}, {"base.U", {1, 0}, 0},
-                         {"base.B", {1, 1}, 0},   {"base.U", {0, 1}, 1},  {"base.B", {-1, 1}, 0}, {"base.U", {-1, 0}, 0}},
+  State s = am_position({{"base.B", {-1, -1}, 0},
+                         {"base.U", {0, -1}, 1},
+                         {"base.B", {1, -1}, 0},
+                         {"base.U", {1, 0}, 0},
+                         {"base.B", {1, 1}, 0},
+                         {"base.U", {0, 1}, 1},
+                         {"base.B", {-1, 1}, 0},
+                         {"base.U", {-1, 0}, 0}},
                         {}, {"base.U"});
   play(s, {"abbey 0,0", "meeple abbey#0"});
   EXPECT_EQ(s.score(0), 9);
@@ -230,8 +241,7 @@ TEST(AbbeyMayor, AM_A6_AbbeySurroundedAtOnceScoresNine) {
 // The abbey endgame variants (AM-A-5) on the same position: the last tile is placed by player 0,
 // a hole remains, both players hold an abbey; the abbey would complete player 0's 1-tile city.
 State endgame(const char* variant) {
-  State s = am_position(holed(), {{0, "meeple", {-1, 1}, 0}}, {"base.U"},
-                        am_config(2, {{"abbey_endgame", variant}}));
+  State s = am_position(holed(), {{0, "meeple", {-1, 1}, 0}}, {"base.U"}, am_config(2, {{"abbey_endgame", variant}}));
   play(s, {"take-tile", "draw base.U", "place 1,0 r0", "pass"});
   return s;
 }
@@ -271,8 +281,7 @@ TEST(AbbeyMayor, AM_A5_FinalRoundLetsEachPlayerPlaceOnceLastPlacerLast) {
 
 TEST(AbbeyMayor, AM_W3_TwoWagonsDecideClockwiseFromTheActivePlayer) {
   State s = am_position({{"base.D-start", {0, 0}, 0}, {"base.U", {1, 0}, 0}, {"base.A", {1, -1}, 1}},
-                        {{1, "wagon", {1, -1}, 0}, {2, "wagon", {0, 0}, 0}}, {"abbey-mayor.F", "base.E"},
-                        am_config(3));
+                        {{1, "wagon", {1, -1}, 0}, {2, "wagon", {0, 0}, 0}}, {"abbey-mayor.F", "base.E"}, am_config(3));
   play(s, {"draw abbey-mayor.F", "place 0,-1 r2", "pass"});
   EXPECT_EQ(s.score(2), 4);  // the city: 2 tiles
   EXPECT_EQ(s.score(1), 2);  // the road: 2 tiles
@@ -299,8 +308,8 @@ TEST(AbbeyMayor, AM_W2_WagonWithNoTargetReturnsToSupply) {
 
 // E-13: a wagon on a 4-tile road whose far end enters a city gate 3 tiles away.
 State wagon_road(const char* rule) {
-  std::vector<Position::Tile> tiles = {{"base.A", {0, 0}, 3}, {"base.U", {1, 0}, 0}, {"base.B", {0, 1}, 0},
-                                       {"base.B", {1, 1}, 0}, {"base.B", {2, 1}, 0}, {"base.B", {3, 1}, 0},
+  std::vector<Position::Tile> tiles = {{"base.A", {0, 0}, 3},       {"base.U", {1, 0}, 0}, {"base.B", {0, 1}, 0},
+                                       {"base.B", {1, 1}, 0},       {"base.B", {2, 1}, 0}, {"base.B", {3, 1}, 0},
                                        {"abbey-mayor.F", {3, 0}, 0}};
   State s = am_position(tiles, {{0, "wagon", {0, 0}, 0}}, {"base.U", "base.U"}, am_config(2, {{"wagon_move", rule}}));
   play(s, {"draw base.U", "place 2,0 r0", "pass"});
@@ -311,7 +320,8 @@ TEST(AbbeyMayor, E13_AM_W4_C2TargetsLieWithinTheEightAround) {
   State s = wagon_road("c2");
   EXPECT_EQ(s.score(0), 4);
   ASSERT_EQ(s.phase(), Phase::WagonMove);
-  EXPECT_EQ(legal_texts(s), sorted({"pass", "wagon monastery#2 @0,0", "wagon monastery#1 @0,1", "wagon monastery#1 @1,1"}));
+  EXPECT_EQ(legal_texts(s),
+            sorted({"pass", "wagon monastery#2 @0,0", "wagon monastery#1 @0,1", "wagon monastery#1 @1,1"}));
 }
 
 TEST(AbbeyMayor, E13_AM_W4_C1TargetsBorderTheScoredRoadThroughItsEnds) {
@@ -348,12 +358,15 @@ namespace {
 TEST(AbbeyMayor, AMB1_TwoCornersOnOneFieldAreOneBarnChoice) {
   // Straight roads: (1,1) closes a 4-tile corner at its NW and at its NE, both on its north field.
   State s = testing::position_in({"abbey-mayor"},
-                                 {{"base.U", {0, 0}, 0}, {"base.U", {1, 0}, 0}, {"base.U", {2, 0}, 0}, {"base.U", {0, 1}, 0},
+                                 {{"base.U", {0, 0}, 0},
+                                  {"base.U", {1, 0}, 0},
+                                  {"base.U", {2, 0}, 0},
+                                  {"base.U", {0, 1}, 0},
                                   {"base.U", {2, 1}, 0}},
                                  {}, {"base.U", "base.U"});
   testing::play(s, {"draw base.U", "place 1,1 r0"});
-  EXPECT_EQ(testing::legal_texts(s), testing::sorted({"pass", "meeple road#0", "meeple field#1", "meeple field#2",
-                                                      "wagon road#0", "barn NE"}));
+  EXPECT_EQ(testing::legal_texts(s),
+            testing::sorted({"pass", "meeple road#0", "meeple field#1", "meeple field#2", "wagon road#0", "barn NE"}));
   EXPECT_THROW(s.apply(s.parse_action("barn NW")), IllegalActionError);
 }
 

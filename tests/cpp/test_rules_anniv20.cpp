@@ -19,7 +19,8 @@ State xx_position(std::vector<Position::Tile> tiles, std::vector<Position::Figur
 
 int remote_options(const State& s) {
   std::vector<std::string> all = legal_texts(s);
-  return int(std::count_if(all.begin(), all.end(), [](const std::string& t) { return t.find('@') != std::string::npos; }));
+  return int(
+      std::count_if(all.begin(), all.end(), [](const std::string& t) { return t.find('@') != std::string::npos; }));
 }
 
 TEST(Anniversary, E10_XX2_ArrowPointingAtAnEmptyCellScoresTwoAtOnce) {
@@ -114,11 +115,12 @@ TEST(Anniversary, XX6_ExtraTurnTakenAndASecondOneIgnored) {
 // base.D-start, a road west to east over anniv20.A's future cell (-1,0) and base.U at (1,0);
 // base.B tiles south of the start and of (-1,0) for anniv20.A's arrow to point at.
 TEST(Anniversary, XX4_MeepleBesideMakesAPairThatNeverGrowsToThree) {
-  State s = xx_position({{"base.D-start", {0, 0}, 0}, {"base.U", {1, 0}, 0}, {"base.B", {0, 1}, 0}, {"base.B", {-1, 1}, 0}},
-                        {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 0}}, {"anniv20.A", "base.B", "anniv20.E"});
+  State s =
+      xx_position({{"base.D-start", {0, 0}, 0}, {"base.U", {1, 0}, 0}, {"base.B", {0, 1}, 0}, {"base.B", {-1, 1}, 0}},
+                  {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 0}}, {"anniv20.A", "base.B", "anniv20.E"});
   play(s, {"draw anniv20.A", "place -1,0 r0"});  // arrow south at (-1,1): meeple beside
   EXPECT_EQ(s.active_arrow(), ArrowKind::MeepleBeside);
-  EXPECT_TRUE(offers(s, "meeple road#1 @0,0"));  // beside player 0's thief
+  EXPECT_TRUE(offers(s, "meeple road#1 @0,0"));   // beside player 0's thief
   EXPECT_FALSE(offers(s, "meeple road#0 @1,0"));  // never beside someone else's figure
   play(s, {"meeple road#1 @0,0"});
   EXPECT_EQ(s.supply(0), 5);
@@ -150,7 +152,10 @@ TEST(Anniversary, XX5_XX7_PlaceAnywhereRefusesAFeatureThisTileCompletedAndDeploy
 
 TEST(Anniversary, XX8_PlaceAnywhereNeverOnAFieldWithABarn) {
   // The start tile's south field gets a barn; the arrow at (-1,0) points at (-1,1).
-  State s = xx_position({{"base.D-start", {0, 0}, 0}, {"base.B", {0, 1}, 0}, {"base.U", {1, 0}, 0}, {"base.B", {1, 1}, 0},
+  State s = xx_position({{"base.D-start", {0, 0}, 0},
+                         {"base.B", {0, 1}, 0},
+                         {"base.U", {1, 0}, 0},
+                         {"base.B", {1, 1}, 0},
                          {"anniv20.F", {-1, 0}, 2}},
                         {{1, "barn", {0, 0}, 1}}, {"base.B", "base.U"}, {"anniv20", "abbey-mayor"});
   play(s, {"draw base.B", "place -1,1 r0"});

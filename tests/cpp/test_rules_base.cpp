@@ -10,9 +10,9 @@ namespace {
 
 using testing::game_with_draws;
 using testing::legal_texts;
-using testing::sorted;
 using testing::play;
 using testing::position;
+using testing::sorted;
 using testing::turn;
 
 TEST(BaseRules, B1_SetupSevenMeeplesStartTileAndFullBag) {
@@ -115,8 +115,8 @@ TEST(BaseRules, B6_B7_RoadEndingAtTwoCloistersScoresOnePerTile) {
 }
 
 TEST(BaseRules, B6_RoadLoopIsComplete) {
-  State s = position({{"base.V", {0, 0}, 3}, {"base.V", {1, 0}, 0}, {"base.V", {1, 1}, 1}},
-                     {{0, "meeple", {0, 0}, 0}}, {"base.V"});
+  State s = position({{"base.V", {0, 0}, 3}, {"base.V", {1, 0}, 0}, {"base.V", {1, 1}, 1}}, {{0, "meeple", {0, 0}, 0}},
+                     {"base.V"});
   turn(s, "place 0,1 r2");
   EXPECT_EQ(s.score(0), 4);
   EXPECT_EQ(s.score(0, Cause::Road), 4);
@@ -124,8 +124,8 @@ TEST(BaseRules, B6_RoadLoopIsComplete) {
 
 TEST(BaseRules, B7_RoadThroughTheSameTileTwiceCountsItOnce) {
   // A junction's east and south arms joined by a loop of three curves: 4 tiles, not 5.
-  State s = position({{"base.W", {0, 0}, 0}, {"base.V", {1, 0}, 0}, {"base.V", {1, 1}, 1}},
-                     {{1, "meeple", {0, 0}, 0}}, {"base.V"});
+  State s = position({{"base.W", {0, 0}, 0}, {"base.V", {1, 0}, 0}, {"base.V", {1, 1}, 1}}, {{1, "meeple", {0, 0}, 0}},
+                     {"base.V"});
   turn(s, "place 0,1 r2");
   EXPECT_EQ(s.score(1), 4);
   EXPECT_EQ(s.score(0), 0);
@@ -143,8 +143,7 @@ TEST(BaseRules, B7_CityThroughTheSameTileTwiceCountsItOnce) {
 TEST(BaseRules, B7_CityWithPennantMajorityScores) {
   // A W-E city over four tiles with one pennant; player 1 has two knights in it, player 0 one.
   State s = position({{"base.E", {-1, 0}, 1}, {"base.F", {0, 0}, 0}, {"base.G", {1, 0}, 0}},
-                     {{0, "meeple", {-1, 0}, 0}, {1, "meeple", {0, 0}, 0}, {1, "meeple", {1, 0}, 0}},
-                     {"base.E"});
+                     {{0, "meeple", {-1, 0}, 0}, {1, "meeple", {0, 0}, 0}, {1, "meeple", {1, 0}, 0}}, {"base.E"});
   turn(s, "place 2,0 r3");
   EXPECT_EQ(s.score(1), 10);  // 2 x (4 tiles + 1 pennant)
   EXPECT_EQ(s.score(0), 0);
@@ -161,10 +160,15 @@ TEST(BaseRules, B7_TiedKnightsBothScoreInFull) {
 }
 
 TEST(BaseRules, B6_CloisterSurroundedByEightTilesScoresNine) {
-  State s = position(
-      {{"base.B", {0, 0}, 0}, {"base.E", {0, -1}, 0}, {"base.E", {1, 0}, 1}, {"base.E", {0, 1}, 2},
-       {"base.E", {-1, 0}, 3}, {"base.B", {-1, -1}, 0}, {"base.B", {1, -1}, 0}, {"base.B", {-1, 1}, 0}},
-      {{0, "meeple", {0, 0}, 1}}, {"base.E-garden"});
+  State s = position({{"base.B", {0, 0}, 0},
+                      {"base.E", {0, -1}, 0},
+                      {"base.E", {1, 0}, 1},
+                      {"base.E", {0, 1}, 2},
+                      {"base.E", {-1, 0}, 3},
+                      {"base.B", {-1, -1}, 0},
+                      {"base.B", {1, -1}, 0},
+                      {"base.B", {-1, 1}, 0}},
+                     {{0, "meeple", {0, 0}, 1}}, {"base.E-garden"});
   turn(s, "place 1,1 r1");
   EXPECT_EQ(s.score(0), 9);
   EXPECT_EQ(s.score(0, Cause::Cloister), 9);
@@ -189,8 +193,11 @@ TEST(BaseRules, B8_FinalScoringOfUnfinishedFeatures) {
 // so it touches the north city twice. base.E at (0,1) has a field of its own touching the south city.
 Position farm(std::vector<Position::Figure> farmers) {
   Position p;
-  p.tiles = {{"base.H", {0, 0}, 0}, {"base.E", {0, -1}, 2}, {"base.E", {0, 1}, 0},
-             {"base.B", {1, 0}, 0}, {"base.B", {1, -1}, 0}};
+  p.tiles = {{"base.H", {0, 0}, 0},
+             {"base.E", {0, -1}, 2},
+             {"base.E", {0, 1}, 0},
+             {"base.B", {1, 0}, 0},
+             {"base.B", {1, -1}, 0}};
   p.figures = std::move(farmers);
   p.bag = std::vector<std::string>{};
   return p;
@@ -209,8 +216,8 @@ TEST(BaseRules, B9_FarmerMajorityAndTies) {
   State tie = State::from_position(farm({{0, "meeple", {0, 0}, 2}, {1, "meeple", {1, 0}, 0}}));
   EXPECT_EQ(tie.score(0), 6);
   EXPECT_EQ(tie.score(1), 6);
-  State majority = State::from_position(
-      farm({{0, "meeple", {0, 0}, 2}, {0, "meeple", {1, -1}, 0}, {1, "meeple", {1, 0}, 0}}));
+  State majority =
+      State::from_position(farm({{0, "meeple", {0, 0}, 2}, {0, "meeple", {1, -1}, 0}, {1, "meeple", {1, 0}, 0}}));
   EXPECT_EQ(majority.score(0), 6);
   EXPECT_EQ(majority.score(1), 0);
 }
@@ -237,7 +244,8 @@ TEST(BaseRules, B8_B9_ScoresIfEndedApplyFinalScoringToACopy) {
   // The B-8 position and a B-9 farm, each with tiles still in the bag: the state keeps its
   // scores, and scores_if_ended() gives what final scoring would.
   Position unfinished;
-  unfinished.tiles = {{"base.D-start", {0, 0}, 0}, {"base.M", {0, -1}, 2}, {"base.U", {1, 0}, 0}, {"base.A", {0, 1}, 0}};
+  unfinished.tiles = {
+      {"base.D-start", {0, 0}, 0}, {"base.M", {0, -1}, 2}, {"base.U", {1, 0}, 0}, {"base.A", {0, 1}, 0}};
   unfinished.figures = {{0, "meeple", {0, 0}, 1}, {1, "meeple", {0, 0}, 0}, {1, "meeple", {0, 1}, 2}};
   unfinished.bag = std::vector<std::string>{"base.E"};
   State s = State::from_position(unfinished);

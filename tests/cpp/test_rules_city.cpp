@@ -51,7 +51,8 @@ TEST(City, E11_CK3_ActivePlayerWhoGainedNothingEntersTheCity) {
   EXPECT_EQ(s.score(0), 0);
   ASSERT_EQ(s.phase(), Phase::CityPlace);
   EXPECT_EQ(s.current_player(), 0);
-  EXPECT_EQ(legal_texts(s), sorted({"pass", "meeple @castle", "meeple @market", "meeple @blacksmith", "meeple @cathedral"}));
+  EXPECT_EQ(legal_texts(s),
+            sorted({"pass", "meeple @castle", "meeple @market", "meeple @blacksmith", "meeple @cathedral"}));
   play(s, {"meeple @cathedral"});
   ASSERT_EQ(s.phase(), Phase::CountMove);  // CK-7 free: the Count may move
   play(s, {"count market"});
@@ -62,11 +63,13 @@ TEST(City, E11_CK3_ActivePlayerWhoGainedNothingEntersTheCity) {
 }
 
 TEST(City, CK7_CountMovesClockwiseOrFollows) {
-  State clockwise = city_position({}, {{1, "meeple", {3, 2}, 0}}, {}, {"base.E", "base.U"}, {"city"}, {{"count_move", "clockwise"}});
+  State clockwise =
+      city_position({}, {{1, "meeple", {3, 2}, 0}}, {}, {"base.E", "base.U"}, {"city"}, {{"count_move", "clockwise"}});
   play(clockwise, {"draw base.E", "place 4,2 r3", "pass", "meeple @cathedral"});
   EXPECT_EQ(clockwise.count(), Quarter::Market);  // castle -> market
   EXPECT_TRUE(clockwise.is_chance());
-  State follow = city_position({}, {{1, "meeple", {3, 2}, 0}}, {}, {"base.E", "base.U"}, {"city"}, {{"count_move", "follow"}});
+  State follow =
+      city_position({}, {{1, "meeple", {3, 2}, 0}}, {}, {"base.E", "base.U"}, {"city"}, {{"count_move", "follow"}});
   play(follow, {"draw base.E", "place 4,2 r3", "pass", "meeple @blacksmith"});
   EXPECT_EQ(follow.count(), Quarter::Blacksmith);
 }
@@ -87,8 +90,8 @@ TEST(City, E7_CK4_MovesFromTheBlacksmithBeforeTheRoadScores) {
   play(s, {"meeple road#0 @0,0", "meeple road#0 @0,0"});
   EXPECT_EQ(s.score(0), 3);  // strength 2 beats 1
   EXPECT_EQ(s.score(1), 0);
-  EXPECT_EQ(s.supply(0), 7);  // all returned
-  EXPECT_EQ(s.supply(1), 6);  // player 1's blacksmith meeple stays there
+  EXPECT_EQ(s.supply(0), 7);   // all returned
+  EXPECT_EQ(s.supply(1), 6);   // player 1's blacksmith meeple stays there
   EXPECT_TRUE(s.is_chance());  // CK-3 c and d: no entering the City
 }
 
@@ -109,8 +112,8 @@ TEST(City, CK3_ZeroStrengthMayorScoresNothingSoItsOwnerMayEnter) {
   ASSERT_EQ(s.phase(), Phase::CityPlace);
   std::vector<std::string> options = legal_texts(s);
   EXPECT_TRUE(std::count(options.begin(), options.end(), "mayor @castle"));
-  EXPECT_FALSE(std::count(options.begin(), options.end(), "mayor @market"));   // a mayor: castle only
-  EXPECT_FALSE(std::count(options.begin(), options.end(), "wagon @market"));   // a wagon: not the market
+  EXPECT_FALSE(std::count(options.begin(), options.end(), "mayor @market"));  // a mayor: castle only
+  EXPECT_FALSE(std::count(options.begin(), options.end(), "wagon @market"));  // a wagon: not the market
   EXPECT_TRUE(std::count(options.begin(), options.end(), "wagon @cathedral"));
   EXPECT_THROW(s.apply(s.parse_action("barn @castle")), IllegalActionError);  // a barn never
 }
@@ -118,10 +121,18 @@ TEST(City, CK3_ZeroStrengthMayorScoresNothingSoItsOwnerMayEnter) {
 // A monastery (player 1) and a shrine (player 0) west of the City; player 0's tile completes the
 // monastery and the shrine loses the challenge.
 TEST(City, E9_CK3_LosingAChallengeCountsAsGainingNothing) {
-  State s = city_position({{"base.U", {-1, 0}, 0}, {"base.B", {-1, 1}, 0}, {"base.V", {-1, 2}, 0}, {"base.V", {-2, 0}, 2},
-                           {"base.B", {-2, 1}, 0}, {"base.E", {-3, 0}, 0}, {"shrines.E", {-3, 1}, 0}, {"base.V", {-4, 0}, 1},
-                           {"base.E", {-4, 1}, 3}, {"base.E", {-3, 2}, 2}},
-                          {{0, "meeple", {-3, 1}, 1}, {1, "meeple", {-2, 1}, 1}}, {}, {"base.V", "base.U"}, {"city", "shrines"});
+  State s = city_position({{"base.U", {-1, 0}, 0},
+                           {"base.B", {-1, 1}, 0},
+                           {"base.V", {-1, 2}, 0},
+                           {"base.V", {-2, 0}, 2},
+                           {"base.B", {-2, 1}, 0},
+                           {"base.E", {-3, 0}, 0},
+                           {"shrines.E", {-3, 1}, 0},
+                           {"base.V", {-4, 0}, 1},
+                           {"base.E", {-4, 1}, 3},
+                           {"base.E", {-3, 2}, 2}},
+                          {{0, "meeple", {-3, 1}, 1}, {1, "meeple", {-2, 1}, 1}}, {}, {"base.V", "base.U"},
+                          {"city", "shrines"});
   play(s, {"draw base.V", "place -2,2 r3", "pass"});
   EXPECT_EQ(s.score(1), 9);
   EXPECT_EQ(s.score(0), 0);
@@ -147,7 +158,7 @@ TEST(City, CK5_MarketMovesBeforeABarnScoring) {
                           {"base.B", "base.U"}, {"city", "abbey-mayor"});
   play(s, {"draw base.B", "place 2,-2 r0", "barn NW"});
   ASSERT_EQ(s.phase(), Phase::CityMove);
-  EXPECT_EQ(s.current_player(), 0);  // player 1 has nothing in the market
+  EXPECT_EQ(s.current_player(), 0);                                     // player 1 has nothing in the market
   EXPECT_EQ(legal_texts(s), sorted({"pass", "meeple field#2 @0,-2"}));  // the field's oldest segment
   play(s, {"meeple field#2 @0,-2", "meeple field#2 @0,-2"});
   EXPECT_EQ(s.score(0, Cause::FieldBarn), 6);  // 2 farmers beat 1: 3 x 2 cities
@@ -157,7 +168,8 @@ TEST(City, CK5_MarketMovesBeforeABarnScoring) {
 }
 
 TEST(City, CK6_MarketMeeplesGoToFieldsInTurnOrderAtTheEnd) {
-  State s = city_position({}, {}, {{0, "meeple", "market"}, {0, "meeple", "market"}, {1, "meeple", "market"}}, {"base.U"});
+  State s =
+      city_position({}, {}, {{0, "meeple", "market"}, {0, "meeple", "market"}, {1, "meeple", "market"}}, {"base.U"});
   play(s, {"draw base.U", "place -1,0 r0", "pass"});  // player 0 places the last tile
   ASSERT_EQ(s.phase(), Phase::MarketMove);
   EXPECT_EQ(s.current_player(), 1);  // left of the last tile's placer
@@ -188,7 +200,8 @@ TEST(City, CK1_NoBarnOnACornerOfTheCitySquares) {
   State s = city_position({{"base.B", {-1, 1}, 0}}, {}, {}, {"base.B", "base.U"}, {"city", "abbey-mayor"});
   play(s, {"draw base.B", "place -1,2 r0"});
   std::vector<std::string> options = legal_texts(s);
-  EXPECT_EQ(std::count_if(options.begin(), options.end(), [](const std::string& t) { return t.rfind("barn", 0) == 0; }), 0);
+  EXPECT_EQ(std::count_if(options.begin(), options.end(), [](const std::string& t) { return t.rfind("barn", 0) == 0; }),
+            0);
 }
 
 }  // namespace
@@ -244,7 +257,10 @@ namespace {
 
 TEST(City, CK1_TheCitySquaresCountAsFilledCellsForACloister) {
   // A monastery west of CO5: three of its neighbours are City squares.
-  State s = city_position({{"base.U", {-1, 0}, 0}, {"base.B", {-1, 1}, 0}, {"base.E", {-1, 2}, 3}, {"base.U", {-2, 0}, 0},
+  State s = city_position({{"base.U", {-1, 0}, 0},
+                           {"base.B", {-1, 1}, 0},
+                           {"base.E", {-1, 2}, 3},
+                           {"base.U", {-2, 0}, 0},
                            {"base.E", {-2, 1}, 3}},
                           {{0, "meeple", {-1, 1}, 1}}, {}, {"base.E", "base.U"});
   testing::play(s, {"draw base.E", "place -2,2 r1", "pass"});
@@ -255,7 +271,8 @@ TEST(City, CK6_AMarketMeepleMovedToABarnFieldScoresAtOnceAlone) {
   std::vector<Position::Tile> farm = {{"base.E", {0, -1}, 0}, {"base.H", {0, -2}, 0}, {"base.E", {0, -3}, 2},
                                       {"base.B", {1, -2}, 0}, {"base.B", {1, -3}, 0}, {"base.B", {2, -3}, 0},
                                       {"base.B", {2, -2}, 0}};
-  State s = city_position(farm, {{0, "barn", {1, -2}, 0}}, {{1, "meeple", "market"}}, {"base.U"}, {"city", "abbey-mayor"});
+  State s =
+      city_position(farm, {{0, "barn", {1, -2}, 0}}, {{1, "meeple", "market"}}, {"base.U"}, {"city", "abbey-mayor"});
   testing::play(s, {"draw base.U", "place -1,0 r0", "pass"});
   ASSERT_EQ(s.phase(), Phase::MarketMove);
   EXPECT_EQ(s.current_player(), 1);
@@ -276,9 +293,16 @@ namespace {
 // E-9's board without the monk: player 1's meeple comes from the cathedral instead (CK-4).
 TEST(City, SH4_CK4_AMoveFromTheCityOntoACompletedMonasteryStartsNoChallenge) {
   Position p = testing::described({"city", "shrines"},
-                                  {{"base.U", {-1, 0}, 0}, {"base.B", {-1, 1}, 0}, {"base.V", {-1, 2}, 0}, {"base.V", {-2, 0}, 2},
-                                   {"base.B", {-2, 1}, 0}, {"base.E", {-3, 0}, 0}, {"shrines.E", {-3, 1}, 0}, {"base.V", {-4, 0}, 1},
-                                   {"base.E", {-4, 1}, 3}, {"base.E", {-3, 2}, 2}},
+                                  {{"base.U", {-1, 0}, 0},
+                                   {"base.B", {-1, 1}, 0},
+                                   {"base.V", {-1, 2}, 0},
+                                   {"base.V", {-2, 0}, 2},
+                                   {"base.B", {-2, 1}, 0},
+                                   {"base.E", {-3, 0}, 0},
+                                   {"shrines.E", {-3, 1}, 0},
+                                   {"base.V", {-4, 0}, 1},
+                                   {"base.E", {-4, 1}, 3},
+                                   {"base.E", {-3, 2}, 2}},
                                   {{0, "meeple", {-3, 1}, 1}}, {"base.V", "base.U"});
   p.city = {{1, "meeple", "cathedral"}};
   State s = State::from_position(p);
@@ -297,9 +321,9 @@ TEST(City, SH4_CK4_AMoveFromTheCityOntoACompletedMonasteryStartsNoChallenge) {
 // oldest segment is the City's, but whose root is (-1,0)'s; R2 south over (-2,1) to the
 // monastery at (-2,2), whose root, (-2,1)'s, is older than R1's.
 TEST(City, Turn4b_FeaturesOfOneTypeScoreInCreationOrder) {
-  Position p = testing::described({"city"},
-                                  {{"base.E", {-1, 1}, 2}, {"base.U", {-2, 1}, 1}, {"base.A", {-2, 2}, 2}, {"base.U", {-1, 0}, 0}},
-                                  {}, {"base.W", "base.U"});
+  Position p = testing::described(
+      {"city"}, {{"base.E", {-1, 1}, 2}, {"base.U", {-2, 1}, 1}, {"base.A", {-2, 2}, 2}, {"base.U", {-1, 0}, 0}}, {},
+      {"base.W", "base.U"});
   p.city = {{1, "meeple", "blacksmith"}};
   State s = State::from_position(p);
   const Features& f = s.features();

@@ -16,11 +16,12 @@ using testing::play;
 
 TEST(KingRobber, KR1_KingGoesToWhoCompletesAStrictlyLargerCity) {
   // Three open one-tile cities side by side, facing north.
-  State s = testing::position_in({"king-robber"}, {{"base.D-start", {0, 0}, 0}, {"base.K", {1, 0}, 0}, {"base.E", {2, 0}, 0}}, {},
-                        {"base.E", "base.E", "base.F", "base.E"});
+  State s =
+      testing::position_in({"king-robber"}, {{"base.D-start", {0, 0}, 0}, {"base.K", {1, 0}, 0}, {"base.E", {2, 0}, 0}},
+                           {}, {"base.E", "base.E", "base.F", "base.E"});
   EXPECT_EQ(s.king(), -1);
   play(s, {"draw base.E", "place 0,-1 r2", "pass"});  // player 0 completes a 2-tile city, unoccupied
-  EXPECT_EQ(s.king(), 0);  // completing, not scoring, is what counts
+  EXPECT_EQ(s.king(), 0);                             // completing, not scoring, is what counts
   play(s, {"draw base.E", "place 1,-1 r2", "pass"});  // player 1: 2 tiles again, not larger
   EXPECT_EQ(s.king(), 0);
   play(s, {"draw base.F", "place 2,-1 r1", "pass"});
@@ -32,7 +33,8 @@ TEST(KingRobber, KR1_KingGoesToWhoCompletesAStrictlyLargerCity) {
 }
 
 TEST(KingRobber, KR1_KR2_RobberForRoads) {
-  State s = testing::position_in({"king-robber"}, {{"base.D-start", {0, 0}, 0}, {"base.A", {1, 0}, 1}}, {}, {"base.A", "base.U"});
+  State s = testing::position_in({"king-robber"}, {{"base.D-start", {0, 0}, 0}, {"base.A", {1, 0}, 1}}, {},
+                                 {"base.A", "base.U"});
   play(s, {"draw base.A", "place -1,0 r3", "pass"});  // completes a 3-tile road
   EXPECT_EQ(s.robber(), 0);
   EXPECT_EQ(s.king(), -1);
@@ -55,7 +57,7 @@ TEST(KingRobber, CKT1_FiveNewLandTilesJoinTheBag) {
 
 TEST(Shrines, SH2_AShrineNeverHasTwoMonasteriesAround) {
   State s = testing::position_in({"shrines"}, {{"base.B", {0, 0}, 0}, {"base.U", {1, 0}, 1}, {"base.B", {2, 0}, 0}}, {},
-                        {"shrines.E", "base.U"});
+                                 {"shrines.E", "base.U"});
   play(s, {"draw shrines.E"});
   for (const char* cell : {"1,-1", "1,1"}) EXPECT_FALSE(offers(s, std::string("place ") + cell + " r0")) << cell;
   EXPECT_TRUE(offers(s, "place -1,0 r0"));
@@ -64,7 +66,8 @@ TEST(Shrines, SH2_AShrineNeverHasTwoMonasteriesAround) {
 }
 
 TEST(Shrines, SH2_NoMonasteryMayGiveAShrineASecondMonastery) {
-  State s = testing::position_in({"shrines"}, {{"shrines.E", {0, 0}, 0}, {"base.B", {1, 0}, 0}}, {}, {"base.B", "base.U"});
+  State s =
+      testing::position_in({"shrines"}, {{"shrines.E", {0, 0}, 0}, {"base.B", {1, 0}, 0}}, {}, {"base.B", "base.U"});
   play(s, {"draw base.B"});
   EXPECT_FALSE(offers(s, "place -1,0 r0"));
   EXPECT_FALSE(offers(s, "place 0,1 r0"));
@@ -78,12 +81,13 @@ TEST(Shrines, SH2_NoMonasteryMayGiveAShrineASecondMonastery) {
 // A shrine at (0,0) (heretic: player 0) beside a monastery at (1,0) (player 1's figure); the
 // shrine's 8 neighbours are filled but (1,1).
 std::vector<Position::Tile> cult_ring() {
-  return {{"shrines.E", {0, 0}, 0}, {"base.B", {1, 0}, 0},  {"base.E", {0, -1}, 0}, {"base.E", {-1, 0}, 3},
+  return {{"shrines.E", {0, 0}, 0}, {"base.B", {1, 0}, 0},   {"base.E", {0, -1}, 0}, {"base.E", {-1, 0}, 3},
           {"base.E", {0, 1}, 2},    {"base.V", {-1, -1}, 1}, {"base.V", {1, -1}, 2}, {"base.V", {-1, 1}, 0}};
 }
 
 TEST(Shrines, E8_SH5_CompletedShrineWinsTheChallengeTheMonkReturnsEmptyHanded) {
-  State s = testing::position_in({"shrines"}, cult_ring(), {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}}, {"base.V", "base.U"}, 1);
+  State s = testing::position_in({"shrines"}, cult_ring(), {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}},
+                                 {"base.V", "base.U"}, 1);
   play(s, {"draw base.V", "place 1,1 r3", "pass"});
   EXPECT_EQ(s.score(0), 9);
   EXPECT_EQ(s.score(0, Cause::Shrine), 9);
@@ -99,15 +103,16 @@ TEST(Shrines, SH5_BothCompletedInOnePhaseBothScoreNine) {
   tiles.push_back({"base.E", {2, 0}, 1});
   tiles.push_back({"base.V", {2, -1}, 1});
   tiles.push_back({"base.V", {2, 1}, 0});
-  State s = testing::position_in({"shrines"}, tiles, {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}}, {"base.V", "base.U"});
+  State s = testing::position_in({"shrines"}, tiles, {{0, "meeple", {0, 0}, 1}, {1, "meeple", {1, 0}, 1}},
+                                 {"base.V", "base.U"});
   play(s, {"draw base.V", "place 1,1 r3", "pass"});
   EXPECT_EQ(s.score(0, Cause::Shrine), 9);
   EXPECT_EQ(s.score(1, Cause::Cloister), 9);
 }
 
 TEST(Shrines, AM_W5_ALosingWagonReturnsWithoutMoving) {
-  State s = testing::position_in({"shrines", "abbey-mayor"}, cult_ring(), {{0, "meeple", {0, 0}, 1}, {1, "wagon", {1, 0}, 1}},
-                        {"base.V", "base.U"}, 1);
+  State s = testing::position_in({"shrines", "abbey-mayor"}, cult_ring(),
+                                 {{0, "meeple", {0, 0}, 1}, {1, "wagon", {1, 0}, 1}}, {"base.V", "base.U"}, 1);
   play(s, {"draw base.V", "place 1,1 r3", "pass"});
   EXPECT_EQ(s.score(0), 9);
   EXPECT_EQ(s.phase(), Phase::Draw);  // no wagon decision
@@ -133,7 +138,7 @@ State shrine_by_a_hole(bool monastery_by_the_shrine) {
   p.config.expansions = {"abbey-mayor", "shrines"};
   p.config.draw_order = {"base.U"};
   p.tiles = {{"base.U", {0, -1}, 1}, {"shrines.E", {-1, -1}, 0}, {"base.U", {-1, 0}, 0}, {"base.B", {-1, 1}, 0},
-             {"base.U", {0, 1}, 1},  {"base.B", {1, 1}, 0},        {"base.U", {1, 0}, 0},  {"base.B", {1, -1}, 0}};
+             {"base.U", {0, 1}, 1},  {"base.B", {1, 1}, 0},      {"base.U", {1, 0}, 0},  {"base.B", {1, -1}, 0}};
   if (monastery_by_the_shrine) p.tiles.push_back({"base.B", {-2, -1}, 0});
   return State::from_position(p);
 }
@@ -166,8 +171,14 @@ using testing::play;
 // 8 neighbours are all tiles, so an abbey placed there is complete at once.
 State heretic_by_a_full_hole() {
   return testing::position_in({"abbey-mayor", "shrines"},
-                              {{"base.D-start", {0, 0}, 0}, {"base.E", {0, 1}, 2}, {"base.E", {1, 1}, 0}, {"base.B", {-1, 1}, 0},
-                               {"base.B", {-1, 2}, 0}, {"base.B", {-1, 3}, 0}, {"shrines.E", {1, 2}, 0}, {"base.E", {0, 3}, 2},
+                              {{"base.D-start", {0, 0}, 0},
+                               {"base.E", {0, 1}, 2},
+                               {"base.E", {1, 1}, 0},
+                               {"base.B", {-1, 1}, 0},
+                               {"base.B", {-1, 2}, 0},
+                               {"base.B", {-1, 3}, 0},
+                               {"shrines.E", {1, 2}, 0},
+                               {"base.E", {0, 3}, 2},
                                {"base.E", {1, 3}, 2}},
                               {{0, "meeple", {1, 2}, 1}}, {"base.U"}, 1);
 }
@@ -185,8 +196,8 @@ TEST(Shrines, SH4_AnAbbeyCompleteAtOnceNeverChallenges) {
 
 // A monastery at (0,0) (player 1's monk) with 7 of its 8 neighbours; (1,1) is left for a shrine.
 std::vector<Position::Tile> monastery_missing_its_south_east() {
-  return {{"base.B", {0, 0}, 0},  {"base.E", {0, -1}, 0}, {"base.E", {-1, 0}, 3}, {"base.E", {0, 1}, 2},
-          {"base.E", {1, 0}, 1},  {"base.V", {-1, -1}, 1}, {"base.V", {1, -1}, 2}, {"base.V", {-1, 1}, 0}};
+  return {{"base.B", {0, 0}, 0}, {"base.E", {0, -1}, 0},  {"base.E", {-1, 0}, 3}, {"base.E", {0, 1}, 2},
+          {"base.E", {1, 0}, 1}, {"base.V", {-1, -1}, 1}, {"base.V", {1, -1}, 2}, {"base.V", {-1, 1}, 0}};
 }
 
 TEST(Shrines, SH4_AHereticBesideAMonasteryItsTileCompletesIsNotChallenged) {
@@ -220,9 +231,16 @@ TEST(Shrines, SH4_SH5_AHereticBesideAnUnfinishedMonkStartsAChallengeThatTheMonas
 // (2,-1) empty so that an abbey in the hole stays unfinished.
 TEST(Shrines, SH4_AnAbbeyThatCompletesAShrineIsNotChallengedByIt) {
   State s = testing::position_in({"abbey-mayor", "shrines"},
-                                 {{"shrines.E", {0, 0}, 0}, {"base.E", {0, -1}, 0}, {"base.E", {-1, 0}, 3}, {"base.E", {0, 1}, 2},
-                                  {"base.V", {-1, -1}, 1}, {"base.V", {1, -1}, 2}, {"base.V", {-1, 1}, 0}, {"base.V", {1, 1}, 2},
-                                  {"base.V", {2, 1}, 0}, {"base.E", {2, 0}, 0}},
+                                 {{"shrines.E", {0, 0}, 0},
+                                  {"base.E", {0, -1}, 0},
+                                  {"base.E", {-1, 0}, 3},
+                                  {"base.E", {0, 1}, 2},
+                                  {"base.V", {-1, -1}, 1},
+                                  {"base.V", {1, -1}, 2},
+                                  {"base.V", {-1, 1}, 0},
+                                  {"base.V", {1, 1}, 2},
+                                  {"base.V", {2, 1}, 0},
+                                  {"base.E", {2, 0}, 0}},
                                  {{0, "meeple", {0, 0}, 1}}, {"base.U"}, 1);
   ASSERT_EQ(s.phase(), Phase::AbbeyChoice);
   play(s, {"abbey 1,0", "meeple abbey#0"});

@@ -77,7 +77,7 @@ TEST(River, RV6_VolcanoLakeGivesAnotherTurnAndNoFigure) {
   play(s, {"draw river2.I", "place 1,0 r0", "pass"});
   play(s, {"draw river2.L"});
   EXPECT_EQ(s.current_player(), 1);
-  play(s, {"place 2,0 r0"});  // the lake closes the east branch
+  play(s, {"place 2,0 r0"});   // the lake closes the east branch
   EXPECT_TRUE(s.is_chance());  // no figure decision
   play(s, {"draw base.U"});
   EXPECT_EQ(s.current_player(), 1);  // the same player again
