@@ -58,22 +58,6 @@ Cell checked_cell(int x, int y) {
   return Cell{int16_t(x), int16_t(y)};
 }
 
-// The names Python uses for the phases (Game.phase, PHASES; the Phase enum's members are these in
-// upper case), in Phase order. engine/game.cpp's phase_name() is the engine's text for people
-// (State::to_string, messages), not an identifier.
-constexpr const char* kPhaseNames[] = {"draw",       "abbey_choice", "place_tile", "arrow_choice",
-                                       "place_figure", "city_move", "wagon_move", "city_place",
-                                       "count_move", "market_move", "game_over"};
-// Every phase must be named (a State in an unnamed phase could not report it): a new phase in the
-// engine stops the build here until it is added (and to _core.pyi).
-static_assert(std::size(kPhaseNames) == size_t(Phase::GameOver) + 1 && int(Phase::GameOver) == 10);
-
-// The names of the action kinds (Action.kind, ACTION_KINDS), in ActionKind order (engine/action.h):
-// the first word of the action's text where it has one ("take-tile"), else the kind's own name.
-constexpr const char* kActionKindNames[] = {"draw",  "place",     "figure", "pass",  "abbey",
-                                            "take-tile", "arrow", "quarter", "count"};
-static_assert(std::size(kActionKindNames) == size_t(ActionKind::Count) + 1, "name every ActionKind");
-
 // The text with its control characters escaped ("\x00"), so that an error message shows all of
 // it: the message crosses to Python as a C string, which a NUL byte would cut.
 std::string escaped(std::string_view text) {
@@ -207,17 +191,20 @@ void register_state(py::module_& m) {
 
   // ---- State ----------------------------------------------------------------------------------
   py::native_enum<Phase> phase(m, "Phase", "enum.Enum", "Where a turn is (engine/game.h).");
-  py::tuple phases(std::size(kPhaseNames));
-  for (size_t p = 0; p < std::size(kPhaseNames); ++p) {
-    std::string upper = kPhaseNames[p];
+  // The names are the engine's (phase_name, action_kind_name): one table each, in C++.
+  constexpr int kNumPhases = int(Phase::GameOver) + 1;
+  py::tuple phases(kNumPhases);
+  for (int p = 0; p < kNumPhases; ++p) {
+    std::string upper = phase_name(Phase(p));
     for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
     phase.value(upper.c_str(), Phase(p));
-    phases[p] = py::str(kPhaseNames[p]);
+    phases[p] = py::str(phase_name(Phase(p)));
   }
   phase.finalize();
   m.attr("PHASES") = phases;
-  py::tuple kinds(std::size(kActionKindNames));
-  for (size_t k = 0; k < std::size(kActionKindNames); ++k) kinds[k] = py::str(kActionKindNames[k]);
+  constexpr int kNumActionKinds = int(ActionKind::Count) + 1;
+  py::tuple kinds(kNumActionKinds);
+  for (int k = 0; k < kNumActionKinds; ++k) kinds[k] = py::str(action_kind_name(ActionKind(k)));
   m.attr("ACTION_KINDS") = kinds;
 
   py::class_<State>(m, "State", "One node of the game tree (engine/game.h). Copying it is cheap.")

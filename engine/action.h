@@ -109,6 +109,8 @@ struct Action {
 };
 
 const char* figure_kind_name(FigureKind f);
+// The kind's name: the first word of its actions' text ("take-tile"), or the kind ("quarter").
+const char* action_kind_name(ActionKind k);
 inline constexpr const char* kCornerNames[4] = {"NE", "SE", "SW", "NW"};
 
 }  // namespace carc

@@ -20,11 +20,20 @@ const char* figure_kind_name(FigureKind f) {
 }
 
 const char* phase_name(Phase p) {
-  static constexpr const char* kNames[] = {"draw",         "abbey or tile", "place tile", "arrow choice",
-                                           "place figure", "city move",     "wagon move", "city place",
-                                           "count move",   "market move",   "game over"};
+  // Identifiers (Python's Game.phase and PHASES use them too), in Phase order.
+  static constexpr const char* kNames[] = {"draw",         "abbey_choice", "place_tile", "arrow_choice",
+                                           "place_figure", "city_move",    "wagon_move", "city_place",
+                                           "count_move",   "market_move",  "game_over"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == size_t(Phase::GameOver) + 1);
   return kNames[int(p)];
+}
+
+const char* action_kind_name(ActionKind k) {
+  // The first word of the action's text where it has one ("take-tile"), else the kind's name.
+  static constexpr const char* kNames[] = {"draw",      "place", "figure",  "pass", "abbey",
+                                           "take-tile", "arrow", "quarter", "count"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == size_t(ActionKind::Count) + 1);
+  return int(k) <= int(ActionKind::Count) ? kNames[int(k)] : "unknown";
 }
 
 // ---- Set-up ---------------------------------------------------------------------------------

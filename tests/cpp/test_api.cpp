@@ -286,11 +286,12 @@ namespace {
 
 TEST(Api, EveryPhaseHasAName) {
   for (int p = 0; p <= int(Phase::GameOver); ++p) EXPECT_STRNE(phase_name(Phase(p)), "");
-  EXPECT_STREQ(phase_name(Phase::GameOver), "game over");
-  EXPECT_STREQ(phase_name(Phase::MarketMove), "market move");
+  EXPECT_STREQ(phase_name(Phase::GameOver), "game_over");
+  EXPECT_STREQ(phase_name(Phase::MarketMove), "market_move");
+  EXPECT_STREQ(action_kind_name(ActionKind::TakeTile), "take-tile");
   State s = testing::game_with_draws({"base.E"});
   testing::turn(s, "place 0,-1 r2");
-  EXPECT_NE(s.to_string().find("game over"), std::string::npos);
+  EXPECT_NE(s.to_string().find("game_over"), std::string::npos);
 }
 
 }  // namespace
