@@ -8,19 +8,9 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
+#include "parallel.h"
 #include "tree.h"
-
-// Threads come from oneTBB. ThreadSanitizer cannot see the synchronisation inside libtbb (it is
-// not instrumented), so it reports every hand-over of work to a TBB worker as a race; a TSan
-// build therefore runs the very same worker bodies on std::thread, which TSan understands, and
-// checks what matters here: the tree's own lock-free protocol (tree.h).
-#if defined(CARC_HAVE_TBB) && !defined(__SANITIZE_THREAD__)
-#define CARC_SEARCH_TBB 1
-#include <tbb/task_arena.h>
-#include <tbb/task_group.h>
-#endif
 
 namespace carc {
 
@@ -32,12 +22,9 @@ constexpr int kMaxDepth = 1024;    // nodes on one path: more than any game has
 constexpr int kReuseDepth = 12;    // plies below the old root searched for the new position
 constexpr size_t kMinPoolNodes = 4 * kMaxActions;
 
-uint64_t mix(uint64_t a, uint64_t b) {
-  uint64_t z = a * 0x9E3779B97F4A7C15ull + b + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+// Salt of the search's per-thread streams (engine/rng.h's mix_seeds).
+constexpr uint64_t kSearchSeedSalt = 0x632BE59BD9B4E019ull;
+uint64_t mix(uint64_t a, uint64_t b) { return mix_seeds(a, b, kSearchSeedSalt); }
 
 // The nodes of one iteration, root first. Pushing a node adds a virtual loss to it (in_flight);
 // the destructor takes every one back, whichever way the iteration ends.
@@ -381,32 +368,6 @@ struct MctsImpl {
   std::shared_ptr<const Evaluator> evaluator;
   std::vector<std::unique_ptr<SearchTree>> trees;  // one, or one per thread (root parallelism)
   std::vector<std::unique_ptr<Worker>> workers;
-#ifdef CARC_SEARCH_TBB
-  std::unique_ptr<tbb::task_arena> arena;
-#endif
-
-  // Runs body(t) for t in [0, threads) concurrently (as far as the machine allows).
-  template <class Body>
-  void run_threads(int threads, Body&& body) {
-    if (threads == 1) {
-      body(0);
-      return;
-    }
-#ifdef CARC_SEARCH_TBB
-    if (!arena) arena = std::make_unique<tbb::task_arena>(threads);
-    arena->execute([&] {
-      tbb::task_group group;
-      for (int t = 1; t < threads; ++t) group.run([&body, t] { body(t); });
-      body(0);
-      group.wait();
-    });
-#else
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back([&body, t] { body(t); });
-    body(0);
-    for (std::thread& th : pool) th.join();
-#endif
-  }
 };
 
 void validate(const MctsConfig& c) {
@@ -470,9 +431,9 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
   }
   if (trees == 1) {
     reused[0] = m.trees[0]->set_root(state, *m.workers[0]);
-    m.run_threads(threads, [&](int t) { m.trees[0]->run(*m.workers[size_t(t)], *budgets[0]); });
+    parallel_for(threads, threads, [&](int t) { m.trees[0]->run(*m.workers[size_t(t)], *budgets[0]); });
   } else {
-    m.run_threads(threads, [&](int t) {
+    parallel_for(threads, threads, [&](int t) {
       reused[size_t(t)] = m.trees[size_t(t)]->set_root(state, *m.workers[size_t(t)]);
       m.trees[size_t(t)]->run(*m.workers[size_t(t)], *budgets[size_t(t)]);
     });

@@ -97,7 +97,7 @@ struct SearchResult {
   std::vector<ActionStats> actions;  // every legal action, most visited first
 };
 
-struct MctsImpl;  // mcts.cpp: the trees, per-thread scratch and the thread arena
+struct MctsImpl;  // mcts.cpp: the trees and the per-thread scratch
 
 // A search engine that keeps its tree between searches (for reuse). Not thread-safe itself:
 // one search at a time; each search uses config.threads threads.
