@@ -75,8 +75,8 @@ struct SearchError : Error {
 };
 
 // Returns the agent named by a spec: "random", "greedy", or "mcts" with options after a colon,
-// e.g. "mcts:time=0.5,threads=2" (search/mcts.h lists them). Throws SearchError naming the
-// unknown agent, option or bad value.
+// e.g. "mcts:time=0.5,threads=2" (mcts_options() in search/mcts.h lists them). Throws
+// SearchError naming the unknown agent, option or bad value.
 std::unique_ptr<Agent> make_agent(const std::string& spec);
 
 // Splits a comma-separated list of agent specs: "greedy,mcts:iters=50,c=1,random" is

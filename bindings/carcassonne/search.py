@@ -21,10 +21,14 @@ from .game import Game, _agents, _int, make_config
 def mcts_config(
     time: float | None = None, iterations: int | None = None, threads: int = 1, **options: Any
 ) -> _core.MctsConfig:
-    """An MctsConfig from a budget and the "mcts:..." agent options (search/mcts.h: c, select,
-    chance, expand, rollout, eps, cutoff, finish, eval, reward, scale, mix, meeple, endgame, temp,
-    prior, ptemp, memory, reuse, seed, parallel, vl). With neither budget given: 1000 iterations.
-    Raises SearchError (a ValueError) for unknown options and bad values."""
+    """An MctsConfig from a budget (`time` seconds, `iterations`, `threads`) and the "mcts:..."
+    agent options as keywords, e.g. mcts_config(iterations=500, c=1.2, rollout="greedy"). With
+    neither budget given: 1000 iterations. Raises SearchError (a ValueError) for unknown options
+    and bad values; TypeError for values that are not numbers or strings.
+
+    The options (from the C++ table, search/mcts.cpp; time, iters and threads are given as the
+    parameters above):
+    """
     threads = _int("threads", threads, -(2**63), 2**63 - 1, SearchError)  # the range is checked in C++
     if iterations is not None:
         iterations = _int("iterations", iterations, -(2**63), 2**63 - 1, SearchError)
@@ -53,6 +57,16 @@ def mcts_config(
             raise SearchError(f"mcts option {key}={text!r}: commas and '=' are not allowed")
         parts.append(f"{key}={text}")
     return _core.parse_mcts_options(",".join(parts))
+
+
+def _options_doc() -> str:
+    """One line per "mcts:..." option of the C++ table: key, help, accepted values, default."""
+    return "\n".join(
+        f"    {o['key']}: {o['help']}; {o['values']} (default {o['default']})" for o in _core.mcts_options()
+    )
+
+
+mcts_config.__doc__ = (mcts_config.__doc__ or "") + _options_doc()
 
 
 def analyse(

@@ -14,6 +14,7 @@ from carcassonne import (
     Mcts,
     MctsConfig,
     SearchError,
+    _core,
     analyse,
     arena,
     arena_summary,
@@ -135,6 +136,17 @@ def test_an_mcts_option_given_twice_is_an_error() -> None:
     with pytest.raises(SearchError, match="'c' is given twice"):
         arena(["greedy", "mcts:c=1,iters=5,c=2"], deals=1)
     assert parse_mcts_options("iters=5,c=1").iterations == 5
+
+
+def test_every_mcts_option_is_documented_from_the_cpp_table() -> None:
+    options = _core.mcts_options()
+    assert [o["key"] for o in options][:3] == ["time", "iters", "threads"]
+    doc = mcts_config.__doc__ or ""
+    for o in options:
+        assert set(o) == {"key", "help", "values", "default"}
+        assert f"    {o['key']}: {o['help']}; {o['values']} (default {o['default']})" in doc
+    with pytest.raises(SearchError, match=r"vl=-1: expected a number in \[0, 1000\]"):
+        parse_mcts_options("vl=-1")
 
 
 def test_options_reach_the_config() -> None:
