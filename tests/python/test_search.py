@@ -4,7 +4,9 @@ totals add up. Every search runs on an iteration budget (no clock in any asserti
 
 from __future__ import annotations
 
+import ast
 import math
+from pathlib import Path
 
 import pytest
 
@@ -136,6 +138,15 @@ def test_an_mcts_option_given_twice_is_an_error() -> None:
     with pytest.raises(SearchError, match="'c' is given twice"):
         arena(["greedy", "mcts:c=1,iters=5,c=2"], deals=1)
     assert parse_mcts_options("iters=5,c=1").iterations == 5
+
+
+def test_game_does_not_import_search() -> None:
+    """search.py builds on game.py; their shared helpers live in _common.py (no import cycle)."""
+    game_py = Path(_core.__file__).parent / "game.py"
+    tree = ast.parse(game_py.read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "search" not in imported
+    assert "_common" in imported
 
 
 def test_every_mcts_option_is_documented_from_the_cpp_table() -> None:
