@@ -65,10 +65,11 @@ struct MctsConfig {
 // Throws SearchError (search/agents.h) naming the first bad field.
 void validate(const MctsConfig& config);
 
-// Parses agent options "key=value,key=value" (make_agent's "mcts:..." spec) into a config; the
-// keys are mcts_options()'. select=uct without c takes kUctExploration; time without iters is the
-// only limit. Unknown keys (the error names the known ones), a key given twice and bad values
-// (the error names the range or the choices) throw SearchError. The empty string gives the defaults.
+// Parses agent options "key=value,key=value" (make_agent's "mcts:..." spec) into a config;
+// mcts_options() lists the keys with their ranges and defaults. select=uct without c takes
+// kUctExploration; time without iters is the only limit. Unknown keys (the error names the known
+// ones), a key given twice and bad values (the error names the range or the choices) throw
+// SearchError. The empty string gives the defaults.
 MctsConfig parse_mcts_options(const std::string& options);
 
 // One option of parse_mcts_options, for documentation (Python: carcassonne._core.mcts_options).
