@@ -133,6 +133,16 @@ void register_search(py::module_& m) {
   m.def("parse_mcts_options", &parse_mcts_options, "options"_a,
         "Parses \"key=value,...\" (the options of the \"mcts:...\" agent spec) into an MctsConfig;\n"
         "unknown keys, keys given twice and bad values raise SearchError.");
+  m.def(
+      "mcts_options",
+      [] {
+        py::list out;
+        for (const MctsOptionInfo& o : mcts_options())
+          out.append(py::dict("key"_a = o.key, "help"_a = o.help, "values"_a = o.values, "default"_a = o.default_value));
+        return out;
+      },
+      "Every option parse_mcts_options takes, in its table's order: dicts {key, help, values (the range\n"
+      "or the choices), default}.");
 
   // ---- Results ---------------------------------------------------------------------------------
   py::class_<ActionStats>(m, "ActionStats", "One candidate action at the root, after a search.")

@@ -9,6 +9,13 @@
 
 namespace carc {
 
+namespace {
+// feature_potential's values: a completed city scores this per tile and pennant, a complete
+// cloister (itself and 8 neighbours) this in all.
+constexpr double kCityPointsPerTile = 2.0;
+constexpr double kCloisterPoints = 9.0;
+}  // namespace
+
 Action RandomAgent::choose(const State& state, Rng& rng) {
   Action buffer[kMaxActions];
   int n = state.legal_actions(buffer);
@@ -29,9 +36,9 @@ std::array<double, kMaxPlayers> feature_potential(const State& state) {
     if (std::find(seen.begin(), seen.begin() + num_seen, root) != seen.begin() + num_seen) continue;
     seen[size_t(num_seen++)] = root;
     int best = *std::max_element(seg.meeples.begin(), seg.meeples.end());
-    double value = seg.type == FeatureType::City   ? 2.0 * (seg.tiles + seg.pennants)
+    double value = seg.type == FeatureType::City   ? kCityPointsPerTile * (seg.tiles + seg.pennants)
                    : seg.type == FeatureType::Road ? double(seg.tiles)
-                                                   : 9.0 - seg.open;
+                                                   : kCloisterPoints - seg.open;
     for (int q = 0; q < state.num_players(); ++q)
       if (seg.meeples[size_t(q)] == best) potential[size_t(q)] += value;
   }
@@ -49,10 +56,11 @@ double GreedyAgent::evaluate(const State& state, int p) {
   // At the end final scoring is in the scores: figures and potential are moot.
   if (state.is_terminal()) return score_lead(state.scores_if_ended(), state.num_players(), p);
   std::array<double, kMaxPlayers> potential = feature_potential(state);
-  double mine = state.score(p) + 0.5 * potential[size_t(p)] - 1.5 * (kMeeplesPerPlayer - state.supply(p));
+  double mine = state.score(p) + kGreedyPotentialWeight * potential[size_t(p)] -
+                kGreedyMeepleCost * (kMeeplesPerPlayer - state.supply(p));
   double other = -1e9;
   for (int q = 0; q < state.num_players(); ++q)
-    if (q != p) other = std::max(other, state.score(q) + 0.5 * potential[size_t(q)]);
+    if (q != p) other = std::max(other, state.score(q) + kGreedyPotentialWeight * potential[size_t(q)]);
   return mine - other;
 }
 

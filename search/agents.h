@@ -32,6 +32,11 @@ class RandomAgent final : public Agent {
 // over the best opponent, plus half the value of unfinished features the mover leads, minus a
 // little for each meeple used; at the end of the game just the final score margin); ties broken
 // at random.
+// GreedyAgent's valuation counts this share of feature_potential (a feature may not complete)...
+inline constexpr double kGreedyPotentialWeight = 0.5;
+// ...and charges this many points per meeple on the board (a meeple out is a meeple less to use).
+inline constexpr double kGreedyMeepleCost = 1.5;
+
 class GreedyAgent final : public Agent {
  public:
   Action choose(const State& state, Rng& rng) override;
@@ -70,8 +75,8 @@ struct SearchError : Error {
 };
 
 // Returns the agent named by a spec: "random", "greedy", or "mcts" with options after a colon,
-// e.g. "mcts:time=0.5,threads=2" (search/mcts.h lists them). Throws SearchError naming the
-// unknown agent, option or bad value.
+// e.g. "mcts:time=0.5,threads=2" (mcts_options() in search/mcts.h lists them). Throws
+// SearchError naming the unknown agent, option or bad value.
 std::unique_ptr<Agent> make_agent(const std::string& spec);
 
 // Splits a comma-separated list of agent specs: "greedy,mcts:iters=50,c=1,random" is

@@ -13,17 +13,11 @@
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include "agents.h"
 #include "mcts.h"
+#include "parallel.h"
 
-// oneTBB runs the games; a ThreadSanitizer build uses std::thread instead (see mcts.cpp).
-#if defined(CARC_HAVE_TBB) && !defined(__SANITIZE_THREAD__)
-#define CARC_ARENA_TBB 1
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-#endif
 
 namespace carc {
 
@@ -31,12 +25,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-uint64_t mix(uint64_t a, uint64_t b) {
-  uint64_t z = a * 0x9E3779B97F4A7C15ull + b + 0x2545F4914F6CDD1Dull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+// Salt of the arena's deal and agent seeds (engine/rng.h's mix_seeds).
+constexpr uint64_t kArenaSeedSalt = 0x2545F4914F6CDD1Dull;
+uint64_t mix(uint64_t a, uint64_t b) { return mix_seeds(a, b, kArenaSeedSalt); }
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -287,23 +278,7 @@ ArenaResult run_arena(const ArenaConfig& config) {
     }
     result.games[size_t(i)] = std::move(r);
   };
-  int threads = config.threads > 0 ? config.threads : int(std::max(1u, std::thread::hardware_concurrency()));
-  if (threads == 1) {
-    for (int i = 0; i < total; ++i) play(i);
-  } else {
-#ifdef CARC_ARENA_TBB
-    tbb::task_arena arena(threads);
-    arena.execute([&] { tbb::parallel_for(0, total, play); });
-#else
-    std::atomic<int> next{0};
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t)
-      pool.emplace_back([&] {
-        for (int i; (i = next.fetch_add(1)) < total;) play(i);
-      });
-    for (std::thread& th : pool) th.join();
-#endif
-  }
+  parallel_for(total, config.threads, play);  // config.threads 0: one per core
   if (config.cancel && config.cancel->load()) throw Cancelled();
   result.seconds = seconds_since(start);
   result.entrants = summarise(result.games, config.agents);

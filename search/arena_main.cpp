@@ -16,7 +16,7 @@
 //     --resume           with --csv: keep the games FILE already holds (an interrupted run of
 //                        the same command) and play only the others
 //     --quiet            no line per game
-//   Agents: random, greedy, mcts[:key=value,...] (search/mcts.h lists the keys), e.g.
+//   Agents: random, greedy, mcts[:key=value,...] (--help lists the keys), e.g.
 //     carc_arena --deals 100 --threads 2 mcts:time=0.1 greedy
 #include <cstdio>
 #include <cstring>
@@ -26,6 +26,7 @@
 
 #include "search/agents.h"
 #include "search/arena.h"
+#include "search/mcts.h"
 
 namespace {
 
@@ -33,8 +34,12 @@ void usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [--players N] [--deals N] [--unpaired] [--rotation R] [--threads N] [--seed S] [--agent-seed S]\n"
                "          [--expansions a,b] [--variant k=v]... [--csv FILE [--resume]] [--quiet] AGENT AGENT [AGENT...]\n"
-               "agents: random, greedy, mcts[:key=value,...], e.g. mcts:time=0.5,threads=2\n",
+               "agents: random, greedy, mcts[:key=value,...], e.g. mcts:time=0.5,threads=2\n"
+               "mcts options:\n",
                argv0);
+  for (const carc::MctsOptionInfo& o : carc::mcts_options())
+    std::fprintf(stderr, "  %-8s %s; %s (default %s)\n", o.key.c_str(), o.help.c_str(), o.values.c_str(),
+                 o.default_value.c_str());
 }
 
 long long parse_int(const char* flag, const char* text) {

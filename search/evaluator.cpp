@@ -9,8 +9,21 @@
 namespace carc {
 
 namespace {
+// heuristic_values' guesses. Completion chances are "early" values (a bag of kLateBagTiles or
+// more), scaled down as the bag empties below that.
+constexpr double kLateBagTiles = 12.0;
 // A meeple in supply is worth this many points early in the game (it can still be used).
 constexpr double kSupplyMeepleValue = 1.0;
+// An open city completes with chance (this / its open ends); a completed one doubles its points.
+constexpr double kCityCompletion = 0.6;
+// A complete cloister (itself and 8 neighbours) scores this.
+constexpr double kCloisterPoints = 9.0;
+// The share of a cloister's empty neighbours expected to fill.
+constexpr double kCloisterFill = 0.6;
+// A field scores this per completed city next to it...
+constexpr double kFieldPointsPerCity = 3.0;
+// ...and an open city next to it counts (this / its open ends) of a completed one.
+constexpr double kFieldOpenCityShare = 0.4;
 }  // namespace
 
 void Evaluator::priors(const State&, const Action*, int n, float* out) const {
@@ -87,7 +100,7 @@ std::array<double, kMaxPlayers> heuristic_values(const State& state) {
   const Board& board = state.board();
   const Catalogue& cat = Catalogue::builtin();
   const int players = state.num_players();
-  const double late = std::min(1.0, state.bag_size() / 12.0);  // few tiles left: little completes
+  const double late = std::min(1.0, state.bag_size() / kLateBagTiles);  // 1 early, 0 at the end
   std::array<double, kMaxPlayers> out{};
   for (int p = 0; p < players; ++p) out[size_t(p)] = state.score(p) + kSupplyMeepleValue * late * state.supply(p);
   for (int s = 0; s < f.size(); ++s) {
@@ -95,14 +108,14 @@ std::array<double, kMaxPlayers> heuristic_values(const State& state) {
     if (seg.root != s || seg.occupants == 0 || seg.done) continue;
     double value = 0;
     if (seg.type == FeatureType::City) {
-      double complete = seg.open == 0 ? 1.0 : late * 0.6 / seg.open;
+      double complete = seg.open == 0 ? 1.0 : late * kCityCompletion / seg.open;
       value = (seg.tiles + seg.pennants) * (1.0 + complete);
     } else if (seg.type == FeatureType::Road) {
       value = seg.tiles;
     } else if (is_cloister_like(seg.type)) {
-      value = 9.0 - seg.open * (1.0 - 0.6 * late);
+      value = kCloisterPoints - seg.open * (1.0 - kCloisterFill * late);
     } else if (seg.type == FeatureType::Field) {
-      // 3 per completed city next to the field, and a share of 3 for the open ones.
+      // Points per completed city next to the field, and a share of them for the open ones.
       std::array<uint16_t, 48> seen;
       int n = 0;
       f.for_each_member(s, [&](int m) {
@@ -113,7 +126,7 @@ std::array<double, kMaxPlayers> heuristic_values(const State& state) {
           uint16_t city = f.root(t.first_segment + __builtin_ctz(cities));
           if (std::find(seen.begin(), seen.begin() + n, city) != seen.begin() + n || n == int(seen.size())) continue;
           seen[size_t(n++)] = city;
-          value += f[city].open == 0 ? 3.0 : 3.0 * late * 0.4 / f[city].open;
+          value += f[city].open == 0 ? kFieldPointsPerCity : kFieldPointsPerCity * late * kFieldOpenCityShare / f[city].open;
         }
       });
     } else {
@@ -164,7 +177,7 @@ void cutoff_evaluation(const State& state, const RolloutConfig& config, Evaluati
   } else {
     std::array<double, kMaxPlayers> potential = feature_potential(state);
     for (int p = 0; p < state.num_players(); ++p)
-      values[size_t(p)] = state.score(p) + 0.5 * potential[size_t(p)] + config.supply_value * state.supply(p);
+      values[size_t(p)] = state.score(p) + kGreedyPotentialWeight * potential[size_t(p)] + config.supply_value * state.supply(p);
   }
   int n = state.num_players();
   double top = *std::max_element(values.begin(), values.begin() + n);

@@ -5,22 +5,15 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
-#include <thread>
+#include <type_traits>
 
+#include "parallel.h"
 #include "tree.h"
-
-// Threads come from oneTBB. ThreadSanitizer cannot see the synchronisation inside libtbb (it is
-// not instrumented), so it reports every hand-over of work to a TBB worker as a race; a TSan
-// build therefore runs the very same worker bodies on std::thread, which TSan understands, and
-// checks what matters here: the tree's own lock-free protocol (tree.h).
-#if defined(CARC_HAVE_TBB) && !defined(__SANITIZE_THREAD__)
-#define CARC_SEARCH_TBB 1
-#include <tbb/task_arena.h>
-#include <tbb/task_group.h>
-#endif
 
 namespace carc {
 
@@ -32,12 +25,9 @@ constexpr int kMaxDepth = 1024;    // nodes on one path: more than any game has
 constexpr int kReuseDepth = 12;    // plies below the old root searched for the new position
 constexpr size_t kMinPoolNodes = 4 * kMaxActions;
 
-uint64_t mix(uint64_t a, uint64_t b) {
-  uint64_t z = a * 0x9E3779B97F4A7C15ull + b + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+// Salt of the search's per-thread streams (engine/rng.h's mix_seeds).
+constexpr uint64_t kSearchSeedSalt = 0x632BE59BD9B4E019ull;
+uint64_t mix(uint64_t a, uint64_t b) { return mix_seeds(a, b, kSearchSeedSalt); }
 
 // The nodes of one iteration, root first. Pushing a node adds a virtual loss to it (in_flight);
 // the destructor takes every one back, whichever way the iteration ends.
@@ -381,32 +371,6 @@ struct MctsImpl {
   std::shared_ptr<const Evaluator> evaluator;
   std::vector<std::unique_ptr<SearchTree>> trees;  // one, or one per thread (root parallelism)
   std::vector<std::unique_ptr<Worker>> workers;
-#ifdef CARC_SEARCH_TBB
-  std::unique_ptr<tbb::task_arena> arena;
-#endif
-
-  // Runs body(t) for t in [0, threads) concurrently (as far as the machine allows).
-  template <class Body>
-  void run_threads(int threads, Body&& body) {
-    if (threads == 1) {
-      body(0);
-      return;
-    }
-#ifdef CARC_SEARCH_TBB
-    if (!arena) arena = std::make_unique<tbb::task_arena>(threads);
-    arena->execute([&] {
-      tbb::task_group group;
-      for (int t = 1; t < threads; ++t) group.run([&body, t] { body(t); });
-      body(0);
-      group.wait();
-    });
-#else
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back([&body, t] { body(t); });
-    body(0);
-    for (std::thread& th : pool) th.join();
-#endif
-  }
 };
 
 void validate(const MctsConfig& c) {
@@ -470,9 +434,9 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
   }
   if (trees == 1) {
     reused[0] = m.trees[0]->set_root(state, *m.workers[0]);
-    m.run_threads(threads, [&](int t) { m.trees[0]->run(*m.workers[size_t(t)], *budgets[0]); });
+    parallel_for(threads, threads, [&](int t) { m.trees[0]->run(*m.workers[size_t(t)], *budgets[0]); });
   } else {
-    m.run_threads(threads, [&](int t) {
+    parallel_for(threads, threads, [&](int t) {
       reused[size_t(t)] = m.trees[size_t(t)]->set_root(state, *m.workers[size_t(t)]);
       m.trees[size_t(t)]->run(*m.workers[size_t(t)], *budgets[size_t(t)]);
     });
@@ -564,44 +528,155 @@ Action MctsAgent::choose(const State& state, Rng& rng) {
 
 namespace {
 
-const char* const kOptionKeys =
-    "time, iters, threads, parallel, vl, select, c, fpu, chance, expand, rollout, eps, cutoff, finish, eval, reward, "
-    "scale, mix, meeple, endgame, temp, prior, ptemp, memory, reuse, seed";
+// One "mcts:..." option: the table below drives parsing, range checks, error messages and the
+// documentation (mcts_options(), Python's mcts_config docstring), so a new option is one row.
+struct Option {
+  const char* key;
+  std::string help;
+  std::string values;  // what the option accepts, as errors and documentation show it
+  std::function<void(MctsConfig&, const std::string& value)> set;  // throws SearchError
+  std::function<std::string(MctsConfig&)> get;                     // the value in a config
+};
 
-double parse_number(const std::string& key, const std::string& value, double lo, double hi) {
-  double v = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v) || v < lo || v > hi)
-    throw SearchError("mcts option " + key + "=" + value + ": expected a number in [" + std::to_string(lo) +
-                                ", " + std::to_string(hi) + "]");
-  return v;
+std::string number_text(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.12g", v);
+  return buffer;
 }
 
-uint64_t parse_count(const std::string& key, const std::string& value, uint64_t lo, uint64_t hi) {
-  uint64_t v = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || end != value.data() + value.size() || v < lo || v > hi)
-    throw SearchError("mcts option " + key + "=" + value + ": expected an integer in [" + std::to_string(lo) +
-                                ", " + std::to_string(hi) + "]");
-  return v;
+[[noreturn]] void bad_value(const std::string& key, const std::string& value, const std::string& values) {
+  throw SearchError("mcts option " + key + "=" + value + ": expected " + values);
 }
 
-template <class E>
-E parse_choice(const std::string& key, const std::string& value, std::initializer_list<std::pair<const char*, E>> choices) {
+// A real number in [lo, hi]; `field` gives the config member it sets.
+template <class Field>
+Option real(const char* key, std::string help, Field field, double lo, double hi) {
+  std::string values = "a number in [" + number_text(lo) + ", " + number_text(hi) + "]";
+  return {key, help, values,
+          [=](MctsConfig& c, const std::string& value) {
+            double v = 0;
+            auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+            if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v) || v < lo || v > hi)
+              bad_value(key, value, values);
+            auto& f = field(c);
+            f = std::remove_reference_t<decltype(f)>(v);
+          },
+          [=](MctsConfig& c) { return number_text(double(field(c))); }};
+}
+
+// An integer in [lo, hi].
+template <class Field>
+Option integer(const char* key, std::string help, Field field, uint64_t lo, uint64_t hi) {
+  std::string values = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  return {key, help, values,
+          [=](MctsConfig& c, const std::string& value) {
+            uint64_t v = 0;
+            auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+            if (ec != std::errc() || end != value.data() + value.size() || v < lo || v > hi)
+              bad_value(key, value, values);
+            auto& f = field(c);
+            f = std::remove_reference_t<decltype(f)>(v);
+          },
+          [=](MctsConfig& c) { return std::to_string(field(c)); }};
+}
+
+// One of the named choices (the first name of a value is the one shown as its default).
+template <class E, class Field>
+Option choice(const char* key, std::string help, Field field, std::vector<std::pair<std::string, E>> choices) {
   std::string names;
-  for (const auto& [name, e] : choices) {
-    if (value == name) return e;
-    names += (names.empty() ? "" : ", ") + std::string(name);
-  }
-  throw SearchError("mcts option " + key + "=" + value + ": expected one of " + names);
+  for (const auto& [name, e] : choices) names += (names.empty() ? "" : ", ") + name;
+  std::string values = "one of " + names;
+  return {key, help, values,
+          [=](MctsConfig& c, const std::string& value) {
+            for (const auto& [name, e] : choices)
+              if (value == name) return void(field(c) = e);
+            bad_value(key, value, values);
+          },
+          [=](MctsConfig& c) {
+            for (const auto& [name, e] : choices)
+              if (field(c) == e) return name;
+            return std::string("?");
+          }};
+}
+
+// The config member an option sets.
+#define CARC_FIELD(member) [](MctsConfig& c) -> auto& { return c.member; }
+
+const std::vector<Option>& option_table() {
+  static const std::vector<Option> table = {
+      real("time", "wall-time limit per search in seconds (none by default); given without iters, the only limit",
+           CARC_FIELD(seconds), 1e-6, 1e6),
+      integer("iters", "iterations per search, all threads together", CARC_FIELD(iterations), 1, uint64_t(1) << 48),
+      integer("threads", "search threads (1 with an iteration budget: deterministic for a seed)",
+              CARC_FIELD(threads), 1, 256),
+      choice<Parallelism>("parallel", "tree: threads share one tree; root: a tree per thread, root statistics summed",
+               CARC_FIELD(parallelism), {{"tree", Parallelism::Tree}, {"root", Parallelism::Root}}),
+      real("vl", "tree parallelism: virtual loss, the visits (reward 0) an in-flight iteration counts as",
+           CARC_FIELD(virtual_loss), 0, 1000),
+      choice<SelectionRule>("select", "tree policy at decision nodes", CARC_FIELD(selection),
+               {{"uct", SelectionRule::Uct}, {"puct", SelectionRule::Puct}}),
+      real("c", "exploration constant (select=uct without c takes " + number_text(kUctExploration) + ")",
+           CARC_FIELD(exploration), 0, 1000),
+      real("fpu", "PUCT: an unvisited child is valued at the parent's mean less this", CARC_FIELD(fpu_reduction), -1,
+           1),
+      choice<ChanceMode>("chance", "chance nodes: sample an outcome, or visit outcomes in proportion (stratified)",
+               CARC_FIELD(chance), {{"sample", ChanceMode::Sample}, {"stratified", ChanceMode::Stratified}}),
+      integer("expand", "a leaf is expanded once it has this many visits", CARC_FIELD(expand_after), 1, 1000000),
+      choice<RolloutPolicy>("rollout", "rollout move policy", CARC_FIELD(rollout.policy),
+               {{"random", RolloutPolicy::Random}, {"greedy", RolloutPolicy::Greedy}}),
+      real("eps", "rollout=greedy: chance of a full one-ply greedy move at a decision", CARC_FIELD(rollout.greedy_eps),
+           0, 1),
+      integer("cutoff", "turns after which a rollout stops and is valued heuristically (0: play to the end)",
+              CARC_FIELD(rollout.cutoff_turns), 0, 10000),
+      integer("finish", "tiles left in the bag from which rollouts play to the end", CARC_FIELD(rollout.finish_tiles),
+              0, 10000),
+      choice<Heuristic>("eval", "the value of a position at a rollout cutoff", CARC_FIELD(rollout.heuristic),
+               {{"greedy", Heuristic::Greedy}, {"final", Heuristic::Final}, {"expected", Heuristic::Expected}}),
+      choice<RewardKind>("reward", "what the search maximises: win share, score margin, or a mix",
+               CARC_FIELD(rollout.reward),
+               {{"win", RewardKind::Win}, {"margin", RewardKind::Margin}, {"mixed", RewardKind::Mixed}}),
+      real("scale", "points: the score margin giving reward 0.88", CARC_FIELD(rollout.margin_scale), 1e-3, 1e6),
+      real("mix", "reward=mixed: the weight of the margin reward", CARC_FIELD(rollout.margin_weight), 0, 1),
+      real("meeple", "points per meeple in supply at a cutoff (eval=greedy)", CARC_FIELD(rollout.supply_value), 0,
+           1e6),
+      integer("endgame", "tiles left below which rollout figures follow final scoring (0: off)",
+              CARC_FIELD(rollout.endgame_tiles), 0, 10000),
+      real("temp", "points: softmax temperature turning cutoff values into win estimates",
+           CARC_FIELD(rollout.cutoff_temperature), 1e-3, 1e6),
+      choice<PriorKind>("prior", "PUCT priors: uniform, or a softmax of the greedy one-ply values", CARC_FIELD(rollout.prior),
+               {{"uniform", PriorKind::Uniform}, {"greedy", PriorKind::Greedy}}),
+      real("ptemp", "points: softmax temperature of the greedy priors", CARC_FIELD(rollout.prior_temperature), 1e-3,
+           1e6),
+      real("memory", "MB of node pool per search (a full pool stops growth, not the search)", CARC_FIELD(memory_mb),
+           1, 1 << 20),
+      choice<bool>("reuse", "keep the subtree of the new position between searches", CARC_FIELD(reuse),
+               {{"1", true}, {"0", false}, {"true", true}, {"false", false}}),
+      integer("seed", "mixed into every search's random streams", CARC_FIELD(seed), 0, UINT64_MAX),
+  };
+  return table;
+}
+
+#undef CARC_FIELD
+
+std::string option_keys() {
+  std::string keys;
+  for (const Option& o : option_table()) keys += (keys.empty() ? "" : ", ") + std::string(o.key);
+  return keys;
 }
 
 }  // namespace
 
+std::vector<MctsOptionInfo> mcts_options() {
+  std::vector<MctsOptionInfo> out;
+  MctsConfig defaults;
+  for (const Option& o : option_table()) out.push_back({o.key, o.help, o.values, o.get(defaults)});
+  return out;
+}
+
 MctsConfig parse_mcts_options(const std::string& options) {
   MctsConfig c;
-  bool iterations_set = false, time_set = false, c_set = false;
   std::vector<std::string> keys;  // given so far: a key given twice is a mistake, not an override
+  auto given = [&](const char* key) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
   size_t pos = 0;
   while (pos < options.size()) {
     size_t comma = options.find(',', pos);
@@ -610,41 +685,17 @@ MctsConfig parse_mcts_options(const std::string& options) {
     pos = comma + 1;
     size_t eq = item.find('=');
     if (item.empty() || eq == std::string::npos)
-      throw SearchError("mcts option '" + item + "': expected key=value (keys: " + kOptionKeys + ")");
+      throw SearchError("mcts option '" + item + "': expected key=value (keys: " + option_keys() + ")");
     std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (std::find(keys.begin(), keys.end(), key) != keys.end())
-      throw SearchError("mcts option '" + key + "' is given twice ('" + options + "')");
+    if (given(key.c_str())) throw SearchError("mcts option '" + key + "' is given twice ('" + options + "')");
     keys.push_back(key);
-    if (key == "time") c.seconds = parse_number(key, value, 1e-6, 1e6), time_set = true;
-    else if (key == "iters") c.iterations = parse_count(key, value, 1, uint64_t(1) << 48), iterations_set = true;
-    else if (key == "threads") c.threads = int(parse_count(key, value, 1, 256));
-    else if (key == "parallel") c.parallelism = parse_choice<Parallelism>(key, value, {{"tree", Parallelism::Tree}, {"root", Parallelism::Root}});
-    else if (key == "vl") c.virtual_loss = float(parse_number(key, value, 0, 1000));
-    else if (key == "select") c.selection = parse_choice<SelectionRule>(key, value, {{"uct", SelectionRule::Uct}, {"puct", SelectionRule::Puct}});
-    else if (key == "c") c.exploration = parse_number(key, value, 0, 1000), c_set = true;
-    else if (key == "fpu") c.fpu_reduction = parse_number(key, value, -1, 1);
-    else if (key == "chance") c.chance = parse_choice<ChanceMode>(key, value, {{"sample", ChanceMode::Sample}, {"stratified", ChanceMode::Stratified}});
-    else if (key == "expand") c.expand_after = uint32_t(parse_count(key, value, 1, 1000000));
-    else if (key == "rollout") c.rollout.policy = parse_choice<RolloutPolicy>(key, value, {{"random", RolloutPolicy::Random}, {"greedy", RolloutPolicy::Greedy}});
-    else if (key == "eval") c.rollout.heuristic = parse_choice<Heuristic>(key, value, {{"greedy", Heuristic::Greedy}, {"final", Heuristic::Final}, {"expected", Heuristic::Expected}});
-    else if (key == "eps") c.rollout.greedy_eps = parse_number(key, value, 0, 1);
-    else if (key == "cutoff") c.rollout.cutoff_turns = int(parse_count(key, value, 0, 10000));
-    else if (key == "finish") c.rollout.finish_tiles = int(parse_count(key, value, 0, 10000));
-    else if (key == "reward") c.rollout.reward = parse_choice<RewardKind>(key, value, {{"win", RewardKind::Win}, {"margin", RewardKind::Margin}, {"mixed", RewardKind::Mixed}});
-    else if (key == "scale") c.rollout.margin_scale = parse_number(key, value, 1e-3, 1e6);
-    else if (key == "mix") c.rollout.margin_weight = parse_number(key, value, 0, 1);
-    else if (key == "meeple") c.rollout.supply_value = parse_number(key, value, 0, 1e6);
-    else if (key == "endgame") c.rollout.endgame_tiles = int(parse_count(key, value, 0, 10000));
-    else if (key == "temp") c.rollout.cutoff_temperature = parse_number(key, value, 1e-3, 1e6);
-    else if (key == "prior") c.rollout.prior = parse_choice<PriorKind>(key, value, {{"uniform", PriorKind::Uniform}, {"greedy", PriorKind::Greedy}});
-    else if (key == "ptemp") c.rollout.prior_temperature = parse_number(key, value, 1e-3, 1e6);
-    else if (key == "memory") c.memory_mb = parse_number(key, value, 1, 1 << 20);
-    else if (key == "reuse") c.reuse = parse_choice<bool>(key, value, {{"1", true}, {"0", false}, {"true", true}, {"false", false}});
-    else if (key == "seed") c.seed = parse_count(key, value, 0, UINT64_MAX);
-    else throw SearchError("unknown mcts option '" + key + "' (known: " + kOptionKeys + ")");
+    const auto& table = option_table();
+    auto option = std::find_if(table.begin(), table.end(), [&](const Option& o) { return key == o.key; });
+    if (option == table.end()) throw SearchError("unknown mcts option '" + key + "' (known: " + option_keys() + ")");
+    option->set(c, value);
   }
-  if (time_set && !iterations_set) c.iterations = 0;  // a time budget alone
-  if (c.selection == SelectionRule::Uct && !c_set) c.exploration = kUctExploration;
+  if (given("time") && !given("iters")) c.iterations = 0;  // a time budget alone
+  if (c.selection == SelectionRule::Uct && !given("c")) c.exploration = kUctExploration;
   validate(c);
   return c;
 }

@@ -65,16 +65,23 @@ struct MctsConfig {
 // Throws SearchError (search/agents.h) naming the first bad field.
 void validate(const MctsConfig& config);
 
-// Parses agent options "key=value,key=value" (make_agent's "mcts:..." spec) into a config.
-// Keys: time (seconds), iters, threads, parallel (tree|root), vl, select (uct|puct), c, fpu,
-// chance (sample|stratified), expand, rollout (random|greedy), eps, cutoff, finish (tiles left
-// from which rollouts play to the end),
-// eval (greedy|final|expected), reward (win|margin|mixed), scale, mix, meeple (points per meeple
-// in supply at a cutoff), endgame (tiles left below which rollout figures follow final scoring),
-// temp, prior (uniform|greedy: PUCT priors), ptemp (their softmax temperature in points),
-// memory (MB), reuse (0|1), seed. select=uct without c takes kUctExploration. Unknown keys and bad values throw
-// SearchError naming them, as does a key given twice. The empty string gives the defaults.
+// Parses agent options "key=value,key=value" (make_agent's "mcts:..." spec) into a config;
+// mcts_options() lists the keys with their ranges and defaults. select=uct without c takes
+// kUctExploration; time without iters is the only limit. Unknown keys (the error names the known
+// ones), a key given twice and bad values (the error names the range or the choices) throw
+// SearchError. The empty string gives the defaults.
 MctsConfig parse_mcts_options(const std::string& options);
+
+// One option of parse_mcts_options, for documentation (Python: carcassonne._core.mcts_options).
+struct MctsOptionInfo {
+  std::string key;
+  std::string help;           // what it sets
+  std::string values;         // what it accepts: "a number in [lo, hi]", "one of a, b", ...
+  std::string default_value;  // its value in a default MctsConfig
+};
+
+// Every option parse_mcts_options takes, in the order of its table (mcts.cpp).
+std::vector<MctsOptionInfo> mcts_options();
 
 // One candidate action at the root, after a search.
 struct ActionStats {
@@ -97,7 +104,7 @@ struct SearchResult {
   std::vector<ActionStats> actions;  // every legal action, most visited first
 };
 
-struct MctsImpl;  // mcts.cpp: the trees, per-thread scratch and the thread arena
+struct MctsImpl;  // mcts.cpp: the trees and the per-thread scratch
 
 // A search engine that keeps its tree between searches (for reuse). Not thread-safe itself:
 // one search at a time; each search uses config.threads threads.

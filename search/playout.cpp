@@ -1,13 +1,7 @@
 #include "playout.h"
 
-#include <thread>
-
 #include "agents.h"
-
-#ifdef CARC_HAVE_TBB
-#include <tbb/global_control.h>
-#include <tbb/parallel_for.h>
-#endif
+#include "parallel.h"
 
 namespace carc {
 
@@ -52,14 +46,7 @@ std::vector<GameResult> play_random_games(const Config& config, int games, int t
     int decisions = random_playout(state, rng);
     results[size_t(i)] = summarise(state, decisions);
   };
-#ifdef CARC_HAVE_TBB
-  int workers = threads > 0 ? threads : int(std::thread::hardware_concurrency());
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, size_t(std::max(workers, 1)));
-  tbb::parallel_for(0, games, play);
-#else
-  (void)threads;
-  for (int i = 0; i < games; ++i) play(i);
-#endif
+  parallel_for(games, threads, play);
   if (cancel && cancel->load()) throw Cancelled();
   return results;
 }

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _core
+from ._common import _agents, _analyse, _int, _names
 from ._core import Error, GameResult, IllegalActionError, PositionError
 
 RECORD_FORMAT = "carcassonne-record/1"
@@ -67,32 +68,6 @@ class Action:
         of no kind (the engine makes none)."""
         kind = self.code & 0xF
         return _core.ACTION_KINDS[kind] if kind < len(_core.ACTION_KINDS) else "unknown"
-
-
-def _int(name: str, value: Any, lo: int, hi: int, error: type[Exception]) -> int:
-    """Returns value if it is an int in [lo, hi]; raises TypeError or `error` otherwise."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, not bool")
-    try:
-        number = operator.index(value)  # ints, and int-likes such as numpy integers
-    except TypeError:
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
-    if not lo <= number <= hi:
-        raise error(f"{name} out of range: {number}")
-    return number
-
-
-def _names(name: str, value: Any) -> list[str]:
-    """Returns value as a list of strings; a single string is a TypeError (not its letters)."""
-    if value is None:
-        return []
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise TypeError(f"{name} must be a list of strings, not {type(value).__name__}")
-    items = list(value)
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"{name} must hold strings, not {type(item).__name__}")
-    return items
 
 
 def make_config(
@@ -531,9 +506,7 @@ class Game:
         """MCTS analysis of this decision node: one dict per legal action, most visited first,
         with "action", "code", "visits", "value", "prior" and "win" (every player's estimated
         win probability). See carcassonne.search.analyse."""
-        from .search import analyse  # search imports this module
-
-        return analyse(self, time, iterations, threads, seed, **options)
+        return _analyse(self.core_state(), time, iterations, threads, seed, options)
 
     def check_consistency(self) -> None:
         """Recomputes every engine aggregate from scratch; raises RuntimeError on a mismatch."""
@@ -685,14 +658,6 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
         "extra_turn": extra_turn,
         "final_round_left": final_round_left,
     }
-
-
-def _agents(agents: str | Sequence[str]) -> list[str]:
-    """Agent specs from a list of specs, or from one string listing them: "greedy,mcts:iters=50,c=1"
-    (an item key=value continues the agent before it; split in C++, search/agents.h)."""
-    if isinstance(agents, str):
-        return _core.split_agent_list(agents)
-    return _names("agents", agents)
 
 
 def play_random_games(

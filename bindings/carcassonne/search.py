@@ -8,51 +8,38 @@ returns an `ArenaResult` (win rates with 95% CIs, score margins, Elo, `report()`
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _core
+from ._common import _agents, _analyse, _int, _mcts_config
 from ._core import SearchError
-from .game import Game, _agents, _int, make_config
+from .game import Game, make_config
 
 
 def mcts_config(
     time: float | None = None, iterations: int | None = None, threads: int = 1, **options: Any
 ) -> _core.MctsConfig:
-    """An MctsConfig from a budget and the "mcts:..." agent options (search/mcts.h: c, select,
-    chance, expand, rollout, eps, cutoff, finish, eval, reward, scale, mix, meeple, endgame, temp,
-    prior, ptemp, memory, reuse, seed, parallel, vl). With neither budget given: 1000 iterations.
-    Raises SearchError (a ValueError) for unknown options and bad values."""
-    threads = _int("threads", threads, -(2**63), 2**63 - 1, SearchError)  # the range is checked in C++
-    if iterations is not None:
-        iterations = _int("iterations", iterations, -(2**63), 2**63 - 1, SearchError)
-    items: dict[str, Any] = dict(options)
-    for key, alias in (("time", "time"), ("iters", "iterations"), ("threads", "threads")):
-        if key in items:
-            raise SearchError(f"pass the {alias} option as {alias}=, not {key}=")
-    if time is not None:
-        items["time"] = time
-    if iterations is not None:
-        items["iters"] = iterations
-    items["threads"] = threads
-    parts = []
-    for key, value in items.items():
-        if isinstance(value, bool):
-            text = "1" if value else "0"
-        elif isinstance(value, float):
-            if not math.isfinite(value):
-                raise SearchError(f"mcts option {key}={value}: expected a finite number")
-            text = repr(value)
-        elif isinstance(value, (int, str)):
-            text = str(value)
-        else:
-            raise TypeError(f"mcts option {key} must be a number or a string, not {type(value).__name__}")
-        if "," in text or "=" in text:
-            raise SearchError(f"mcts option {key}={text!r}: commas and '=' are not allowed")
-        parts.append(f"{key}={text}")
-    return _core.parse_mcts_options(",".join(parts))
+    """An MctsConfig from a budget (`time` seconds, `iterations`, `threads`) and the "mcts:..."
+    agent options as keywords, e.g. mcts_config(iterations=500, c=1.2, rollout="greedy"). With
+    neither budget given: 1000 iterations. Raises SearchError (a ValueError) for unknown options
+    and bad values; TypeError for values that are not numbers or strings.
+
+    The options (from the C++ table, search/mcts.cpp; time, iters and threads are given as the
+    parameters above):
+    """
+    return _mcts_config(time, iterations, threads, options)
+
+
+def _options_doc() -> str:
+    """One line per "mcts:..." option of the C++ table: key, help, accepted values, default."""
+    return "\n".join(
+        f"    {o['key']}: {o['help']}; {o['values']} (default {o['default']})" for o in _core.mcts_options()
+    )
+
+
+mcts_config.__doc__ = (mcts_config.__doc__ or "") + _options_doc()
 
 
 def analyse(
@@ -78,23 +65,7 @@ def analyse(
         state = game
     else:
         raise TypeError(f"analyse needs a Game or a State, not {type(game).__name__}")
-    if state.is_terminal():
-        raise SearchError("analyse: the game is over; there is no move to analyse")
-    if state.is_chance():
-        raise SearchError("analyse: the game is at a chance node (draw a tile first); decisions only")
-    config = mcts_config(time, iterations, threads, **options)
-    result = _core.analyse(state, config, _int("seed", seed, 0, 2**64 - 1, SearchError))
-    return [
-        {
-            "action": a.text,
-            "code": a.action,
-            "visits": a.visits,
-            "value": a.value,
-            "prior": a.prior,
-            "win": list(a.win),
-        }
-        for a in result.actions
-    ]
+    return _analyse(state, time, iterations, threads, seed, options)
 
 
 def arena(

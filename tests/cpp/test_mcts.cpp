@@ -504,6 +504,38 @@ TEST(MctsAgentSpec, ParsesOptionsAndRejectsMistakes) {
   EXPECT_NE(message("alphago").find("unknown agent 'alphago'"), std::string::npos);
 }
 
+TEST(MctsAgentSpec, TheOptionTableDrivesParsingErrorsAndDocs) {
+  auto message = [](const std::string& options) {
+    try {
+      parse_mcts_options(options);
+    } catch (const SearchError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::vector<MctsOptionInfo> options = mcts_options();
+  ASSERT_EQ(options.size(), 26u);
+  for (const MctsOptionInfo& o : options) {
+    EXPECT_FALSE(o.help.empty()) << o.key;
+    // A bad value's error names the option and what it accepts.
+    EXPECT_NE(message(o.key + "=bogus").find("mcts option " + o.key + "=bogus: expected " + o.values), std::string::npos)
+        << message(o.key + "=bogus");
+  }
+  auto find = [&](const std::string& key) {
+    for (const MctsOptionInfo& o : options)
+      if (o.key == key) return o;
+    return MctsOptionInfo{};
+  };
+  EXPECT_EQ(find("iters").default_value, "1000");
+  EXPECT_EQ(find("iters").values, "an integer in [1, 281474976710656]");
+  EXPECT_EQ(find("vl").values, "a number in [0, 1000]");
+  EXPECT_EQ(find("select").default_value, "puct");
+  EXPECT_EQ(find("reuse").default_value, "1");
+  EXPECT_EQ(find("ptemp").default_value, "3");
+  EXPECT_NE(message("vl=-1").find("vl=-1: expected a number in [0, 1000]"), std::string::npos);
+  EXPECT_NE(message("wizard=1").find("(known: time, iters, threads,"), std::string::npos);
+}
+
 TEST(MctsAgentSpec, AgentListsKeepEachAgentsOptionsTogether) {
   using List = std::vector<std::string>;
   EXPECT_EQ(split_agent_list("greedy,mcts:iters=50,c=1"), (List{"greedy", "mcts:iters=50,c=1"}));

@@ -4,7 +4,9 @@ totals add up. Every search runs on an iteration budget (no clock in any asserti
 
 from __future__ import annotations
 
+import ast
 import math
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +16,7 @@ from carcassonne import (
     Mcts,
     MctsConfig,
     SearchError,
+    _core,
     analyse,
     arena,
     arena_summary,
@@ -135,6 +138,26 @@ def test_an_mcts_option_given_twice_is_an_error() -> None:
     with pytest.raises(SearchError, match="'c' is given twice"):
         arena(["greedy", "mcts:c=1,iters=5,c=2"], deals=1)
     assert parse_mcts_options("iters=5,c=1").iterations == 5
+
+
+def test_game_does_not_import_search() -> None:
+    """search.py builds on game.py; their shared helpers live in _common.py (no import cycle)."""
+    game_py = Path(_core.__file__).parent / "game.py"
+    tree = ast.parse(game_py.read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "search" not in imported
+    assert "_common" in imported
+
+
+def test_every_mcts_option_is_documented_from_the_cpp_table() -> None:
+    options = _core.mcts_options()
+    assert [o["key"] for o in options][:3] == ["time", "iters", "threads"]
+    doc = mcts_config.__doc__ or ""
+    for o in options:
+        assert set(o) == {"key", "help", "values", "default"}
+        assert f"    {o['key']}: {o['help']}; {o['values']} (default {o['default']})" in doc
+    with pytest.raises(SearchError, match=r"vl=-1: expected a number in \[0, 1000\]"):
+        parse_mcts_options("vl=-1")
 
 
 def test_options_reach_the_config() -> None:

@@ -1,0 +1,108 @@
+"""Argument checks and the analysis call shared by game.py and search.py (search.py imports
+game.py; game.py imports only this, so neither module imports the other)."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from . import _core
+from ._core import SearchError
+
+
+def _int(name: str, value: Any, lo: int, hi: int, error: type[Exception]) -> int:
+    """Returns value if it is an int in [lo, hi]; raises TypeError or `error` otherwise."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not bool")
+    try:
+        number = operator.index(value)  # ints, and int-likes such as numpy integers
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
+    if not lo <= number <= hi:
+        raise error(f"{name} out of range: {number}")
+    return number
+
+
+def _names(name: str, value: Any) -> list[str]:
+    """Returns value as a list of strings; a single string is a TypeError (not its letters)."""
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a list of strings, not {type(value).__name__}")
+    items = list(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"{name} must hold strings, not {type(item).__name__}")
+    return items
+
+
+def _agents(agents: str | Sequence[str]) -> list[str]:
+    """Agent specs from a list of specs, or from one string listing them: "greedy,mcts:iters=50,c=1"
+    (an item key=value continues the agent before it; split in C++, search/agents.h)."""
+    if isinstance(agents, str):
+        return _core.split_agent_list(agents)
+    return _names("agents", agents)
+
+
+def _mcts_config(
+    time: float | None, iterations: int | None, threads: int, options: Mapping[str, Any]
+) -> _core.MctsConfig:
+    """search.mcts_config: the options as the "mcts:..." agent spec's text, parsed in C++."""
+    threads = _int("threads", threads, -(2**63), 2**63 - 1, SearchError)  # the range is checked in C++
+    if iterations is not None:
+        iterations = _int("iterations", iterations, -(2**63), 2**63 - 1, SearchError)
+    items: dict[str, Any] = dict(options)
+    for key, alias in (("time", "time"), ("iters", "iterations"), ("threads", "threads")):
+        if key in items:
+            raise SearchError(f"pass the {alias} option as {alias}=, not {key}=")
+    if time is not None:
+        items["time"] = time
+    if iterations is not None:
+        items["iters"] = iterations
+    items["threads"] = threads
+    parts = []
+    for key, value in items.items():
+        if isinstance(value, bool):
+            text = "1" if value else "0"
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise SearchError(f"mcts option {key}={value}: expected a finite number")
+            text = repr(value)
+        elif isinstance(value, (int, str)):
+            text = str(value)
+        else:
+            raise TypeError(f"mcts option {key} must be a number or a string, not {type(value).__name__}")
+        if "," in text or "=" in text:
+            raise SearchError(f"mcts option {key}={text!r}: commas and '=' are not allowed")
+        parts.append(f"{key}={text}")
+    return _core.parse_mcts_options(",".join(parts))
+
+
+def _analyse(
+    state: _core.State,
+    time: float | None,
+    iterations: int | None,
+    threads: int,
+    seed: int,
+    options: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """search.analyse of a State (a copy the caller does not change during the search)."""
+    if state.is_terminal():
+        raise SearchError("analyse: the game is over; there is no move to analyse")
+    if state.is_chance():
+        raise SearchError("analyse: the game is at a chance node (draw a tile first); decisions only")
+    config = _mcts_config(time, iterations, threads, options)
+    result = _core.analyse(state, config, _int("seed", seed, 0, 2**64 - 1, SearchError))
+    return [
+        {
+            "action": a.text,
+            "code": a.action,
+            "visits": a.visits,
+            "value": a.value,
+            "prior": a.prior,
+            "win": list(a.win),
+        }
+        for a in result.actions
+    ]
