@@ -17,8 +17,8 @@
 #include "engine/errors.h"
 #include "engine/game.h"
 #include "engine/types.h"
-#include "search/agents.h"
 #include "register.h"
+#include "search/agents.h"
 
 namespace py = pybind11;
 
@@ -117,7 +117,8 @@ PYBIND11_MODULE(_core, m) {
       [] {
         py::list out;
         for (const ExpansionInfo& e : known_expansions())
-          out.append(py::dict(py::arg("name") = e.name, py::arg("rules") = e.rules, py::arg("supported") = e.supported));
+          out.append(
+              py::dict(py::arg("name") = e.name, py::arg("rules") = e.rules, py::arg("supported") = e.supported));
         return out;
       },
       "Every expansion the rules know: [{name, rules, supported}].");
@@ -126,7 +127,8 @@ PYBIND11_MODULE(_core, m) {
       [] {
         py::list out;
         for (const VariantInfo& v : known_variants())
-          out.append(py::dict(py::arg("name") = v.name, py::arg("values") = v.values, py::arg("supported") = v.supported,
+          out.append(py::dict(py::arg("name") = v.name, py::arg("values") = v.values,
+                              py::arg("supported") = v.supported,
                               py::arg("expansion") = v.expansion ? py::object(py::str(v.expansion)) : py::none()));
         return out;
       },

@@ -27,7 +27,8 @@ void register_play(py::module_& m) {
             py::list out;
             for (const std::vector<int>& causes : r.breakdown) {
               py::dict d;
-              for (int c = 0; c < kNumCauses && c < int(causes.size()); ++c) d[cause_name(Cause(c))] = causes[size_t(c)];
+              for (int c = 0; c < kNumCauses && c < int(causes.size()); ++c)
+                d[cause_name(Cause(c))] = causes[size_t(c)];
               out.append(d);
             }
             return out;
@@ -38,7 +39,8 @@ void register_play(py::module_& m) {
       .def("__repr__", [](const GameResult& r) {
         std::string s = "GameResult(scores=[";
         for (size_t i = 0; i < r.scores.size(); ++i) s += (i ? ", " : "") + std::to_string(r.scores[i]);
-        return s + "], decisions=" + std::to_string(r.decisions) + ", tiles_placed=" + std::to_string(r.tiles_placed) + ")";
+        return s + "], decisions=" + std::to_string(r.decisions) + ", tiles_placed=" + std::to_string(r.tiles_placed) +
+               ")";
       });
 
   m.def(
@@ -69,7 +71,8 @@ void register_play(py::module_& m) {
         // nothing Python-owned is read while the GIL is released.
         Config copy = config;
         std::vector<std::string> names = agents;
-        return run_interruptible([&](const std::atomic<bool>* cancel) { return play_game(copy, names, agent_seed, cancel); });
+        return run_interruptible(
+            [&](const std::atomic<bool>* cancel) { return play_game(copy, names, agent_seed, cancel); });
       },
       "config"_a, "agents"_a, "agent_seed"_a = 0,
       "Plays one game between named agents (seat i plays agents[i % len(agents)]), with the GIL\n"

@@ -42,7 +42,8 @@ struct PyMcts {
 class BusyGuard {
  public:
   explicit BusyGuard(PyMcts& m) : m_(m) {
-    if (m_.busy.exchange(true)) throw std::runtime_error("Mcts: another thread is using this search (one call at a time)");
+    if (m_.busy.exchange(true))
+      throw std::runtime_error("Mcts: another thread is using this search (one call at a time)");
   }
   ~BusyGuard() { m_.busy.store(false); }
   BusyGuard(const BusyGuard&) = delete;
@@ -127,7 +128,8 @@ void register_search(py::module_& m) {
       .def_readwrite("memory_mb", &MctsConfig::memory_mb)
       .def_readwrite("reuse", &MctsConfig::reuse)
       .def_readwrite("seed", &MctsConfig::seed)
-      .def("validate", [](const MctsConfig& c) { validate(c); }, "Raises SearchError naming the first bad field.")
+      .def(
+          "validate", [](const MctsConfig& c) { validate(c); }, "Raises SearchError naming the first bad field.")
       .def("__repr__", &mcts_config_repr);
 
   m.def("parse_mcts_options", &parse_mcts_options, "options"_a,
@@ -138,7 +140,8 @@ void register_search(py::module_& m) {
       [] {
         py::list out;
         for (const MctsOptionInfo& o : mcts_options())
-          out.append(py::dict("key"_a = o.key, "help"_a = o.help, "values"_a = o.values, "default"_a = o.default_value));
+          out.append(
+              py::dict("key"_a = o.key, "help"_a = o.help, "values"_a = o.values, "default"_a = o.default_value));
         return out;
       },
       "Every option parse_mcts_options takes, in its table's order: dicts {key, help, values (the range\n"
@@ -146,18 +149,21 @@ void register_search(py::module_& m) {
 
   // ---- Results ---------------------------------------------------------------------------------
   py::class_<ActionStats>(m, "ActionStats", "One candidate action at the root, after a search.")
-      .def_property_readonly("action", [](const ActionStats& a) { return a.action.code; }, "The action code.")
+      .def_property_readonly(
+          "action", [](const ActionStats& a) { return a.action.code; }, "The action code.")
       .def_readonly("text", &ActionStats::text)
       .def_readonly("visits", &ActionStats::visits)
       .def_readonly("value", &ActionStats::value, "Mean reward of the deciding player after this action.")
       .def_readonly("prior", &ActionStats::prior)
       .def_readonly("win", &ActionStats::win, "Estimated win share of every player after this action.")
       .def("__repr__", [](const ActionStats& a) {
-        return "ActionStats('" + a.text + "', visits=" + std::to_string(a.visits) + ", value=" + std::to_string(a.value) + ")";
+        return "ActionStats('" + a.text + "', visits=" + std::to_string(a.visits) +
+               ", value=" + std::to_string(a.value) + ")";
       });
 
   py::class_<SearchResult>(m, "SearchResult", "The root statistics of one search.")
-      .def_property_readonly("best", [](const SearchResult& r) { return r.best.code; }, "The most visited action's code.")
+      .def_property_readonly(
+          "best", [](const SearchResult& r) { return r.best.code; }, "The most visited action's code.")
       .def_readonly("player", &SearchResult::player)
       .def_readonly("iterations", &SearchResult::iterations)
       .def_readonly("seconds", &SearchResult::seconds)
@@ -179,7 +185,8 @@ void register_search(py::module_& m) {
         // until the release ends, so releasing the GIL is safe.
         State state_copy = state;
         MctsConfig config_copy = config;
-        return run_interruptible([&](const std::atomic<bool>* cancel) { return analyse(state_copy, config_copy, seed, cancel); });
+        return run_interruptible(
+            [&](const std::atomic<bool>* cancel) { return analyse(state_copy, config_copy, seed, cancel); });
       },
       "state"_a, "config"_a, "seed"_a = 0,
       "A fresh search (no reuse) from a decision node, with the GIL released; raises SearchError for\n"
@@ -194,7 +201,8 @@ void register_search(py::module_& m) {
             // The state is copied with the GIL held (as in analyse); self.mcts is guarded above.
             State state_copy = state;
             auto result = run_interruptible(
-                [&](const std::atomic<bool>* cancel) { return self.mcts.search(state_copy, seed, cancel); }, &self.stop);
+                [&](const std::atomic<bool>* cancel) { return self.mcts.search(state_copy, seed, cancel); },
+                &self.stop);
             self.stop.store(false);
             return result;
           },
@@ -213,7 +221,8 @@ void register_search(py::module_& m) {
             self.mcts.clear();
           },
           "Forgets the tree.")
-      .def_property_readonly("config", [](const PyMcts& self) { return self.mcts.config(); }, "A copy of the config.");
+      .def_property_readonly(
+          "config", [](const PyMcts& self) { return self.mcts.config(); }, "A copy of the config.");
 
   // ---- Arena -----------------------------------------------------------------------------------
   py::class_<GameRecord>(m, "GameRecord", "One arena game (per-seat lists).")
@@ -247,7 +256,8 @@ void register_search(py::module_& m) {
       .def_readonly("seconds_per_move", &EntrantStats::seconds_per_move)
       .def_readonly("iterations_per_move", &EntrantStats::iterations_per_move)
       .def("__repr__", [](const EntrantStats& s) {
-        return "EntrantStats('" + s.agent + "', games=" + std::to_string(s.games) + ", win_rate=" + std::to_string(s.win_rate) + ")";
+        return "EntrantStats('" + s.agent + "', games=" + std::to_string(s.games) +
+               ", win_rate=" + std::to_string(s.win_rate) + ")";
       });
 
   py::class_<ArenaConfig>(m, "ArenaConfig", "An arena run (search/arena.h); on_game is not available from Python.")

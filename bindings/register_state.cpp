@@ -110,13 +110,13 @@ void register_state(py::module_& m) {
       .def_readwrite("variants", &Config::variants)
       .def_readwrite("seed", &Config::seed)
       .def_readwrite("draw_order", &Config::draw_order)
-      .def("validated", [](const Config& c) { return validate(c); },
-           "Returns the config with defaults filled in; raises ConfigError if it is invalid.")
+      .def(
+          "validated", [](const Config& c) { return validate(c); },
+          "Returns the config with defaults filled in; raises ConfigError if it is invalid.")
       .def("__repr__", &config_repr);
 
   // ---- Position -------------------------------------------------------------------------------
-  py::class_<Position> position(m, "Position",
-                                "A position to set a game up from; validated by State.from_position.");
+  py::class_<Position> position(m, "Position", "A position to set a game up from; validated by State.from_position.");
   py::class_<Position::Tile>(position, "Tile")
       .def(py::init([](std::string kind, int x, int y, int rotation) {
              return Position::Tile{std::move(kind), checked_cell(x, y), rotation};
@@ -239,10 +239,13 @@ void register_state(py::module_& m) {
           "At a chance node, (draw code, probability) for every tile kind left; else empty.")
       .def(
           "is_legal",
-          [](const State& s, int64_t code) { return code >= 0 && code <= int64_t(UINT32_MAX) && s.is_legal(Action{uint32_t(code)}); },
+          [](const State& s, int64_t code) {
+            return code >= 0 && code <= int64_t(UINT32_MAX) && s.is_legal(Action{uint32_t(code)});
+          },
           "code"_a)
-      .def("apply", [](State& s, int64_t code) { s.apply(to_action(code)); }, "code"_a,
-           "Applies a legal action; raises IllegalActionError and changes nothing otherwise.")
+      .def(
+          "apply", [](State& s, int64_t code) { s.apply(to_action(code)); }, "code"_a,
+          "Applies a legal action; raises IllegalActionError and changes nothing otherwise.")
       .def(
           "sample_chance",
           [](State& s) {
@@ -251,10 +254,13 @@ void register_state(py::module_& m) {
           },
           "Returns a draw chosen with the state's own PRNG (advancing it); does not apply it.")
       // Results.
-      .def("score", [](const State& s, int p) { return s.score(checked_player(s, p)); }, "player"_a)
+      .def(
+          "score", [](const State& s, int p) { return s.score(checked_player(s, p)); }, "player"_a)
       .def(
           "score",
-          [](const State& s, int p, const std::string& cause) { return s.score(checked_player(s, p), cause_from_name(cause)); },
+          [](const State& s, int p, const std::string& cause) {
+            return s.score(checked_player(s, p), cause_from_name(cause));
+          },
           "player"_a, "cause"_a, "The points of one player booked under one cause (CAUSES).")
       .def("scores",
            [](const State& s) {
@@ -286,10 +292,12 @@ void register_state(py::module_& m) {
             return s.supply(checked_player(s, p), figure_kind_from_name(kind));
           },
           "player"_a, "kind"_a = "meeple", "Figures of one kind (meeple, mayor, wagon, barn) a player has in supply.")
-      .def("abbeys", [](const State& s, int p) { return s.abbeys(checked_player(s, p)); }, "player"_a,
-           "Abbey tiles the player still holds (AM-A-1).")
-      .def("count", [](const State& s) { return std::string(kQuarterNames[int(s.count())]); },
-           "The quarter of the City of Carcassonne where the Count stands (CK-2).")
+      .def(
+          "abbeys", [](const State& s, int p) { return s.abbeys(checked_player(s, p)); }, "player"_a,
+          "Abbey tiles the player still holds (AM-A-1).")
+      .def(
+          "count", [](const State& s) { return std::string(kQuarterNames[int(s.count())]); },
+          "The quarter of the City of Carcassonne where the Count stands (CK-2).")
       .def(
           "in_quarter",
           [](const State& s, int p, const std::string& quarter, const std::string& kind) {
@@ -348,7 +356,9 @@ void register_state(py::module_& m) {
           },
           "(player, kind, x, y, feature index) of every figure on the board.")
       // Strings and checks.
-      .def("action_to_string", [](const State& s, int64_t code) { return s.action_to_string(to_action(code)); }, "code"_a)
+      .def(
+          "action_to_string", [](const State& s, int64_t code) { return s.action_to_string(to_action(code)); },
+          "code"_a)
       .def(
           "parse_action",
           [](const State& s, std::string_view text) {
@@ -363,7 +373,8 @@ void register_state(py::module_& m) {
            "Recomputes every aggregate from scratch; raises RuntimeError on a mismatch.")
       .def("clone", &State::clone, "A copy of the state (a memcpy).")
       .def("__copy__", &State::clone)
-      .def("__deepcopy__", [](const State& s, py::dict) { return s.clone(); }, "memo"_a);
+      .def(
+          "__deepcopy__", [](const State& s, py::dict) { return s.clone(); }, "memo"_a);
 }
 
 }  // namespace carc::py_bindings

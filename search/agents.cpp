@@ -78,10 +78,8 @@ void greedy_values(const State& state, const Action* actions, int n, double* val
       int m = next.legal_actions(figures);
       values[i] = -1e18;
       for (int j = 0; j < m; ++j) {
-        if (after)
-          after->copy_from(next);
-        else
-          after.emplace(next);
+        if (after) after->copy_from(next);
+        else after.emplace(next);
         after->apply_unchecked(figures[j]);
         values[i] = std::max(values[i], GreedyAgent::evaluate(*after, me));
       }

@@ -18,7 +18,6 @@
 #include "mcts.h"
 #include "parallel.h"
 
-
 namespace carc {
 
 namespace {
@@ -215,16 +214,15 @@ std::vector<EntrantStats> summarise(const std::vector<GameRecord>& games, const 
 ArenaResult run_arena(const ArenaConfig& config) {
   const int players = config.game.players;
   Config rules = validate(config.game);  // ConfigError before anything starts
-  if (!rules.draw_order.empty())
-    throw SearchError("arena: the decks are the arena's own; leave draw_order empty");
+  if (!rules.draw_order.empty()) throw SearchError("arena: the decks are the arena's own; leave draw_order empty");
   if (int(config.agents.size()) != players)
     throw SearchError("arena: one agent per player expected (" + std::to_string(players) + "), got " +
-                                std::to_string(config.agents.size()));
+                      std::to_string(config.agents.size()));
   if (config.deals < 1) throw SearchError("arena: deals must be >= 1, got " + std::to_string(config.deals));
   if (config.threads < 0) throw SearchError("arena: threads must be >= 0, got " + std::to_string(config.threads));
   if (config.rotation < -1 || config.rotation >= players)
-    throw SearchError("arena: rotation must be -1 (every seating) or 0 to " + std::to_string(players - 1) +
-                                ", got " + std::to_string(config.rotation));
+    throw SearchError("arena: rotation must be -1 (every seating) or 0 to " + std::to_string(players - 1) + ", got " +
+                      std::to_string(config.rotation));
   for (const std::string& spec : config.agents) make_agent(spec);  // SearchError for bad specs
 
   const bool paired = config.paired && config.rotation < 0;
@@ -247,13 +245,16 @@ ArenaResult run_arena(const ArenaConfig& config) {
     };
     if (g.index < 0 || g.index >= total) throw mismatch("is not a game of this run");
     const int rotation = rotation_of(g.index);
-    if (g.deal != g.index / rotations || g.rotation != rotation) throw mismatch("has another deal or seat rotation than this run's");
+    if (g.deal != g.index / rotations || g.rotation != rotation)
+      throw mismatch("has another deal or seat rotation than this run's");
     if (played[size_t(g.index)]) throw mismatch("is given twice");
     if (g.seed != config.game.seed || g.agent_seed != config.agent_seed)
-      throw mismatch("was played with seed " + std::to_string(g.seed) + " and agent seed " + std::to_string(g.agent_seed) +
-                     ", this run has " + std::to_string(config.game.seed) + " and " + std::to_string(config.agent_seed));
+      throw mismatch("was played with seed " + std::to_string(g.seed) + " and agent seed " +
+                     std::to_string(g.agent_seed) + ", this run has " + std::to_string(config.game.seed) + " and " +
+                     std::to_string(config.agent_seed));
     if (int(g.scores.size()) != players || int(g.entrant.size()) != players || int(g.win_share.size()) != players ||
-        int(g.think_seconds.size()) != players || int(g.decisions.size()) != players || int(g.iterations.size()) != players)
+        int(g.think_seconds.size()) != players || int(g.decisions.size()) != players ||
+        int(g.iterations.size()) != players)
       throw mismatch("does not have one entry per seat");
     for (int s = 0; s < players; ++s)
       if (g.entrant[size_t(s)] != (s + rotation) % players) throw mismatch("has another seating than this run's");
@@ -298,8 +299,9 @@ std::string ArenaResult::report() const {
     std::string win = interval(s.win_rate, s.win_low, s.win_high, 3);
     std::string margin = interval(s.margin, s.margin_low, s.margin_high, 1);
     std::string elo = interval(s.elo, s.elo_low, s.elo_high, 0);
-    std::snprintf(line, sizeof line, "%-3zu %-34s %6d  %-22s %7.1f  %-24s %-22s %8.4f %10.0f\n", e, s.agent.c_str(), s.games,
-                  win.c_str(), s.score, margin.c_str(), elo.c_str(), s.seconds_per_move, s.iterations_per_move);
+    std::snprintf(line, sizeof line, "%-3zu %-34s %6d  %-22s %7.1f  %-24s %-22s %8.4f %10.0f\n", e, s.agent.c_str(),
+                  s.games, win.c_str(), s.score, margin.c_str(), elo.c_str(), s.seconds_per_move,
+                  s.iterations_per_move);
     out += line;
   }
   return out;
@@ -392,7 +394,8 @@ std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vecto
     }
     if (int(number(1)) != g.deal || int(number(2)) != g.rotation || seed(11) != g.seed || seed(12) != g.agent_seed)
       throw bad("another deal, rotation or seed than game " + std::to_string(index) + "'s other seats");
-    if (g.entrant[size_t(seat)] >= 0) throw bad("game " + std::to_string(index) + " seat " + std::to_string(seat) + " twice");
+    if (g.entrant[size_t(seat)] >= 0)
+      throw bad("game " + std::to_string(index) + " seat " + std::to_string(seat) + " twice");
     g.entrant[size_t(seat)] = entrant;
     g.scores[size_t(seat)] = int(number(6));
     g.win_share[size_t(seat)] = number(7, 1);

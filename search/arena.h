@@ -66,13 +66,13 @@ struct ArenaConfig {
 struct EntrantStats {
   std::string agent;
   int games = 0;
-  double win_rate = 0, win_low = 0, win_high = 0;        // mean win share, 95% CI (Wilson, per deal)
-  double score = 0;                                      // mean score
-  double margin = 0, margin_low = 0, margin_high = 0;    // own score - best other score, 95% CI
-                                                         // (normal, per deal; infinite for one deal)
-  double elo = 0, elo_low = 0, elo_high = 0;             // vs entrant 0 (pairwise score), 95% CI
+  double win_rate = 0, win_low = 0, win_high = 0;      // mean win share, 95% CI (Wilson, per deal)
+  double score = 0;                                    // mean score
+  double margin = 0, margin_low = 0, margin_high = 0;  // own score - best other score, 95% CI
+                                                       // (normal, per deal; infinite for one deal)
+  double elo = 0, elo_low = 0, elo_high = 0;           // vs entrant 0 (pairwise score), 95% CI
   double seconds_per_move = 0;
-  double iterations_per_move = 0;                        // search agents only
+  double iterations_per_move = 0;  // search agents only
 };
 
 struct ArenaResult {
@@ -80,9 +80,9 @@ struct ArenaResult {
   int deals = 0;
   bool paired = true;
   std::vector<std::string> agents;
-  std::vector<GameRecord> games;       // in (deal, rotation) order
+  std::vector<GameRecord> games;  // in (deal, rotation) order
   std::vector<EntrantStats> entrants;
-  double seconds = 0;                  // wall time of the run
+  double seconds = 0;  // wall time of the run
   // A table of the entrant statistics.
   std::string report() const;
   // One line per game and seat: game,deal,rotation,seat,entrant,agent,score,win_share,...,seed,agent_seed

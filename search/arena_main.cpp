@@ -31,12 +31,13 @@
 namespace {
 
 void usage(const char* argv0) {
-  std::fprintf(stderr,
-               "usage: %s [--players N] [--deals N] [--unpaired] [--rotation R] [--threads N] [--seed S] [--agent-seed S]\n"
-               "          [--expansions a,b] [--variant k=v]... [--csv FILE [--resume]] [--quiet] AGENT AGENT [AGENT...]\n"
-               "agents: random, greedy, mcts[:key=value,...], e.g. mcts:time=0.5,threads=2\n"
-               "mcts options:\n",
-               argv0);
+  std::fprintf(
+      stderr,
+      "usage: %s [--players N] [--deals N] [--unpaired] [--rotation R] [--threads N] [--seed S] [--agent-seed S]\n"
+      "          [--expansions a,b] [--variant k=v]... [--csv FILE [--resume]] [--quiet] AGENT AGENT [AGENT...]\n"
+      "agents: random, greedy, mcts[:key=value,...], e.g. mcts:time=0.5,threads=2\n"
+      "mcts options:\n",
+      argv0);
   for (const carc::MctsOptionInfo& o : carc::mcts_options())
     std::fprintf(stderr, "  %-8s %s; %s (default %s)\n", o.key.c_str(), o.help.c_str(), o.values.c_str(),
                  o.default_value.c_str());
@@ -109,7 +110,8 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     };
     carc::ArenaResult result = csv.empty() ? carc::run_arena(config) : carc::run_arena_csv(config, csv, resume);
-    if (resume) std::printf("resumed from %s: %zu game(s) already played\n", csv.c_str(), result.games.size() - size_t(played));
+    if (resume)
+      std::printf("resumed from %s: %zu game(s) already played\n", csv.c_str(), result.games.size() - size_t(played));
     std::printf("%s", result.report().c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -126,7 +126,8 @@ std::array<double, kMaxPlayers> heuristic_values(const State& state) {
           uint16_t city = f.root(t.first_segment + __builtin_ctz(cities));
           if (std::find(seen.begin(), seen.begin() + n, city) != seen.begin() + n || n == int(seen.size())) continue;
           seen[size_t(n++)] = city;
-          value += f[city].open == 0 ? kFieldPointsPerCity : kFieldPointsPerCity * late * kFieldOpenCityShare / f[city].open;
+          value +=
+              f[city].open == 0 ? kFieldPointsPerCity : kFieldPointsPerCity * late * kFieldOpenCityShare / f[city].open;
         }
       });
     } else {
@@ -177,7 +178,8 @@ void cutoff_evaluation(const State& state, const RolloutConfig& config, Evaluati
   } else {
     std::array<double, kMaxPlayers> potential = feature_potential(state);
     for (int p = 0; p < state.num_players(); ++p)
-      values[size_t(p)] = state.score(p) + kGreedyPotentialWeight * potential[size_t(p)] + config.supply_value * state.supply(p);
+      values[size_t(p)] =
+          state.score(p) + kGreedyPotentialWeight * potential[size_t(p)] + config.supply_value * state.supply(p);
   }
   int n = state.num_players();
   double top = *std::max_element(values.begin(), values.begin() + n);
@@ -204,7 +206,7 @@ Action greedy_figure(const State& state, const Action* actions, int n, Rng& rng)
     if (segment >= f.size()) continue;
     const Segment& s = f.feature(segment);
     if (s.open != 0 || s.occupants != 0) continue;
-    int value = s.type == FeatureType::City ? 2 * (s.tiles + s.pennants)
+    int value = s.type == FeatureType::City   ? 2 * (s.tiles + s.pennants)
                 : s.type == FeatureType::Road ? s.tiles
                 : is_cloister_like(s.type)    ? 9
                                               : 0;

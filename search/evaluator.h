@@ -44,22 +44,22 @@ enum class PriorKind : uint8_t {
 
 struct RolloutConfig {
   RolloutPolicy policy = RolloutPolicy::Random;
-  double greedy_eps = 0.0;      // Greedy: chance of the full one-ply greedy move at a decision
-  int cutoff_turns = 10;        // > 0: stop after this many turns and evaluate heuristically
-  int finish_tiles = 20;        // a rollout starting with at most this many tiles in the bag plays
-                                // to the end (no cutoff): final scoring, fields included
+  double greedy_eps = 0.0;  // Greedy: chance of the full one-ply greedy move at a decision
+  int cutoff_turns = 10;    // > 0: stop after this many turns and evaluate heuristically
+  int finish_tiles = 20;    // a rollout starting with at most this many tiles in the bag plays
+                            // to the end (no cutoff): final scoring, fields included
   Heuristic heuristic = Heuristic::Greedy;
   RewardKind reward = RewardKind::Margin;
-  double margin_scale = 40.0;   // points: a margin of this size gives reward 0.88 (20 measured weaker)
-  double margin_weight = 0.2;   // Mixed only
-  double supply_value = 0.0;    // points per meeple in supply, added to the Greedy heuristic
-  int endgame_tiles = 2;        // with fewer tiles than this left in the bag, a rollout's figure
-                                // is the one paying most at final scoring (the last movers' farmer
-                                // grab); 0 turns the rule off
-  double cutoff_temperature = 10.0;  // points: softmax temperature turning heuristic values into
-                                     // win estimates at a cutoff
-  PriorKind prior = PriorKind::Greedy;   // PUCT priors (ignored under UCT)
-  double prior_temperature = 3.0;        // points: Greedy priors' softmax temperature
+  double margin_scale = 40.0;           // points: a margin of this size gives reward 0.88 (20 measured weaker)
+  double margin_weight = 0.2;           // Mixed only
+  double supply_value = 0.0;            // points per meeple in supply, added to the Greedy heuristic
+  int endgame_tiles = 2;                // with fewer tiles than this left in the bag, a rollout's figure
+                                        // is the one paying most at final scoring (the last movers' farmer
+                                        // grab); 0 turns the rule off
+  double cutoff_temperature = 10.0;     // points: softmax temperature turning heuristic values into
+                                        // win estimates at a cutoff
+  PriorKind prior = PriorKind::Greedy;  // PUCT priors (ignored under UCT)
+  double prior_temperature = 3.0;       // points: Greedy priors' softmax temperature
 };
 
 struct Evaluation {

@@ -21,8 +21,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kMaxDepth = 1024;    // nodes on one path: more than any game has
-constexpr int kReuseDepth = 12;    // plies below the old root searched for the new position
+constexpr int kMaxDepth = 1024;  // nodes on one path: more than any game has
+constexpr int kReuseDepth = 12;  // plies below the old root searched for the new position
 constexpr size_t kMinPoolNodes = 4 * kMaxActions;
 
 // Salt of the search's per-thread streams (engine/rng.h's mix_seeds).
@@ -187,7 +187,8 @@ class SearchTree {
     const int players = root_state_->num_players();
     for (int i = 0; i < path.size(); ++i) {
       Node& n = path[i];
-      for (int p = 0; p < players; ++p) n.value_sum[size_t(p)].fetch_add(eval.reward[size_t(p)], std::memory_order_relaxed);
+      for (int p = 0; p < players; ++p)
+        n.value_sum[size_t(p)].fetch_add(eval.reward[size_t(p)], std::memory_order_relaxed);
       n.visits.fetch_add(1, std::memory_order_relaxed);
     }
     if (path.size() > 1) {
@@ -202,17 +203,14 @@ class SearchTree {
   // ties break at random) and publishes them. Returns the node's expansion state.
   Expansion expand(Node& node, const State& s, Worker& w) {
     Expansion expected = Expansion::None;
-    if (!node.expansion.compare_exchange_strong(expected, Expansion::Busy, std::memory_order_acquire))
-      return expected;
+    if (!node.expansion.compare_exchange_strong(expected, Expansion::Busy, std::memory_order_acquire)) return expected;
     int n;
     if (s.is_chance()) {
       n = chance_outcomes(s, w.actions, w.probabilities);
     } else {
       n = s.legal_actions(w.actions);
-      if (config_.selection == SelectionRule::Puct)
-        evaluator_.priors(s, w.actions, n, w.probabilities);
-      else
-        std::fill(w.probabilities, w.probabilities + n, 1.0f / float(n));
+      if (config_.selection == SelectionRule::Puct) evaluator_.priors(s, w.actions, n, w.probabilities);
+      else std::fill(w.probabilities, w.probabilities + n, 1.0f / float(n));
     }
     for (int i = n - 1; i > 0; --i) {
       int j = int(w.rng.below(uint32_t(i + 1)));
@@ -236,8 +234,8 @@ class SearchTree {
     Node* children = &pool_[node.first_child];
     const int n = node.num_children;
     const float vl = config_.virtual_loss;
-    const float parent = float(node.visits.load(std::memory_order_relaxed)) +
-                         vl * float(node.in_flight.load(std::memory_order_relaxed));
+    const float parent =
+        float(node.visits.load(std::memory_order_relaxed)) + vl * float(node.in_flight.load(std::memory_order_relaxed));
     const float c = float(config_.exploration);
     int best = 0;
     float best_score = -1e30f;
@@ -245,8 +243,8 @@ class SearchTree {
       const float c_log = c * std::sqrt(std::log(std::max(parent, 1.0f)));
       for (int i = 0; i < n; ++i) {
         const Node& ch = children[i];
-        float visits = float(ch.visits.load(std::memory_order_relaxed)) +
-                       vl * float(ch.in_flight.load(std::memory_order_relaxed));
+        float visits =
+            float(ch.visits.load(std::memory_order_relaxed)) + vl * float(ch.in_flight.load(std::memory_order_relaxed));
         if (visits == 0) return children[i];  // unvisited first, in the block's random order
         float score = ch.value_sum[size_t(p)].load(std::memory_order_relaxed) / visits + c_log / std::sqrt(visits);
         if (score > best_score) best_score = score, best = i;
@@ -256,8 +254,8 @@ class SearchTree {
       const float fpu = node.mean(p, 0.5f) - float(config_.fpu_reduction);
       for (int i = 0; i < n; ++i) {
         const Node& ch = children[i];
-        float visits = float(ch.visits.load(std::memory_order_relaxed)) +
-                       vl * float(ch.in_flight.load(std::memory_order_relaxed));
+        float visits =
+            float(ch.visits.load(std::memory_order_relaxed)) + vl * float(ch.in_flight.load(std::memory_order_relaxed));
         float q = visits > 0 ? ch.value_sum[size_t(p)].load(std::memory_order_relaxed) / visits : fpu;
         float score = q + c * ch.prior * sqrt_parent / (1.0f + visits);
         if (score > best_score) best_score = score, best = i;
@@ -281,7 +279,8 @@ class SearchTree {
     }
     float total = 0;
     for (int i = 0; i < n; ++i)
-      total += float(children[i].visits.load(std::memory_order_relaxed) + children[i].in_flight.load(std::memory_order_relaxed));
+      total += float(children[i].visits.load(std::memory_order_relaxed) +
+                     children[i].in_flight.load(std::memory_order_relaxed));
     int best = 0;
     float best_gap = -1e30f;
     for (int i = 0; i < n; ++i) {
@@ -302,7 +301,8 @@ class SearchTree {
     const State& s = levels[size_t(depth)];
     if (s.same_position(target)) return index;
     const Node& node = pool_[index];
-    if (depth == kReuseDepth || node.expansion.load(std::memory_order_relaxed) != Expansion::Done) return NodePool::kNoNode;
+    if (depth == kReuseDepth || node.expansion.load(std::memory_order_relaxed) != Expansion::Done)
+      return NodePool::kNoNode;
     for (uint32_t i = 0; i < node.num_children; ++i) {
       State& next = levels[size_t(depth + 1)];
       next = s;
@@ -329,8 +329,14 @@ class SearchTree {
     };
     auto copy_of = [&](uint32_t i) {
       const Node& n = pool_[i];
-      Copy c{n.action, n.prior, 0, 0, n.mover, n.expansion.load(std::memory_order_relaxed) == Expansion::Done,
-             n.visits.load(std::memory_order_relaxed), {}};
+      Copy c{n.action,
+             n.prior,
+             0,
+             0,
+             n.mover,
+             n.expansion.load(std::memory_order_relaxed) == Expansion::Done,
+             n.visits.load(std::memory_order_relaxed),
+             {}};
       for (int p = 0; p < kMaxPlayers; ++p) c.sums[size_t(p)] = n.value_sum[size_t(p)].load(std::memory_order_relaxed);
       return c;
     };
@@ -391,7 +397,8 @@ void validate(const MctsConfig& c) {
   if (!(c.rollout.cutoff_temperature > 0)) fail("rollout.cutoff_temperature must be > 0");
   int trees = c.parallelism == Parallelism::Root ? c.threads : 1;
   if (!(c.memory_mb > 0) || c.memory_mb * 1048576.0 / sizeof(Node) / trees < double(kMinPoolNodes))
-    fail("memory_mb too small: each tree needs at least " + std::to_string(kMinPoolNodes * sizeof(Node) / 1024) + " KB");
+    fail("memory_mb too small: each tree needs at least " + std::to_string(kMinPoolNodes * sizeof(Node) / 1024) +
+         " KB");
 }
 
 Mcts::Mcts(const MctsConfig& config) : config_(config), impl_(std::make_unique<MctsImpl>()) {
@@ -399,7 +406,8 @@ Mcts::Mcts(const MctsConfig& config) : config_(config), impl_(std::make_unique<M
   impl_->evaluator = config_.evaluator ? config_.evaluator : std::make_shared<RolloutEvaluator>(config_.rollout);
   int trees = config_.parallelism == Parallelism::Root ? config_.threads : 1;
   size_t capacity = size_t(config_.memory_mb * 1048576.0 / sizeof(Node)) / size_t(trees);
-  for (int t = 0; t < trees; ++t) impl_->trees.push_back(std::make_unique<SearchTree>(config_, *impl_->evaluator, capacity));
+  for (int t = 0; t < trees; ++t)
+    impl_->trees.push_back(std::make_unique<SearchTree>(config_, *impl_->evaluator, capacity));
 }
 
 Mcts::~Mcts() = default;
@@ -411,7 +419,7 @@ void Mcts::clear() {
 SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<bool>* cancel) {
   if (state.is_terminal() || state.is_chance())
     throw SearchError("Mcts::search: the state must be a decision node (player " +
-                                std::to_string(state.current_player()) + " to move)");
+                      std::to_string(state.current_player()) + " to move)");
   const auto start = Clock::now();
   const int threads = config_.threads;
   const uint64_t base = mix(config_.seed, seed);
@@ -420,7 +428,8 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
   for (int t = 0; t < threads; ++t) m.workers[size_t(t)]->rng.reseed(mix(base, uint64_t(t)));
 
   std::optional<Clock::time_point> deadline;
-  if (config_.seconds > 0) deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.seconds));
+  if (config_.seconds > 0)
+    deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.seconds));
   const int trees = int(m.trees.size());
   std::vector<uint64_t> reused(static_cast<size_t>(trees));
   std::vector<std::unique_ptr<Budget>> budgets;
@@ -494,7 +503,8 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
     root_count += s.win_count;
     result.actions.push_back(std::move(a));
   }
-  for (int p = 0; p < players; ++p) result.win.push_back(root_count ? root_win[size_t(p)] / double(root_count) : 1.0 / players);
+  for (int p = 0; p < players; ++p)
+    result.win.push_back(root_count ? root_win[size_t(p)] / double(root_count) : 1.0 / players);
   std::stable_sort(result.actions.begin(), result.actions.end(), [](const ActionStats& a, const ActionStats& b) {
     return a.visits != b.visits ? a.visits > b.visits : a.value > b.value;
   });
@@ -600,57 +610,58 @@ Option choice(const char* key, std::string help, Field field, std::vector<std::p
 }
 
 // The config member an option sets.
-#define CARC_FIELD(member) [](MctsConfig& c) -> auto& { return c.member; }
+#define CARC_FIELD(member) \
+  [](MctsConfig & c) -> auto& { return c.member; }
 
 const std::vector<Option>& option_table() {
   static const std::vector<Option> table = {
       real("time", "wall-time limit per search in seconds (none by default); given without iters, the only limit",
            CARC_FIELD(seconds), 1e-6, 1e6),
       integer("iters", "iterations per search, all threads together", CARC_FIELD(iterations), 1, uint64_t(1) << 48),
-      integer("threads", "search threads (1 with an iteration budget: deterministic for a seed)",
-              CARC_FIELD(threads), 1, 256),
+      integer("threads", "search threads (1 with an iteration budget: deterministic for a seed)", CARC_FIELD(threads),
+              1, 256),
       choice<Parallelism>("parallel", "tree: threads share one tree; root: a tree per thread, root statistics summed",
-               CARC_FIELD(parallelism), {{"tree", Parallelism::Tree}, {"root", Parallelism::Root}}),
+                          CARC_FIELD(parallelism), {{"tree", Parallelism::Tree}, {"root", Parallelism::Root}}),
       real("vl", "tree parallelism: virtual loss, the visits (reward 0) an in-flight iteration counts as",
            CARC_FIELD(virtual_loss), 0, 1000),
       choice<SelectionRule>("select", "tree policy at decision nodes", CARC_FIELD(selection),
-               {{"uct", SelectionRule::Uct}, {"puct", SelectionRule::Puct}}),
+                            {{"uct", SelectionRule::Uct}, {"puct", SelectionRule::Puct}}),
       real("c", "exploration constant (select=uct without c takes " + number_text(kUctExploration) + ")",
            CARC_FIELD(exploration), 0, 1000),
       real("fpu", "PUCT: an unvisited child is valued at the parent's mean less this", CARC_FIELD(fpu_reduction), -1,
            1),
       choice<ChanceMode>("chance", "chance nodes: sample an outcome, or visit outcomes in proportion (stratified)",
-               CARC_FIELD(chance), {{"sample", ChanceMode::Sample}, {"stratified", ChanceMode::Stratified}}),
+                         CARC_FIELD(chance), {{"sample", ChanceMode::Sample}, {"stratified", ChanceMode::Stratified}}),
       integer("expand", "a leaf is expanded once it has this many visits", CARC_FIELD(expand_after), 1, 1000000),
       choice<RolloutPolicy>("rollout", "rollout move policy", CARC_FIELD(rollout.policy),
-               {{"random", RolloutPolicy::Random}, {"greedy", RolloutPolicy::Greedy}}),
+                            {{"random", RolloutPolicy::Random}, {"greedy", RolloutPolicy::Greedy}}),
       real("eps", "rollout=greedy: chance of a full one-ply greedy move at a decision", CARC_FIELD(rollout.greedy_eps),
            0, 1),
       integer("cutoff", "turns after which a rollout stops and is valued heuristically (0: play to the end)",
               CARC_FIELD(rollout.cutoff_turns), 0, 10000),
       integer("finish", "tiles left in the bag from which rollouts play to the end", CARC_FIELD(rollout.finish_tiles),
               0, 10000),
-      choice<Heuristic>("eval", "the value of a position at a rollout cutoff", CARC_FIELD(rollout.heuristic),
-               {{"greedy", Heuristic::Greedy}, {"final", Heuristic::Final}, {"expected", Heuristic::Expected}}),
+      choice<Heuristic>(
+          "eval", "the value of a position at a rollout cutoff", CARC_FIELD(rollout.heuristic),
+          {{"greedy", Heuristic::Greedy}, {"final", Heuristic::Final}, {"expected", Heuristic::Expected}}),
       choice<RewardKind>("reward", "what the search maximises: win share, score margin, or a mix",
-               CARC_FIELD(rollout.reward),
-               {{"win", RewardKind::Win}, {"margin", RewardKind::Margin}, {"mixed", RewardKind::Mixed}}),
+                         CARC_FIELD(rollout.reward),
+                         {{"win", RewardKind::Win}, {"margin", RewardKind::Margin}, {"mixed", RewardKind::Mixed}}),
       real("scale", "points: the score margin giving reward 0.88", CARC_FIELD(rollout.margin_scale), 1e-3, 1e6),
       real("mix", "reward=mixed: the weight of the margin reward", CARC_FIELD(rollout.margin_weight), 0, 1),
-      real("meeple", "points per meeple in supply at a cutoff (eval=greedy)", CARC_FIELD(rollout.supply_value), 0,
-           1e6),
+      real("meeple", "points per meeple in supply at a cutoff (eval=greedy)", CARC_FIELD(rollout.supply_value), 0, 1e6),
       integer("endgame", "tiles left below which rollout figures follow final scoring (0: off)",
               CARC_FIELD(rollout.endgame_tiles), 0, 10000),
       real("temp", "points: softmax temperature turning cutoff values into win estimates",
            CARC_FIELD(rollout.cutoff_temperature), 1e-3, 1e6),
-      choice<PriorKind>("prior", "PUCT priors: uniform, or a softmax of the greedy one-ply values", CARC_FIELD(rollout.prior),
-               {{"uniform", PriorKind::Uniform}, {"greedy", PriorKind::Greedy}}),
+      choice<PriorKind>("prior", "PUCT priors: uniform, or a softmax of the greedy one-ply values",
+                        CARC_FIELD(rollout.prior), {{"uniform", PriorKind::Uniform}, {"greedy", PriorKind::Greedy}}),
       real("ptemp", "points: softmax temperature of the greedy priors", CARC_FIELD(rollout.prior_temperature), 1e-3,
            1e6),
-      real("memory", "MB of node pool per search (a full pool stops growth, not the search)", CARC_FIELD(memory_mb),
-           1, 1 << 20),
+      real("memory", "MB of node pool per search (a full pool stops growth, not the search)", CARC_FIELD(memory_mb), 1,
+           1 << 20),
       choice<bool>("reuse", "keep the subtree of the new position between searches", CARC_FIELD(reuse),
-               {{"1", true}, {"0", false}, {"true", true}, {"false", false}}),
+                   {{"1", true}, {"0", false}, {"true", true}, {"false", false}}),
       integer("seed", "mixed into every search's random streams", CARC_FIELD(seed), 0, UINT64_MAX),
   };
   return table;

@@ -38,28 +38,28 @@ inline constexpr double kUctExploration = 0.7;
 
 struct MctsConfig {
   // ---- Budget: the search stops at the first limit reached; 0 disables a limit (not both).
-  double seconds = 0.0;          // wall time per search
-  uint64_t iterations = 1000;    // iterations per search, all threads together
+  double seconds = 0.0;        // wall time per search
+  uint64_t iterations = 1000;  // iterations per search, all threads together
   // ---- Threads.
-  int threads = 1;               // 1 with an iteration budget: deterministic for a given seed
+  int threads = 1;  // 1 with an iteration budget: deterministic for a given seed
   Parallelism parallelism = Parallelism::Tree;
-  float virtual_loss = 1.0f;     // tree parallelism: an in-flight iteration counts as this many
-                                 // visits with reward 0 for the mover
+  float virtual_loss = 1.0f;  // tree parallelism: an in-flight iteration counts as this many
+                              // visits with reward 0 for the mover
   // ---- Tree policy.
   SelectionRule selection = SelectionRule::Puct;  // with greedy priors (rollout.prior)
-  double exploration = 2.0;      // PUCT: c in Q + c P sqrt(N) / (1 + n); UCT: c in Q + c sqrt(ln N / n),
-                                 // tuned at kUctExploration (parse_mcts_options uses it for select=uct)
-  double fpu_reduction = 0.1;    // PUCT: an unvisited child is valued at the parent's mean - this
+  double exploration = 2.0;    // PUCT: c in Q + c P sqrt(N) / (1 + n); UCT: c in Q + c sqrt(ln N / n),
+                               // tuned at kUctExploration (parse_mcts_options uses it for select=uct)
+  double fpu_reduction = 0.1;  // PUCT: an unvisited child is valued at the parent's mean - this
   ChanceMode chance = ChanceMode::Stratified;
-  uint32_t expand_after = 1;     // a leaf is expanded once it has this many visits (root: always)
+  uint32_t expand_after = 1;  // a leaf is expanded once it has this many visits (root: always)
   // ---- Leaf evaluation.
-  RolloutConfig rollout;         // the default evaluator's settings
+  RolloutConfig rollout;                       // the default evaluator's settings
   std::shared_ptr<const Evaluator> evaluator;  // if set, used instead of rollouts (a network)
   // ---- Memory and reuse.
-  double memory_mb = 1024;       // node pool cap (48-byte nodes; ~2.4 KB per iteration, so about
-                                 // 2 s of one thread); a full pool stops growth, not the search
-  bool reuse = true;             // keep the subtree of the new position between searches
-  uint64_t seed = 0;             // mixed into every search's random streams
+  double memory_mb = 1024;  // node pool cap (48-byte nodes; ~2.4 KB per iteration, so about
+                            // 2 s of one thread); a full pool stops growth, not the search
+  bool reuse = true;        // keep the subtree of the new position between searches
+  uint64_t seed = 0;        // mixed into every search's random streams
 };
 
 // Throws SearchError (search/agents.h) naming the first bad field.
@@ -86,11 +86,11 @@ std::vector<MctsOptionInfo> mcts_options();
 // One candidate action at the root, after a search.
 struct ActionStats {
   Action action;
-  std::string text;          // State::action_to_string
+  std::string text;  // State::action_to_string
   uint32_t visits = 0;
-  double value = 0;          // mean reward of the deciding player after this action
-  double prior = 0;          // PUCT prior (uniform under UCT)
-  std::vector<double> win;   // estimated win share of every player after this action
+  double value = 0;         // mean reward of the deciding player after this action
+  double prior = 0;         // PUCT prior (uniform under UCT)
+  std::vector<double> win;  // estimated win share of every player after this action
 };
 
 struct SearchResult {

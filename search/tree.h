@@ -43,12 +43,12 @@ struct Node {
   Node(Action a, float p) : action(a), prior(p) {}
 
   // Constant once published.
-  Action action;      // the move from the parent: a player's action or a chance outcome
-  float prior = 0;    // decision: PUCT prior; chance outcome: its probability
+  Action action;    // the move from the parent: a player's action or a chance outcome
+  float prior = 0;  // decision: PUCT prior; chance outcome: its probability
   // Written once before `expansion` = Done (release).
   uint32_t first_child = 0;
   uint16_t num_children = 0;
-  int8_t mover = 0;   // current_player() here: a player, kChancePlayer or kTerminalPlayer
+  int8_t mover = 0;  // current_player() here: a player, kChancePlayer or kTerminalPlayer
   std::atomic<Expansion> expansion{Expansion::None};
   // Statistics (relaxed).
   std::atomic<uint32_t> visits{0};

@@ -11,6 +11,7 @@ for the day a tile set is added to tiles.json and needs converting. Usage:
 Without a path it reads ../shared/rules/tiles.json beside the project; if the file is not there
 it stops with a message that says so.
 """
+
 import json
 import sys
 from pathlib import Path

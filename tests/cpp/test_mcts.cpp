@@ -518,7 +518,8 @@ TEST(MctsAgentSpec, TheOptionTableDrivesParsingErrorsAndDocs) {
   for (const MctsOptionInfo& o : options) {
     EXPECT_FALSE(o.help.empty()) << o.key;
     // A bad value's error names the option and what it accepts.
-    EXPECT_NE(message(o.key + "=bogus").find("mcts option " + o.key + "=bogus: expected " + o.values), std::string::npos)
+    EXPECT_NE(message(o.key + "=bogus").find("mcts option " + o.key + "=bogus: expected " + o.values),
+              std::string::npos)
         << message(o.key + "=bogus");
   }
   auto find = [&](const std::string& key) {

@@ -52,7 +52,15 @@ def _kind_of_text(text: str) -> str:
 
 def test_action_kinds_and_phases_are_named_by_one_table() -> None:
     assert carcassonne.ACTION_KINDS == (
-        "draw", "place", "figure", "pass", "abbey", "take-tile", "arrow", "quarter", "count"
+        "draw",
+        "place",
+        "figure",
+        "pass",
+        "abbey",
+        "take-tile",
+        "arrow",
+        "quarter",
+        "count",
     )
     # The kind is the code's low 4 bits (engine/action.h); every kind has its name.
     assert [Action(k, "").kind for k in range(16)] == [*carcassonne.ACTION_KINDS] + ["unknown"] * 7
@@ -61,8 +69,17 @@ def test_action_kinds_and_phases_are_named_by_one_table() -> None:
     assert [game.action(t).kind for t in texts] == ["abbey", "take-tile", "arrow", "count", "quarter"]
     assert [_kind_of_text(t) for t in texts] == [game.action(t).kind for t in texts]
     assert carcassonne.PHASES == (
-        "draw", "abbey_choice", "place_tile", "arrow_choice", "place_figure", "city_move",
-        "wagon_move", "city_place", "count_move", "market_move", "game_over",
+        "draw",
+        "abbey_choice",
+        "place_tile",
+        "arrow_choice",
+        "place_figure",
+        "city_move",
+        "wagon_move",
+        "city_place",
+        "count_move",
+        "market_move",
+        "game_over",
     )
     assert [p.name.lower() for p in carcassonne.Phase] == list(carcassonne.PHASES)
     assert [p.value for p in carcassonne.Phase] == list(range(len(carcassonne.PHASES)))

@@ -162,8 +162,16 @@ def test_every_mcts_option_is_documented_from_the_cpp_table() -> None:
 
 def test_options_reach_the_config() -> None:
     config = mcts_config(
-        time=0.5, threads=2, c=1.5, select="puct", reuse=False, cutoff=4, finish=15, endgame=2,
-        prior="greedy", ptemp=2,
+        time=0.5,
+        threads=2,
+        c=1.5,
+        select="puct",
+        reuse=False,
+        cutoff=4,
+        finish=15,
+        endgame=2,
+        prior="greedy",
+        ptemp=2,
     )
     assert (config.seconds, config.iterations, config.threads) == (0.5, 0, 2)
     assert config.exploration == 1.5
