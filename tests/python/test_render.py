@@ -1,46 +1,62 @@
-"""Tile geometry (tile_kinds(geometry=True)) against tiles.json, and the SVG renderer."""
+"""Tile geometry (tile_kinds(geometry=True)) against the catalogue, and the SVG renderer."""
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
-
-import pytest
 
 import carcassonne
 from carcassonne import Game
 from carcassonne.render import board_svg, tile_catalogue
 from carcassonne.render.geometry import connection_point
 
-TILES_JSON = Path(__file__).resolve().parents[3] / "shared" / "rules" / "tiles.json"
+TILES_TXT = Path(__file__).resolve().parents[2] / "engine" / "data" / "tiles.txt"  # the source of truth
 HALF_POINTS = {"N1": 0, "N2": 2, "E1": 3, "E2": 5, "S1": 6, "S2": 8, "W1": 9, "W2": 11}
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-@pytest.mark.skipif(not TILES_JSON.exists(), reason="shared/rules/tiles.json is not beside the project")
-def test_geometry_is_what_tiles_json_prints_on_each_tile() -> None:
+def _catalogue_lines() -> list[tuple[str, int, str, list[str], list[str]]]:
+    """(name, count, edges, feature tokens, tokens after "|") of each tile line in tiles.txt."""
+    out = []
+    for line in TILES_TXT.read_text().splitlines():
+        if not line.strip() or line.startswith(("#", "set ")):
+            continue
+        body, _, extra = line.partition("|")
+        name, count, edges, *features = body.split()
+        out.append((name, int(count), edges, [f for f in features if f != "-"], extra.split()))
+    return out
+
+
+def test_geometry_is_what_the_catalogue_prints_on_each_tile() -> None:
+    """tile_kinds(geometry=True) says what engine/data/tiles.txt says, read here independently."""
     geometry = {kind["name"]: kind for kind in carcassonne.tile_kinds(geometry=True)}
-    reference = [
-        tile for tile_set in json.loads(TILES_JSON.read_text())["sets"] for tile in tile_set["tiles"]
-    ]
-    assert sorted(geometry) == sorted(t["id"] for t in reference)
-    for tile in reference:
-        kind = geometry[tile["id"]]
-        assert kind["edges"] == tile["edges"], tile["id"]
-        assert kind["count"] == tile["count"] and kind["marks"] == tile["marks"], tile["id"]
-        arrow = tile.get("arrow")
-        assert kind["arrow"] == (arrow and {"kind": arrow["kind"], "side": arrow["points"]}), tile["id"]
-        assert len(kind["features"]) == len(tile["features"]), tile["id"]
-        for ours, theirs in zip(kind["features"], tile["features"], strict=False):
-            assert ours["type"] == theirs["type"], tile["id"]
-            if theirs["type"] in ("road", "city", "river"):
-                assert sorted(ours["sides"]) == sorted(theirs["sides"]), tile["id"]
-            if theirs["type"] == "city":
-                assert ours["pennants"] == theirs["pennants"], tile["id"]
-            if theirs["type"] == "field":
-                assert ours["points"] == sorted(HALF_POINTS[h] for h in theirs["halves"]), tile["id"]
-                assert ours["cities"] == theirs["cities"], tile["id"]
+    lines = _catalogue_lines()
+    assert sorted(geometry) == sorted(name for name, *_ in lines)
+    for name, count, edges, features, extra in lines:
+        kind = geometry[name]
+        assert (kind["count"], kind["edges"]) == (count, edges), name
+        assert kind["marks"] == [t.removeprefix("mark:") for t in extra if t.startswith("mark:")], name
+        assert kind["start"] == ("start" in extra), name
+        arrows = [t.split(":") for t in extra if t.startswith("arrow:")]
+        arrow = {"kind": arrows[0][1], "side": arrows[0][2]} if arrows else None
+        assert kind["arrow"] == arrow, name
+        assert [f["type"] for f in kind["features"]] == [t.partition(":")[0] for t in features], name
+        for ours, token in zip(kind["features"], features, strict=True):
+            kind_name, _, spec = token.partition(":")
+            if kind_name in ("road", "city", "river"):
+                sides, _, end = spec.partition("@")
+                sides, _, pennants = sides.partition("+")
+                assert sorted(ours["sides"]) == sorted(sides), (name, token)
+                assert ours["pennants"] == int(pennants or 0), (name, token)
+                end_kind, _, end_city = end.partition(":")
+                assert ours["road_end"] == (end_kind or "through"), (name, token)
+                assert ours["road_end_city"] == (int(end_city) if end_city else None), (name, token)
+            if kind_name == "field":
+                halves, _, cities = spec.partition(">")
+                halves = "" if halves == "-" else halves
+                expected = sorted(HALF_POINTS[halves[i : i + 2]] for i in range(0, len(halves), 2))
+                assert ours["points"] == expected, (name, token)
+                assert ours["cities"] == [int(c) for c in cities.split(",") if c], (name, token)
 
 
 def test_every_tile_drawing_is_svg_with_a_spot_inside_the_tile_for_each_figure_feature() -> None:
