@@ -118,21 +118,20 @@ TEST(City, CK3_ZeroStrengthMayorScoresNothingSoItsOwnerMayEnter) {
   EXPECT_THROW(s.apply(s.parse_action("barn @castle")), IllegalActionError);  // a barn never
 }
 
+// A monastery at (-2,1) and a shrine at (-3,1) west of the City; base.V at (-2,2) completes the
+// monastery (and the one at (-1,1)).
+std::vector<Position::Tile> monastery_and_shrine_west_of_the_city() {
+  return {{"base.U", {-1, 0}, 0}, {"base.B", {-1, 1}, 0}, {"base.V", {-1, 2}, 0},    {"base.V", {-2, 0}, 2},
+          {"base.B", {-2, 1}, 0}, {"base.E", {-3, 0}, 0}, {"shrines.E", {-3, 1}, 0}, {"base.V", {-4, 0}, 1},
+          {"base.E", {-4, 1}, 3}, {"base.E", {-3, 2}, 2}};
+}
+
 // A monastery (player 1) and a shrine (player 0) west of the City; player 0's tile completes the
 // monastery and the shrine loses the challenge.
 TEST(City, E9_CK3_LosingAChallengeCountsAsGainingNothing) {
-  State s = city_position({{"base.U", {-1, 0}, 0},
-                           {"base.B", {-1, 1}, 0},
-                           {"base.V", {-1, 2}, 0},
-                           {"base.V", {-2, 0}, 2},
-                           {"base.B", {-2, 1}, 0},
-                           {"base.E", {-3, 0}, 0},
-                           {"shrines.E", {-3, 1}, 0},
-                           {"base.V", {-4, 0}, 1},
-                           {"base.E", {-4, 1}, 3},
-                           {"base.E", {-3, 2}, 2}},
-                          {{0, "meeple", {-3, 1}, 1}, {1, "meeple", {-2, 1}, 1}}, {}, {"base.V", "base.U"},
-                          {"city", "shrines"});
+  State s =
+      city_position(monastery_and_shrine_west_of_the_city(), {{0, "meeple", {-3, 1}, 1}, {1, "meeple", {-2, 1}, 1}}, {},
+                    {"base.V", "base.U"}, {"city", "shrines"});
   play(s, {"draw base.V", "place -2,2 r3", "pass"});
   EXPECT_EQ(s.score(1), 9);
   EXPECT_EQ(s.score(0), 0);
@@ -292,17 +291,7 @@ namespace {
 
 // E-9's board without the monk: player 1's meeple comes from the cathedral instead (CK-4).
 TEST(City, SH4_CK4_AMoveFromTheCityOntoACompletedMonasteryStartsNoChallenge) {
-  Position p = testing::described({"city", "shrines"},
-                                  {{"base.U", {-1, 0}, 0},
-                                   {"base.B", {-1, 1}, 0},
-                                   {"base.V", {-1, 2}, 0},
-                                   {"base.V", {-2, 0}, 2},
-                                   {"base.B", {-2, 1}, 0},
-                                   {"base.E", {-3, 0}, 0},
-                                   {"shrines.E", {-3, 1}, 0},
-                                   {"base.V", {-4, 0}, 1},
-                                   {"base.E", {-4, 1}, 3},
-                                   {"base.E", {-3, 2}, 2}},
+  Position p = testing::described({"city", "shrines"}, monastery_and_shrine_west_of_the_city(),
                                   {{0, "meeple", {-3, 1}, 1}}, {"base.V", "base.U"});
   p.city = {{1, "meeple", "cathedral"}};
   State s = State::from_position(p);
