@@ -55,7 +55,8 @@ Config validate(Config config) {
       throw ConfigError("expansion '" + name + "' is listed twice");
     seen.push_back(name);
   }
-  for (const auto& [key, value] : config.variants) {
+  for (const auto& [key_, value] : config.variants) {
+    const std::string& key = key_;  // a lambda may not capture a structured binding before clang 16
     auto it = std::find_if(known_variants().begin(), known_variants().end(),
                            [&](const VariantInfo& v) { return key == v.name; });
     if (it == known_variants().end()) {

@@ -27,6 +27,11 @@ apt_install_missing "${build_packages[@]}"
 python3 -m pip install -q --disable-pip-version-check \
   "scikit-build-core>=0.10" "pybind11>=3.0" numpy pytest ruff mypy fastapi uvicorn
 
+# The fuzzers (tools/fuzz.sh): clang with its libFuzzer and sanitizer runtimes.
+if [ "${CARC_FUZZ_TESTS:-0}" = 1 ]; then
+  apt_install_missing clang libclang-rt-14-dev
+fi
+
 # The browser tests (tools/test.sh sets CARC_BROWSER_TESTS=1): Debian's Chromium and its driver,
 # Selenium, and the HTTP client of FastAPI's TestClient (newer Starlette wants httpx2).
 if [ "${CARC_BROWSER_TESTS:-0}" = 1 ]; then

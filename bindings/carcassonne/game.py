@@ -163,7 +163,10 @@ class Game:
         if not isinstance(position, Mapping):
             raise PositionError(f"a position must be a mapping, not {type(position).__name__}")
         _check_keys("position", position, _CONFIG_KEYS + _POSITION_KEYS, PositionError)
-        config = make_config(**{k: position[k] for k in _CONFIG_KEYS if k in position})
+        try:  # a position is data (often from a file): a value of the wrong type is a bad position
+            config = make_config(**{k: position[k] for k in _CONFIG_KEYS if k in position})
+        except TypeError as e:
+            raise PositionError(f"position: {e}") from e
         described = _normalise_position(position)
         try:
             core = _core.Position(
