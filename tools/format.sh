@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Formats the sources: clang-format (.clang-format at the root) on the C++ of engine/, search/,
-# bindings/, bench/ and tests/cpp, ruff's formatter (pyproject.toml's [tool.ruff]) on the Python of
+# bindings/, bench/, tests/cpp and tests/fuzz, ruff's formatter (pyproject.toml's [tool.ruff]) on the Python of
 # bindings/, tests/python and tools/.
 #   bash tools/format.sh          rewrites the files that are not formatted
 #   bash tools/format.sh --check  changes nothing; names the files that need formatting and exits 1
@@ -20,9 +20,9 @@ clang_format=${CLANG_FORMAT:-clang-format}
 command -v "$clang_format" >/dev/null || { echo "$clang_format not found: run tools/deps.sh" >&2; exit 2; }
 python3 -m ruff --version >/dev/null 2>&1 || { echo "ruff not found: run tools/deps.sh" >&2; exit 2; }
 
-mapfile -t cpp_files < <(find engine search bindings bench tests/cpp -type f \( -name '*.h' -o -name '*.cpp' \) | sort)
+mapfile -t cpp_files < <(find engine search bindings bench tests/cpp tests/fuzz -type f \( -name '*.h' -o -name '*.cpp' \) | sort)
 # Only .py and .pyi: given folders, newer ruff also formats the Python blocks of Markdown files.
-mapfile -t py_files < <(find bindings tests/python tools -type f \( -name '*.py' -o -name '*.pyi' \) | sort)
+mapfile -t py_files < <(find bindings tests/python tests/fuzz tools -type f \( -name '*.py' -o -name '*.pyi' \) | sort)
 
 if ((check)); then
   status=0

@@ -28,7 +28,7 @@ TSAN_OPTIONS=halt_on_error=1 ./build-tsan/carc_tests --gtest_brief=1 \
   --gtest_filter='Mcts*:Arena*:Cancel*:RandomGames.BatchIsDeterministicWhateverTheThreads'
 
 echo "== Python lint"
-python3 -m ruff check bindings tests/python tools
+python3 -m ruff check bindings tests tools
 echo "== Formatting: C++ (clang-format) and Python (ruff format); bash tools/format.sh applies it"
 bash tools/format.sh --check
 

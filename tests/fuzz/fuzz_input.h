@@ -47,7 +47,8 @@ class Input {
       c.variants["abbey_endgame"] = std::vector<std::string>{"mandatory", "final_round", "none"}[variants % 3];
       c.variants["wagon_move"] = variants / 3 % 2 ? "c1" : "c2";
     }
-    if ((sets >> 4 & 3) == 2) c.variants["count_move"] = std::vector<std::string>{"free", "clockwise", "follow"}[variants / 6 % 3];
+    if ((sets >> 4 & 3) == 2)
+      c.variants["count_move"] = std::vector<std::string>{"free", "clockwise", "follow"}[variants / 6 % 3];
     c.seed = sets ^ uint64_t(players) << 8 ^ uint64_t(variants) << 16;
     return c;
   }

@@ -32,8 +32,8 @@ Position from_scratch(fuzz::Input& in, const Config& config) {
   const int figures = in.byte() % 10;
   const char* kinds[] = {"meeple", "mayor", "wagon", "barn", "robot"};
   for (int i = 0; i < figures && tiles > 0; ++i)
-    p.figures.push_back({in.byte() % 7 - 1, kinds[in.byte() % 5], p.tiles[in.below(uint32_t(tiles))].cell,
-                         in.byte() % 8 - 1});
+    p.figures.push_back(
+        {in.byte() % 7 - 1, kinds[in.byte() % 5], p.tiles[in.below(uint32_t(tiles))].cell, in.byte() % 8 - 1});
   if (in.byte() & 1)
     for (int i = 0; i < config.players; ++i) p.scores.push_back(in.byte() - 8);
   if (in.byte() & 1) {

@@ -95,7 +95,8 @@ class Bytes:
             return {self.text(8): self.byte() for _ in range(self.byte() % 3)}
         if kind == 7:
             return self.byte() / 7.0
-        return ["meeple", "mayor", "wagon", "barn", "castle", "market", "base.D", "city#0", "pass"][self.byte() % 9]
+        words = ["meeple", "mayor", "wagon", "barn", "castle", "market", "base.D", "city#0", "pass"]
+        return words[self.byte() % len(words)]
 
 
 def _mutate(value: Any, b: Bytes, depth: int = 0) -> Any:
