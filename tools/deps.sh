@@ -25,7 +25,8 @@ command -v ninja >/dev/null || build_packages+=(ninja-build)
 apt_install_missing "${build_packages[@]}"
 
 python3 -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "pybind11>=3.0" numpy pytest ruff mypy fastapi uvicorn
+  "scikit-build-core>=0.10" "pybind11>=3.0" numpy pytest ruff mypy fastapi uvicorn \
+  pyarrow pandas matplotlib tqdm ray
 
 # The browser tests (tools/test.sh sets CARC_BROWSER_TESTS=1): Debian's Chromium and its driver,
 # Selenium, and the HTTP client of FastAPI's TestClient (newer Starlette wants httpx2).
