@@ -147,6 +147,11 @@ def test_the_command_line_runs_a_sweep_and_writes_its_report(
     for image in ("first_player.png", "skill.png", "causes.png", "scores.png", "length.png", "effects.png"):
         assert f'src="{image}"' in text
         assert (page.parent / image).read_bytes()[:4] == b"\x89PNG"
+    assert main(["balance", "merge", str(out), str(tmp_path / "all.parquet")]) == 0
+    assert main(["balance", "report", str(tmp_path / "all.parquet"), "--out", str(tmp_path / "r2")]) == 0
+    assert (tmp_path / "r2" / "index.html").read_text() == text.replace(
+        str(out), str(tmp_path / "all.parquet")
+    )
     assert main(["balance", "run", str(out), "--deals", "greedy=x"]) == 2
     assert "lineup=count" in capsys.readouterr().err
     assert main(["balance", "run", str(tmp_path / "t"), "--mixes", "base,nope"]) == 2

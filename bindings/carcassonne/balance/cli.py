@@ -1,4 +1,4 @@
-"""`python -m carcassonne balance run|report`: the command line of the balance sweep. Nothing
+"""`python -m carcassonne balance run|report|merge`: the command line of the balance sweep. Nothing
 here needs the `balance` extra until a command runs."""
 
 from __future__ import annotations
@@ -67,6 +67,13 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _merge(args: argparse.Namespace) -> int:
+    from .sweep import merge_sweep
+
+    print(f"rows written to {merge_sweep(args.sweep, args.out)}")
+    return 0
+
+
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     balance = commands.add_parser("balance", help="balance sweeps of rule mixes and their report")
     sub = balance.add_subparsers(dest="balance_command", required=True)
@@ -76,7 +83,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument("--players", default="2,3,4", help="comma-separated player counts")
     run.add_argument(
         "--deals",
-        default="greedy=300,mcts=16,mcts+greedy=48",
+        default="greedy=200,mcts=8,mcts+greedy=24",
         help="deals per line-up (greedy, mcts, mcts+greedy); each deal is played from every seat rotation",
     )
     run.add_argument("--mcts", default="mcts:iters=100,memory=64", help="the MCTS agent of the line-ups")
@@ -88,6 +95,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument("--resume", action="store_true", help="continue a stopped sweep in OUT")
     run.set_defaults(run=_run)
     report = sub.add_parser("report", help="write the HTML report of a sweep")
-    report.add_argument("sweep", help="the sweep's parquet folder")
+    report.add_argument("sweep", help="the sweep's parquet folder, or one parquet file of its rows")
     report.add_argument("--out", default=None, help="the report's folder (default: SWEEP-report next to it)")
     report.set_defaults(run=_report)
+    merge = sub.add_parser("merge", help="write a sweep folder's rows into one parquet file")
+    merge.add_argument("sweep", help="the sweep's parquet folder")
+    merge.add_argument("out", help="the parquet file to write")
+    merge.set_defaults(run=_merge)

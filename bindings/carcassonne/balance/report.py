@@ -38,10 +38,11 @@ def _cells_text(frame: pd.DataFrame, percent: tuple[str, ...] = (), digits: int 
 
 
 def _errorbar_by_mix(
-    ax: plt.Axes, frame: pd.DataFrame, column: str, label_of: str, scale: float = 1.0
+    ax: plt.Axes, frame: pd.DataFrame, column: str, label_of: str, scale: float = 1.0, fair: bool = False
 ) -> None:
     """One series per value of `label_of` (e.g. players): estimates with their 95% intervals over
-    the mixes on the x axis, side by side."""
+    the mixes on the x axis, side by side. With `fair`, a dashed line in the series' colour at
+    its fair share (1/players)."""
     mixes = list(dict.fromkeys(frame["mix"]))
     groups = list(dict.fromkeys(frame[label_of]))
     width = 0.8 / max(len(groups), 1)
@@ -51,8 +52,11 @@ def _errorbar_by_mix(
         values = [e.value * scale if isinstance(e, Estimate) else np.nan for e in part[column]]
         low = [(e.value - e.low) * scale if isinstance(e, Estimate) else np.nan for e in part[column]]
         high = [(e.high - e.value) * scale if isinstance(e, Estimate) else np.nan for e in part[column]]
-        ax.errorbar(x, values, yerr=[low, high], fmt="o", capsize=3, label=f"{g} {label_of}")
+        bars = ax.errorbar(x, values, yerr=[low, high], fmt="o", capsize=3, label=f"{g} {label_of}")
+        if fair:
+            ax.axhline(scale / int(g), color=bars.lines[0].get_color(), lw=0.8, ls="--")
     ax.set_xticks(np.arange(len(mixes)), mixes, rotation=30, ha="right")
+    ax.set_xlim(-0.6, len(mixes) - 0.4)
     ax.grid(axis="y", alpha=0.3)
 
 
@@ -68,9 +72,7 @@ def _plot_first_player(edge: pd.DataFrame, folder: Path) -> str:
     fig, axes = plt.subplots(1, len(lineups), figsize=(6 * len(lineups), 4.2), squeeze=False, sharey=True)
     for ax, lineup in zip(axes[0], lineups, strict=True):
         part = edge[edge["lineup"] == lineup]
-        _errorbar_by_mix(ax, part, "seat0_win", "players", scale=100)
-        for players in sorted(set(part["players"])):
-            ax.axhline(100 / players, color="grey", lw=0.8, ls="--")
+        _errorbar_by_mix(ax, part, "seat0_win", "players", scale=100, fair=True)
         ax.set_title(f"first player's win rate, {LINEUP_NAMES[lineup]}")
         ax.set_ylabel("seat 0 wins (%); dashed: a fair share")
         ax.legend(fontsize=8)
@@ -79,9 +81,7 @@ def _plot_first_player(edge: pd.DataFrame, folder: Path) -> str:
 
 def _plot_skill(skill: pd.DataFrame, folder: Path) -> str:
     fig, ax = plt.subplots(figsize=(8, 4.2))
-    _errorbar_by_mix(ax, skill, "mcts_win", "players", scale=100)
-    for players in sorted(set(skill["players"])):
-        ax.axhline(100 / players, color="grey", lw=0.8, ls="--")
+    _errorbar_by_mix(ax, skill, "mcts_win", "players", scale=100, fair=True)
     ax.set_ylim(0, 100)
     ax.set_title("skill gradient: one MCTS bot among greedy bots")
     ax.set_ylabel("MCTS wins (%); dashed: a fair share")
@@ -192,8 +192,8 @@ def headline(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
-    """Writes index.html and its PNG plots into `out` (default: the sweep folder's name +
-    "-report", beside it) and returns the page's path."""
+    """Writes index.html and its PNG plots into `out` (default: the sweep's name + "-report",
+    beside it) and returns the page's path. `sweep`: a sweep folder or one parquet file."""
     df = read_sweep(sweep)
     folder = Path(out) if out is not None else Path(str(Path(sweep)).rstrip("/") + "-report")
     folder.mkdir(parents=True, exist_ok=True)

@@ -72,7 +72,7 @@ class SweepSpec:
 
     mixes: tuple[Mix, ...] = DEFAULT_MIXES
     players: tuple[int, ...] = (2, 3, 4)
-    deals: tuple[tuple[str, int], ...] = (("greedy", 300), ("mcts", 16), ("mcts+greedy", 48))
+    deals: tuple[tuple[str, int], ...] = (("greedy", 200), ("mcts", 8), ("mcts+greedy", 24))
     mcts: str = "mcts:iters=100,memory=64"
     chunk_deals: int = 8
     seed: int = 1
@@ -315,12 +315,23 @@ def run_sweep(
     return folder
 
 
-def read_sweep(out: str | os.PathLike[str]) -> Any:
-    """The sweep's rows as a pandas DataFrame (every part file)."""
+def read_sweep(path: str | os.PathLike[str]) -> Any:
+    """A sweep's rows as a pandas DataFrame: every part file of a sweep folder, or one parquet
+    file of rows (e.g. a finished sweep merged with `merge_sweep`)."""
     import pandas as pd
 
-    folder = Path(out)
-    parts = sorted(folder.glob("*.parquet"))
-    if not parts:
-        raise SearchError(f"{folder}: no games (no part files)")
+    source = Path(path)
+    parts = sorted(source.glob("*.parquet")) if source.is_dir() else [source]
+    if not parts or not parts[0].exists():
+        raise SearchError(f"{source}: no games (no parquet files)")
     return pd.concat([pq.read_table(p).to_pandas() for p in parts], ignore_index=True)
+
+
+def merge_sweep(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> Path:
+    """Writes every row of a sweep folder into one parquet file (to keep or share a finished
+    sweep) and returns its path."""
+    parts = sorted(Path(folder).glob("*.parquet"))
+    if not parts:
+        raise SearchError(f"{folder}: no games (no parquet files)")
+    pq.write_table(pa.concat_tables([pq.read_table(p) for p in parts]), out, compression="zstd")
+    return Path(out)
