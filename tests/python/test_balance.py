@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from carcassonne import CAUSES, SearchError
+from carcassonne import CAUSES, SearchError, arena
 from carcassonne.__main__ import main
 from carcassonne.balance import Mix, SweepSpec, chunks, read_sweep, run_sweep, stats
 from carcassonne.balance.sweep import TIMING_COLUMNS
@@ -156,3 +156,18 @@ def test_the_command_line_runs_a_sweep_and_writes_its_report(
     assert "lineup=count" in capsys.readouterr().err
     assert main(["balance", "run", str(tmp_path / "t"), "--mixes", "base,nope"]) == 2
     assert "unknown mix" in capsys.readouterr().err
+
+
+def test_an_arena_csv_of_before_the_balance_columns_is_refused_with_a_reason(tmp_path: Path) -> None:
+    path = tmp_path / "old.csv"
+    path.write_text(
+        "game,deal,rotation,seat,entrant,agent,score,win_share,decisions,think_seconds,iterations,seed,agent_seed\n"
+        '0,0,0,0,0,"greedy",80,1.0000,40,0.1,0,0,1\n'
+    )
+    with pytest.raises(SearchError, match="of an older arena"):
+        arena("greedy,random", deals=1, threads=1, csv=path, resume=True)
+    assert path.read_text().startswith("game,deal,rotation,seat,entrant,agent,score,win_share,decisions,")
+    new = arena("greedy,random", deals=1, threads=1, csv=path)
+    assert path.read_text() == new.csv() and "points_city" in new.csv().splitlines()[0]
+    resumed = arena("greedy,random", deals=1, threads=1, csv=path, resume=True)
+    assert resumed.games[1].points == new.games[1].points and resumed.games[1].figures == new.games[1].figures

@@ -4,11 +4,15 @@ here needs the `balance` extra until a command runs."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from .._core import Error, SearchError
 
+if TYPE_CHECKING:
+    from .sweep import SweepSpec
 
-def _spec(args: argparse.Namespace) -> object:
+
+def _spec(args: argparse.Namespace) -> SweepSpec:
     from .sweep import DEFAULT_MIXES, SweepSpec
 
     known = {m.name: m for m in DEFAULT_MIXES}

@@ -5,6 +5,7 @@ the part files, so the parquet folder lives only where the command runs."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 
 import pyarrow as pa
@@ -24,7 +25,7 @@ def ray_runner(address: str) -> Runner:
     def run(todo: Sequence[Chunk]) -> Iterator[tuple[Chunk, pa.Table]]:
         if not todo:
             return
-        ray.init(address=address, logging_level="WARNING", log_to_driver=False)
+        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
         pending: dict[ray.ObjectRef, Chunk] = {}
         try:
             task = ray.remote(num_cpus=1)(_play)

@@ -98,9 +98,9 @@ def _plot_causes(shares: pd.DataFrame, folder: Path) -> str:
     table = table.reindex(index=mixes, columns=[c for c in CAUSES if c in table.columns]).fillna(0)
     fig, ax = plt.subplots(figsize=(9, 4.5))
     left = np.zeros(len(mixes))
-    colors = plt.get_cmap("tab20").colors
+    colors = plt.get_cmap("tab20")
     for i, cause in enumerate(table.columns):
-        ax.barh(mixes, 100 * table[cause], left=left, label=cause, color=colors[i % len(colors)])
+        ax.barh(mixes, 100 * table[cause], left=left, label=cause, color=colors(i % 20))
         left += 100 * table[cause].to_numpy()
     ax.invert_yaxis()
     ax.set_xlim(0, 100)

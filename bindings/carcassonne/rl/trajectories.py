@@ -78,7 +78,8 @@ def write_trajectories(
     }
     arrays = _arrays(games, players)
     out = Path(path)
-    np.savez_compressed(out, config=np.array(json.dumps(config)), **arrays)
+    arrays["config"] = np.array(json.dumps(config))
+    np.savez_compressed(out, **arrays)  # type: ignore[arg-type]  # the stub takes allow_pickle for an array
     return out if out.suffix == ".npz" else out.with_name(out.name + ".npz")
 
 
