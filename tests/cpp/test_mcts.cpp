@@ -987,7 +987,7 @@ TEST(Arena, ReadingACsvRejectsMalformedLines) {
             std::string::npos);
   EXPECT_NE(
       message(header + seat0 + "0,0,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,8,18446744073709551615" + balance1)
-          .find("another deal, rotation or seed"),
+          .find("another deal, rotation, seed or game length"),
       std::string::npos);
   EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0,7,18446744073709551616" + balance0)
                 .find("field 13 is not a seed"),
