@@ -301,7 +301,10 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
         f"<p>{games_total} games ({len(df)} seat rows) from <code>{html.escape(str(sweep))}</code>; "
         f"deals per line-up: {html.escape(str(deals))}; agents: {html.escape(agents)}. "
         "Every deal is one deck played from every seat rotation; the intervals are 95% percentile "
-        f"bootstraps over deals ({stats.REPLICATES} replicates), so they respect the pairing.</p>",
+        f"bootstraps over deals ({stats.REPLICATES} replicates), so they respect the pairing. With "
+        "identical bots in every seat a deal's rotations differ only in the bots' random streams "
+        "(tie-breaks, search), so they are close to repeats of one game: the intervals of those "
+        "line-ups are about as wide as the number of deals alone allows.</p>",
     ]
     for title, text, image, table_html in sections:
         body.append(f"<h2>{html.escape(title)}</h2>")

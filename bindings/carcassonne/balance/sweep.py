@@ -315,13 +315,23 @@ def run_sweep(
     return folder
 
 
+def _parts(folder: Path) -> list[Path]:
+    """A sweep folder's part files in the order of its spec's chunks (so its rows, tables and
+    plots list the mixes in the spec's order), any others after them by name."""
+    order: dict[str, int] = {}
+    spec = folder / SPEC_FILE
+    if spec.exists():
+        order = {c.name: i for i, c in enumerate(chunks(SweepSpec.from_json(spec.read_text())))}
+    return sorted(folder.glob("*.parquet"), key=lambda p: (order.get(p.stem, len(order)), p.name))
+
+
 def read_sweep(path: str | os.PathLike[str]) -> Any:
     """A sweep's rows as a pandas DataFrame: every part file of a sweep folder, or one parquet
     file of rows (e.g. a finished sweep merged with `merge_sweep`)."""
     import pandas as pd
 
     source = Path(path)
-    parts = sorted(source.glob("*.parquet")) if source.is_dir() else [source]
+    parts = _parts(source) if source.is_dir() else [source]
     if not parts or not parts[0].exists():
         raise SearchError(f"{source}: no games (no parquet files)")
     return pd.concat([pq.read_table(p).to_pandas() for p in parts], ignore_index=True)
@@ -330,7 +340,7 @@ def read_sweep(path: str | os.PathLike[str]) -> Any:
 def merge_sweep(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> Path:
     """Writes every row of a sweep folder into one parquet file (to keep or share a finished
     sweep) and returns its path."""
-    parts = sorted(Path(folder).glob("*.parquet"))
+    parts = _parts(Path(folder))
     if not parts:
         raise SearchError(f"{folder}: no games (no parquet files)")
     pq.write_table(pa.concat_tables([pq.read_table(p) for p in parts]), out, compression="zstd")
