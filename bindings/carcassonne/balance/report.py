@@ -154,8 +154,9 @@ def _plot_effects(effects: pd.DataFrame, folder: Path) -> str | None:
 
 
 def headline(df: pd.DataFrame) -> pd.DataFrame:
-    """The README's table: per mix and player count, seat 0's win rate with identical greedy and
-    MCTS bots, the MCTS bot's win rate among greedy bots, mean score and turns (greedy)."""
+    """The README's table: per mix and player count, seat 0's win rate with identical greedy bots
+    and its tiles less the other seats' mean, seat 0's win rate with identical MCTS bots, the
+    MCTS bot's win rate among greedy bots, mean score and turns (greedy)."""
     edge = stats.first_player_edge(df)
     skill = stats.skill_table(df)
     games = stats.game_table(df)
@@ -174,11 +175,13 @@ def headline(df: pd.DataFrame) -> pd.DataFrame:
             return e.text(digits=3, percent=True) if isinstance(e, Estimate) else ""
 
         score, turns = pick(games, "score", "greedy"), pick(games, "turns", "greedy")
+        extra = pick(edge, "seat0_extra_tiles", "greedy")
         rows.append(
             {
                 "mix": mix,
                 "players": players,
                 "seat 0 wins, greedy": pct(pick(edge, "seat0_win", "greedy")),
+                "seat 0's extra tiles": f"{extra.value:+.2f}" if isinstance(extra, Estimate) else "",
                 "seat 0 wins, MCTS": pct(pick(edge, "seat0_win", "mcts")),
                 "MCTS among greedy wins": pct(pick(skill, "mcts_win", None)),
                 "score (greedy)": f"{score.value:.1f}" if isinstance(score, Estimate) else "",
@@ -222,7 +225,8 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
         (
             "First-player advantage",
             "Seat 0's win rate with identical bots in every seat; the edge is seat 0's score less the "
-            "mean score of the other seats.",
+            "mean score of the other seats; extra tiles are seat 0's tiles less the others' mean (when "
+            "the bag's tiles do not divide evenly among the players, the first seats get one turn more).",
             _plot_first_player(edge, folder),
             table(edge, percent=("seat0_win",)),
         )

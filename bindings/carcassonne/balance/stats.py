@@ -120,18 +120,20 @@ def seat_table(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def first_player_edge(df: pd.DataFrame) -> pd.DataFrame:
-    """Per cell of identical agents: seat 0's win rate, its edge over a fair share (1/players),
-    and its score less the mean score of the other seats."""
+    """Per cell of identical agents: seat 0's win rate (against a fair share, 1/players), its
+    score less the mean score of the other seats, and its tiles less theirs (when the bag does
+    not divide evenly, the first seats get one turn more)."""
     rows = []
     for mix, players, lineup in cells(df):
         if lineup == "mcts+greedy":
             continue
         c = _cell(df, mix, players, lineup)
         game = ["deal", "rotation"]
-        others = c[c["seat"] != 0].groupby(game)["score"].mean().rename("others")
+        others = c[c["seat"] != 0].groupby(game)[["score", "tiles"]].mean().add_prefix("others_")
         first = c[c["seat"] == 0].join(others, on=game)
         win = mean(first, "win_share", seed=1)
-        edge = ratio(first, first["score"] - first["others"], seed=2)
+        edge = ratio(first, first["score"] - first["others_score"], seed=2)
+        tiles = ratio(first, first["tiles"] - first["others_tiles"], seed=8)
         rows.append(
             {
                 "mix": mix,
@@ -141,6 +143,7 @@ def first_player_edge(df: pd.DataFrame) -> pd.DataFrame:
                 "seat0_win": win,
                 "fair": 1.0 / players,
                 "seat0_edge": edge,
+                "seat0_extra_tiles": tiles,
             }
         )
     return pd.DataFrame(rows)
