@@ -93,6 +93,14 @@ def test_intervals_resample_deals_not_games() -> None:
     assert (wide.high - wide.low) > 1.6 * (narrow.high - narrow.low)
 
 
+def test_a_win_rate_of_every_deal_won_still_has_an_interval() -> None:
+    rows = pd.DataFrame({"deal": np.repeat(np.arange(15), 2), "win_share": 1.0})
+    e = stats.win_rate(rows)
+    assert e.value == 1 and e.high == 1
+    assert e.low == pytest.approx(0.796, abs=0.001)  # Wilson for 15 deals, as the arena's
+    assert stats.mean(rows, "win_share").low == 1  # the bootstrap alone has no spread
+
+
 def test_statistics_of_the_sweep(sweep: Path) -> None:
     df = read_sweep(sweep)
     edge = stats.first_player_edge(df)

@@ -83,6 +83,20 @@ def mean(rows: pd.DataFrame, column: str, seed: int = 0) -> Estimate:
     return ratio(rows, rows[column].astype(float), seed=seed)
 
 
+def win_rate(rows: pd.DataFrame, seed: int = 0) -> Estimate:
+    """The mean win share, bootstrapped over deals. When every deal went the same way (a rate of
+    0 or 1) the bootstrap has no spread to resample; then the interval is Wilson's for as many
+    independent games as deals (the arena's cautious choice, search/arena.cpp), never of zero
+    width."""
+    e = mean(rows, "win_share", seed=seed)
+    if np.isnan(e.value) or e.high > e.low:
+        return e
+    n, p, z2 = rows["deal"].nunique(), e.value, 1.96**2
+    center = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = np.sqrt(z2) / (1 + z2 / n) * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return Estimate(e.value, max(0.0, min(p, center - half)), min(1.0, max(p, center + half)), e.replicates)
+
+
 def cells(df: pd.DataFrame) -> list[tuple[str, int, str]]:
     """The sweep's cells in the order of its mixes (first appearance), then players, line-up."""
     order = {m: i for i, m in enumerate(dict.fromkeys(df["mix"]))}
@@ -111,7 +125,7 @@ def seat_table(df: pd.DataFrame) -> pd.DataFrame:
                     "lineup": lineup,
                     "seat": seat,
                     "deals": s["deal"].nunique(),
-                    "win": mean(s, "win_share", seed=seat),
+                    "win": win_rate(s, seed=seat),
                     "margin": mean(s, "margin", seed=seat + 10),
                     "score": mean(s, "score", seed=seat + 20),
                 }
@@ -131,7 +145,7 @@ def first_player_edge(df: pd.DataFrame) -> pd.DataFrame:
         game = ["deal", "rotation"]
         others = c[c["seat"] != 0].groupby(game)[["score", "tiles"]].mean().add_prefix("others_")
         first = c[c["seat"] == 0].join(others, on=game)
-        win = mean(first, "win_share", seed=1)
+        win = win_rate(first, seed=1)
         edge = ratio(first, first["score"] - first["others_score"], seed=2)
         tiles = ratio(first, first["tiles"] - first["others_tiles"], seed=8)
         rows.append(
@@ -163,7 +177,7 @@ def skill_table(df: pd.DataFrame) -> pd.DataFrame:
                 "mix": mix,
                 "players": players,
                 "deals": m["deal"].nunique(),
-                "mcts_win": mean(m, "win_share", seed=3),
+                "mcts_win": win_rate(m, seed=3),
                 "fair": 1.0 / players,
                 "mcts_margin": mean(m, "margin", seed=4),
             }
@@ -251,10 +265,10 @@ def effects(df: pd.DataFrame, base: str = "base") -> pd.DataFrame:
     in seat 0's win rate (first-player advantage), mean score, turns and (mcts+greedy) the MCTS
     bot's win rate, with the interval of the difference."""
     measures: dict[str, Callable[[pd.DataFrame], Estimate | None]] = {
-        "seat0_win": lambda c: mean(c[c["seat"] == 0], "win_share", seed=1) if _equal(c) else None,
+        "seat0_win": lambda c: win_rate(c[c["seat"] == 0], seed=1) if _equal(c) else None,
         "score": lambda c: mean(c, "score", seed=5),
         "turns": lambda c: mean(c[c["seat"] == 0], "turns", seed=6),
-        "mcts_win": lambda c: None if _equal(c) else mean(c[c["entrant"] == 0], "win_share", seed=3),
+        "mcts_win": lambda c: None if _equal(c) else win_rate(c[c["entrant"] == 0], seed=3),
     }
     rows = []
     for mix, players, lineup in cells(df):
