@@ -3,6 +3,7 @@ CPU each) gives the same rows as a local run of the same spec."""
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import socket
@@ -46,6 +47,13 @@ def cluster(tmp_path: Path) -> Iterator[str]:
 
 
 def test_a_sweep_on_a_two_node_ray_cluster_equals_a_local_run(cluster: str, tmp_path: Path) -> None:
+    import ray
+
+    ray.init(address=cluster, logging_level=logging.WARNING, log_to_driver=False)
+    try:
+        assert sum(node["Alive"] for node in ray.nodes()) == 2
+    finally:
+        ray.shutdown()
     spec = SweepSpec(
         mixes=(Mix("base"), Mix("river2", (), (("start", "river2"),))),
         players=(2,),
