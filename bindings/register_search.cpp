@@ -238,7 +238,22 @@ void register_search(py::module_& m) {
       .def_readonly("draws", &GameRecord::draws)
       .def_readonly("seconds", &GameRecord::seconds)
       .def_readonly("seed", &GameRecord::seed, "The run's game seed (it picks the decks).")
-      .def_readonly("agent_seed", &GameRecord::agent_seed);
+      .def_readonly("agent_seed", &GameRecord::agent_seed)
+      .def_readonly("rank", &GameRecord::rank, "Per seat: 1 + the number of seats with a higher score.")
+      .def_readonly("points", &GameRecord::points, "Per seat: points per cause (CAUSES order, B-11).")
+      .def_readonly("figures", &GameRecord::figures,
+                    "Per seat: figures placed from the supply per kind (meeple, mayor, wagon, barn).")
+      .def_readonly("tiles", &GameRecord::tiles, "Per seat: tiles placed (abbeys included).")
+      .def_readonly("tiles_by_kind", &GameRecord::tiles_by_kind,
+                    "Per seat: tiles placed per kind name (empty for games read from a csv).")
+      .def_readonly("turns", &GameRecord::turns)
+      .def_readonly("actions", &GameRecord::actions,
+                    "With ArenaConfig.record_actions: every action code in order, draws included.")
+      .def_readonly("deciders", &GameRecord::deciders,
+                    "With ArenaConfig.record_actions, per action: the seat that chose it (-1 for draws).")
+      .def_readonly("visits", &GameRecord::visits,
+                    "With ArenaConfig.record_actions, per action: an MCTS agent's root (action code, visits)\n"
+                    "pairs, most visited first; empty for draws, forced moves and agents without search.");
 
   py::class_<EntrantStats>(m, "EntrantStats", "One entrant's statistics; intervals are 95% CIs.")
       .def_readonly("agent", &EntrantStats::agent)
@@ -265,6 +280,8 @@ void register_search(py::module_& m) {
       .def_readwrite("game", &ArenaConfig::game)
       .def_readwrite("agents", &ArenaConfig::agents)
       .def_readwrite("deals", &ArenaConfig::deals)
+      .def_readwrite("first_deal", &ArenaConfig::first_deal)
+      .def_readwrite("record_actions", &ArenaConfig::record_actions)
       .def_readwrite("paired", &ArenaConfig::paired)
       .def_readwrite("rotation", &ArenaConfig::rotation)
       .def_readwrite("threads", &ArenaConfig::threads)
@@ -290,6 +307,8 @@ void register_search(py::module_& m) {
         copy.game = config.game;
         copy.agents = config.agents;
         copy.deals = config.deals;
+        copy.first_deal = config.first_deal;
+        copy.record_actions = config.record_actions;
         copy.paired = config.paired;
         copy.rotation = config.rotation;
         copy.threads = config.threads;

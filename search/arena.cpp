@@ -47,6 +47,9 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
   r.think_seconds.assign(size_t(players), 0.0);
   r.decisions.assign(size_t(players), 0);
   r.iterations.assign(size_t(players), 0);
+  r.figures.assign(size_t(players), std::vector<int>(kNumFigureKinds, 0));
+  r.tiles.assign(size_t(players), 0);
+  r.tiles_by_kind.assign(size_t(players), {});
   Config game = config.game;
   game.seed = mix(config.game.seed, uint64_t(deal));
   State state(game);
@@ -60,20 +63,48 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
       if (!state.is_legal(a)) a = state.sample_chance();
       r.draws.push_back(cat.kind(KindId(a.tile_kind())).name);
       state.apply(a);
+      if (config.record_actions) {
+        r.actions.push_back(a.code);
+        r.deciders.push_back(-1);
+        r.visits.emplace_back();
+      }
       continue;
     }
     if (config.cancel && config.cancel->load(std::memory_order_relaxed)) throw Cancelled();
     const int seat = state.current_player();
+    const Phase phase = state.phase();
     const auto t = Clock::now();
     Action a = agents[size_t(seat)]->choose(state, rngs[size_t(seat)]);
     r.think_seconds[size_t(seat)] += seconds_since(t);
     ++r.decisions[size_t(seat)];
     state.apply(a);  // checked: an agent's illegal move is an error, not a silent corruption
+    const ActionKind kind = a.kind();
+    if ((phase == Phase::PlaceFigure && kind == ActionKind::Figure) || kind == ActionKind::Quarter)
+      ++r.figures[size_t(seat)][size_t(a.figure_kind())];
+    if (kind == ActionKind::Place || kind == ActionKind::Abbey) {
+      ++r.tiles[size_t(seat)];
+      const Board& board = state.board();
+      ++r.tiles_by_kind[size_t(seat)][cat.kind(board.tile(board.slot_at(a.cell())).kind).name];
+    }
+    if (config.record_actions) {
+      r.actions.push_back(a.code);
+      r.deciders.push_back(seat);
+      r.visits.emplace_back();
+      auto* mcts = dynamic_cast<MctsAgent*>(agents[size_t(seat)].get());
+      if (mcts)
+        for (const ActionStats& s : mcts->last_result().actions) r.visits.back().emplace_back(s.action.code, s.visits);
+    }
   }
+  r.turns = state.turn_number();
   for (int s = 0; s < players; ++s) {
     r.scores.push_back(state.score(s));
+    std::vector<int>& points = r.points.emplace_back();
+    for (int c = 0; c < kNumCauses; ++c) points.push_back(state.score(s, Cause(c)));
     if (auto* m = dynamic_cast<MctsAgent*>(agents[size_t(s)].get())) r.iterations[size_t(s)] = m->total_iterations();
   }
+  for (int s = 0; s < players; ++s)
+    r.rank.push_back(
+        1 + int(std::count_if(r.scores.begin(), r.scores.end(), [&](int x) { return x > r.scores[size_t(s)]; })));
   r.win_share = state.returns();
   r.seconds = seconds_since(start);
   r.seed = config.game.seed;
@@ -219,6 +250,8 @@ ArenaResult run_arena(const ArenaConfig& config) {
     throw SearchError("arena: one agent per player expected (" + std::to_string(players) + "), got " +
                       std::to_string(config.agents.size()));
   if (config.deals < 1) throw SearchError("arena: deals must be >= 1, got " + std::to_string(config.deals));
+  if (config.first_deal < 0 || config.first_deal > INT32_MAX - config.deals)
+    throw SearchError("arena: first_deal must be from 0 to 2^31 - 1 - deals, got " + std::to_string(config.first_deal));
   if (config.threads < 0) throw SearchError("arena: threads must be >= 0, got " + std::to_string(config.threads));
   if (config.rotation < -1 || config.rotation >= players)
     throw SearchError("arena: rotation must be -1 (every seating) or 0 to " + std::to_string(players - 1) + ", got " +
@@ -234,9 +267,9 @@ ArenaResult run_arena(const ArenaConfig& config) {
   result.paired = paired;
   result.agents = config.agents;
   result.games.resize(size_t(total));
-  // Game i plays deck i / rotations with this seating (seat s holds entrant (s + rotation) % players).
+  // Game i plays deck first_deal + i / rotations with this seating (seat s holds entrant (s + rotation) % players).
   auto rotation_of = [&](int i) {
-    return config.rotation >= 0 ? config.rotation : paired ? i % rotations : (i / rotations) % players;
+    return config.rotation >= 0 ? config.rotation : paired ? i % rotations : (config.first_deal + i) % players;
   };
   std::vector<char> played(size_t(total), 0);
   for (const GameRecord& g : config.done) {
@@ -245,7 +278,7 @@ ArenaResult run_arena(const ArenaConfig& config) {
     };
     if (g.index < 0 || g.index >= total) throw mismatch("is not a game of this run");
     const int rotation = rotation_of(g.index);
-    if (g.deal != g.index / rotations || g.rotation != rotation)
+    if (g.deal != config.first_deal + g.index / rotations || g.rotation != rotation)
       throw mismatch("has another deal or seat rotation than this run's");
     if (played[size_t(g.index)]) throw mismatch("is given twice");
     if (g.seed != config.game.seed || g.agent_seed != config.agent_seed)
@@ -254,7 +287,8 @@ ArenaResult run_arena(const ArenaConfig& config) {
                      std::to_string(config.agent_seed));
     if (int(g.scores.size()) != players || int(g.entrant.size()) != players || int(g.win_share.size()) != players ||
         int(g.think_seconds.size()) != players || int(g.decisions.size()) != players ||
-        int(g.iterations.size()) != players)
+        int(g.iterations.size()) != players || int(g.rank.size()) != players || int(g.points.size()) != players ||
+        int(g.figures.size()) != players || int(g.tiles.size()) != players)
       throw mismatch("does not have one entry per seat");
     for (int s = 0; s < players; ++s)
       if (g.entrant[size_t(s)] != (s + rotation) % players) throw mismatch("has another seating than this run's");
@@ -265,7 +299,7 @@ ArenaResult run_arena(const ArenaConfig& config) {
   const auto start = Clock::now();
   auto play = [&](int i) {
     if (played[size_t(i)]) return;
-    const int deal = i / rotations;
+    const int deal = config.first_deal + i / rotations;
     GameRecord r;
     try {
       r = play_one(config, deal, rotation_of(i), make_deck(config.game, deal));
@@ -307,18 +341,36 @@ std::string ArenaResult::report() const {
   return out;
 }
 
+namespace {
+
+// The columns before the balance columns: an arena csv of before them has exactly these.
+constexpr const char* kCsvBaseColumns =
+    "game,deal,rotation,seat,entrant,agent,score,win_share,decisions,think_seconds,iterations,seed,agent_seed";
+constexpr size_t kCsvBaseFields = 13;
+constexpr size_t kCsvFields = kCsvBaseFields + 3 + kNumFigureKinds + kNumCauses;
+
+}  // namespace
+
 std::string arena_csv_header() {
-  return "game,deal,rotation,seat,entrant,agent,score,win_share,decisions,think_seconds,iterations,seed,agent_seed\n";
+  std::string header = std::string(kCsvBaseColumns) + ",rank,turns,tiles";
+  for (int f = 0; f < kNumFigureKinds; ++f) header += std::string(",figures_") + figure_kind_name(FigureKind(f));
+  for (int c = 0; c < kNumCauses; ++c) header += std::string(",points_") + cause_name(Cause(c));
+  return header + "\n";
 }
 
 std::string arena_csv_rows(const GameRecord& g, const std::vector<std::string>& agents) {
   std::string out;
-  for (size_t s = 0; s < g.scores.size(); ++s)
+  for (size_t s = 0; s < g.scores.size(); ++s) {
     out += std::to_string(g.index) + "," + std::to_string(g.deal) + "," + std::to_string(g.rotation) + "," +
            std::to_string(s) + "," + std::to_string(g.entrant[s]) + ",\"" + agents[size_t(g.entrant[s])] + "\"," +
            std::to_string(g.scores[s]) + "," + fixed(g.win_share[s], 4) + "," + std::to_string(g.decisions[s]) + "," +
            fixed(g.think_seconds[s], 4) + "," + std::to_string(g.iterations[s]) + "," + std::to_string(g.seed) + "," +
-           std::to_string(g.agent_seed) + "\n";
+           std::to_string(g.agent_seed) + "," + std::to_string(g.rank[s]) + "," + std::to_string(g.turns) + "," +
+           std::to_string(g.tiles[s]);
+    for (const std::vector<int>* counts : {&g.figures[s], &g.points[s]})
+      for (int n : *counts) (out += ',') += std::to_string(n);
+    out += '\n';
+  }
   return out;
 }
 
@@ -340,6 +392,10 @@ std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vecto
     std::string line = text.substr(pos, end - pos);
     pos = end + 1;
     if (++line_number == 1) {
+      if (line == kCsvBaseColumns)
+        throw SearchError(
+            "arena csv: the file is of an older arena, without the rank, tiles, figures and points columns: "
+            "it cannot be resumed; play the run again");
       if (line + "\n" != arena_csv_header()) throw SearchError("arena csv: line 1 is not the arena csv header");
       continue;
     }
@@ -362,7 +418,8 @@ std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vecto
         i = comma + 1;
       }
     }
-    if (fields.size() != 13) throw bad("expected 13 fields, got " + std::to_string(fields.size()));
+    if (fields.size() != kCsvFields)
+      throw bad("expected " + std::to_string(kCsvFields) + " fields, got " + std::to_string(fields.size()));
     auto number = [&](size_t f, double max = 1e9) {
       char* stop = nullptr;
       double v = std::strtod(fields[f].c_str(), &stop);
@@ -390,10 +447,15 @@ std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vecto
       g.think_seconds.assign(size_t(players), 0);
       g.decisions.assign(size_t(players), 0);
       g.iterations.assign(size_t(players), 0);
-      g.seed = seed(11), g.agent_seed = seed(12);
+      g.rank.assign(size_t(players), 0);
+      g.tiles.assign(size_t(players), 0);
+      g.figures.assign(size_t(players), std::vector<int>(kNumFigureKinds, 0));
+      g.points.assign(size_t(players), std::vector<int>(kNumCauses, 0));
+      g.seed = seed(11), g.agent_seed = seed(12), g.turns = int(number(14));
     }
-    if (int(number(1)) != g.deal || int(number(2)) != g.rotation || seed(11) != g.seed || seed(12) != g.agent_seed)
-      throw bad("another deal, rotation or seed than game " + std::to_string(index) + "'s other seats");
+    if (int(number(1)) != g.deal || int(number(2)) != g.rotation || seed(11) != g.seed || seed(12) != g.agent_seed ||
+        int(number(14)) != g.turns)
+      throw bad("another deal, rotation, seed or game length than game " + std::to_string(index) + "'s other seats");
     if (g.entrant[size_t(seat)] >= 0)
       throw bad("game " + std::to_string(index) + " seat " + std::to_string(seat) + " twice");
     g.entrant[size_t(seat)] = entrant;
@@ -402,6 +464,10 @@ std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vecto
     g.decisions[size_t(seat)] = int(number(8));
     g.think_seconds[size_t(seat)] = number(9);
     g.iterations[size_t(seat)] = uint64_t(number(10, 1e18));
+    g.rank[size_t(seat)] = int(number(13, players));
+    g.tiles[size_t(seat)] = int(number(15));
+    for (size_t f = 0; f < size_t(kNumFigureKinds); ++f) g.figures[size_t(seat)][f] = int(number(16 + f));
+    for (size_t c = 0; c < size_t(kNumCauses); ++c) g.points[size_t(seat)][c] = int(number(16 + kNumFigureKinds + c));
   }
   std::vector<GameRecord> out;
   for (auto& [index, g] : games)

@@ -12,7 +12,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/game.h"
@@ -33,12 +35,31 @@ struct GameRecord {
   double seconds = 0;                 // wall time of the game
   uint64_t seed = 0;                  // the run's ArenaConfig::game.seed and agent_seed: with the
   uint64_t agent_seed = 0;            // deal and rotation they fix the game (checked on resume)
+  // What balance studies need, per seat (also in the csv):
+  std::vector<int> rank;                  // 1 + the number of seats with a higher score
+  std::vector<std::vector<int>> points;   // points per Cause (kNumCauses, B-11): the engine's breakdown
+  std::vector<std::vector<int>> figures;  // figures placed from the supply per FigureKind (on a tile
+                                          // or into the City; wagon and City moves not counted)
+  std::vector<int> tiles;                 // tiles placed (abbeys included)
+  int turns = 0;                          // turns played (State::turn_number at the end)
+  // Not in the csv (empty for games read back from one):
+  std::vector<std::map<std::string, int>> tiles_by_kind;  // per seat: tiles placed per kind name
+  // With ArenaConfig::record_actions: every action of the game in order, draws included (they
+  // replay it), the seat that chose each (-1 for draws), and at each one an MCTS agent's root
+  // visits (action code, visits), most visited first; empty for draws, forced moves and agents
+  // without search.
+  std::vector<uint32_t> actions;
+  std::vector<int> deciders;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> visits;
 };
 
 struct ArenaConfig {
   Config game;                      // rules: players, expansions, variants; seed picks the decks
   std::vector<std::string> agents;  // one agent spec per entrant; exactly game.players of them
   int deals = 10;                   // decks to play
+  int first_deal = 0;               // they are decks first_deal .. first_deal + deals - 1 (a sweep
+                                    // plays a long run in chunks, each its own arena run)
+  bool record_actions = false;      // keep GameRecord::actions and visits (training data)
   bool paired = true;               // each deck once per seat rotation (else one game per deck,
                                     // rotation = deal % players)
   int rotation = -1;                // >= 0: one game per deck, all with this seat rotation (seat s
@@ -85,7 +106,9 @@ struct ArenaResult {
   double seconds = 0;  // wall time of the run
   // A table of the entrant statistics.
   std::string report() const;
-  // One line per game and seat: game,deal,rotation,seat,entrant,agent,score,win_share,...,seed,agent_seed
+  // One line per game and seat: game,deal,rotation,seat,entrant,agent,score,win_share,...,seed,
+  // agent_seed, then rank, turns, tiles, the figures per kind and the points per cause
+  // (arena_csv_header names them).
   std::string csv() const;
 };
 
@@ -97,7 +120,8 @@ std::string arena_csv_rows(const GameRecord& game, const std::vector<std::string
 // Reads the games of an arena csv back (ArenaResult::csv, or the lines written as games finished)
 // for ArenaConfig::done. Every game must have been played by these agents, one line per seat of
 // `players`. A cut-off last line and games missing seats (a run stopped while writing) are
-// dropped; anything else malformed throws SearchError naming the line.
+// dropped; anything else malformed throws SearchError naming the line (a csv of an older arena,
+// without the balance columns, too: its header says so).
 std::vector<GameRecord> read_arena_csv(const std::string& text, const std::vector<std::string>& agents, int players);
 
 // Plays the games and summarises them. Throws SearchError (search/agents.h) for bad agent specs

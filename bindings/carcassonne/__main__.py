@@ -1,5 +1,5 @@
-"""Command line: `python -m carcassonne selfplay ...`, `... bench ...`, `... arena ...` and
-`... serve` (the play server)."""
+"""Command line: `python -m carcassonne selfplay ...`, `... bench ...`, `... arena ...`,
+`... serve` (the play server) and `... balance run|report` (balance sweeps)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from . import _core, arena, play_game, play_random_games
 from ._core import Error
+from .balance.cli import add_parser as _add_balance_parser
 
 
 def _selfplay(args: argparse.Namespace) -> int:
@@ -122,6 +123,8 @@ def _parser() -> argparse.ArgumentParser:
     server.add_argument("--port", type=int, default=8000)
     server.add_argument("--data", default="carcassonne-data", help="folder for the saved games")
     server.set_defaults(run=_serve)
+
+    _add_balance_parser(commands)
     return parser
 
 

@@ -81,6 +81,8 @@ def arena(
     agent_seed: int = 1,
     csv: str | os.PathLike[str] | None = None,
     resume: bool = False,
+    first_deal: int = 0,
+    record_actions: bool = False,
 ) -> _core.ArenaResult:
     """Plays `deals` decks between the agents (one per seat; players defaults to their number),
     each deck once per seat rotation if `paired` (or only from seating `rotation`: seat s holds
@@ -92,12 +94,17 @@ def arena(
     A file of another run (e.g. other seeds or agents), one that cannot be read or written (a
     folder that does not exist: at once) raise SearchError, as do bad agents or counts (both
     ValueErrors); bad rules raise ConfigError.
-    `agents` is a list of specs, or one string listing them ("greedy,mcts:iters=50,c=1")."""
+    `agents` is a list of specs, or one string listing them ("greedy,mcts:iters=50,c=1").
+    The decks are numbers first_deal .. first_deal + deals - 1 (a long run played in chunks).
+    Each game's record has per seat the points by cause, figures placed by kind, tiles placed
+    and rank; with `record_actions` also every action code and the MCTS agents' root visits."""
     names = _agents(agents)
     config = _core.ArenaConfig()
     config.game = make_config(len(names) if players is None else players, expansions, variants, seed)
     config.agents = names
     config.deals = _int("deals", deals, 1, 2**31 - 1, SearchError)
+    config.first_deal = _int("first_deal", first_deal, 0, 2**31 - 1, SearchError)
+    config.record_actions = bool(record_actions)
     config.threads = _int("threads", threads, 0, 2**31 - 1, SearchError)
     config.paired = bool(paired)
     if rotation is not None:

@@ -825,6 +825,72 @@ TEST(Arena, AResumedRunPlaysOnlyTheMissingGamesAndSummarisesThemAll) {
   EXPECT_THROW(run_arena(a), SearchError);
 }
 
+TEST(Arena, GameRecordsReplayAndAccountForEveryPointTileAndFigure) {
+  ArenaConfig a;
+  a.game.expansions = {"abbey-mayor"};
+  a.agents = {"greedy", "mcts:iters=40,memory=16"};
+  a.deals = 1;
+  a.first_deal = 3;
+  a.threads = 1;
+  a.record_actions = true;
+  const ArenaResult r = run_arena(a);
+  ASSERT_EQ(r.games.size(), 2u);
+  for (const GameRecord& g : r.games) {
+    EXPECT_EQ(g.deal, 3);
+    ASSERT_EQ(g.visits.size(), g.actions.size());
+    ASSERT_EQ(g.deciders.size(), g.actions.size());
+    State replay(a.game);  // the draws are actions too, so any seed replays the game
+    int figure_actions = 0, searched = 0;
+    std::vector<int> tiles(2, 0);
+    for (size_t i = 0; i < g.actions.size(); ++i) {
+      const Action action{g.actions[i]};
+      const int seat = replay.current_player();
+      EXPECT_EQ(g.deciders[i], replay.is_chance() ? -1 : seat);
+      if (!g.visits[i].empty()) {
+        ++searched;
+        EXPECT_EQ(g.entrant[size_t(seat)], 1) << "only the MCTS agent searches";
+        uint32_t most = 0, chosen = 0;
+        for (auto [code, visits] : g.visits[i]) {
+          most = std::max(most, visits);
+          if (code == action.code) chosen = visits;
+        }
+        EXPECT_EQ(chosen, most) << "the move played is a most visited one, action " << i;
+      }
+      if (action.kind() == ActionKind::Figure && replay.phase() == Phase::PlaceFigure) ++figure_actions;
+      if (action.kind() == ActionKind::Place || action.kind() == ActionKind::Abbey) ++tiles[size_t(seat)];
+      replay.apply(action);  // throws if the record is not a legal game
+    }
+    ASSERT_TRUE(replay.is_terminal());
+    EXPECT_GT(searched, 10);
+    EXPECT_EQ(g.tiles, tiles);
+    EXPECT_EQ(replay.board().num_tiles(), tiles[0] + tiles[1] + 1);  // and the start tile
+    int figures = 0;
+    for (int s = 0; s < 2; ++s) {
+      EXPECT_EQ(g.scores[size_t(s)], replay.score(s));
+      int points = 0, by_kind = 0;
+      for (int c = 0; c < kNumCauses; ++c) {
+        EXPECT_EQ(g.points[size_t(s)][size_t(c)], replay.score(s, Cause(c)));
+        points += g.points[size_t(s)][size_t(c)];
+      }
+      EXPECT_EQ(points, g.scores[size_t(s)]);
+      for (auto& [kind, n] : g.tiles_by_kind[size_t(s)]) by_kind += n;
+      EXPECT_EQ(by_kind, g.tiles[size_t(s)]);
+      for (int n : g.figures[size_t(s)]) figures += n;
+      EXPECT_EQ(g.rank[size_t(s)], g.scores[size_t(s)] >= g.scores[size_t(1 - s)] ? 1 : 2);
+    }
+    EXPECT_EQ(figures, figure_actions);
+    EXPECT_EQ(g.turns, replay.turn_number());
+  }
+  // Deal 3 alone is deal 3 of a longer run.
+  a.first_deal = 0;
+  a.deals = 4;
+  a.record_actions = false;
+  const ArenaResult longer = run_arena(a);
+  EXPECT_EQ(longer.games[6].scores, r.games[0].scores);
+  EXPECT_EQ(longer.games[7].points, r.games[1].points);
+  EXPECT_TRUE(longer.games[6].actions.empty());
+}
+
 TEST(Arena, ACsvRunWritesEveryGameAndResumesFromTheFile) {
   const std::string path = ::testing::TempDir() + "arena_resume.csv";
   std::remove(path.c_str());
@@ -873,15 +939,23 @@ TEST(Arena, ACsvRunWritesEveryGameAndResumesFromTheFile) {
 TEST(Arena, ReadingACsvRejectsMalformedLines) {
   const std::vector<std::string> agents = {"greedy", "mcts:iters=5,c=1"};
   const std::string header = arena_csv_header();
-  const std::string seat0 = "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0,7,18446744073709551615\n";
-  const std::string seat1 = "0,0,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,7,18446744073709551615\n";
+  const std::string balance0 = ",1,70,40,1,0,0,0,50,10,5,0,15,0,0,0,0,0,0\n";  // rank, turns, tiles, figures, points
+  const std::string balance1 = ",2,70,39,2,0,0,0,40,10,5,0,15,0,0,0,0,0,0\n";
+  const std::string seat0 = "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0,7,18446744073709551615" + balance0;
+  const std::string seat1 = "0,0,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,7,18446744073709551615" + balance1;
   std::vector<GameRecord> games = read_arena_csv(header + seat0 + seat1, agents, 2);
   ASSERT_EQ(games.size(), 1u);
   EXPECT_EQ(games[0].scores, (std::vector<int>{80, 70}));
   EXPECT_EQ(games[0].iterations[1], 175u);
   EXPECT_DOUBLE_EQ(games[0].think_seconds[1], 2.5);
   EXPECT_EQ(games[0].seed, 7u);
-  EXPECT_EQ(games[0].agent_seed, UINT64_MAX);                      // 64 bits, not rounded through a double
+  EXPECT_EQ(games[0].agent_seed, UINT64_MAX);  // 64 bits, not rounded through a double
+  EXPECT_EQ(games[0].rank, (std::vector<int>{1, 2}));
+  EXPECT_EQ(games[0].turns, 70);
+  EXPECT_EQ(games[0].tiles, (std::vector<int>{40, 39}));
+  EXPECT_EQ(games[0].figures[1], (std::vector<int>{2, 0, 0, 0}));
+  EXPECT_EQ(games[0].points[0][int(Cause::City)], 50);
+  EXPECT_EQ(games[0].points[1][int(Cause::Field)], 15);
   EXPECT_TRUE(read_arena_csv(header + seat0, agents, 2).empty());  // a game missing a seat
   auto message = [&](const std::string& text) {
     try {
@@ -892,21 +966,30 @@ TEST(Arena, ReadingACsvRejectsMalformedLines) {
     return std::string("no error");
   };
   EXPECT_NE(message(seat0 + seat1).find("header"), std::string::npos);
-  EXPECT_NE(message(header + seat0 + "0,0,0,1,1,\"random\",70,0,35,2.5,175,7,0\n").find("played by 'random'"),
+  // An arena csv of before the balance columns: the error says why it cannot be resumed.
+  const std::string old_header =
+      "game,deal,rotation,seat,entrant,agent,score,win_share,decisions,think_seconds,iterations,seed,agent_seed\n";
+  EXPECT_NE(message(old_header + "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0,7,0\n").find("of an older arena"),
             std::string::npos);
-  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0\n").find("line 2: expected 13 fields"),
+  EXPECT_NE(message(header + seat0 + "0,0,0,1,1,\"random\",70,0,35,2.5,175,7,0" + balance1).find("played by 'random'"),
             std::string::npos);
-  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",-80,1.0000,40,0.1,0,7,0\n").find("field 7"), std::string::npos);
+  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0\n").find("line 2: expected 31 fields, got 11"),
+            std::string::npos);
+  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",-80,1.0000,40,0.1,0,7,0" + balance0).find("field 7"),
+            std::string::npos);
   EXPECT_NE(message(header + "0,0,0,0,0,\"greedy,80,1.0000,40,0.1,0,7,0\n").find("unclosed quote"), std::string::npos);
   EXPECT_NE(message(header + seat0 + seat0).find("seat 0 twice"), std::string::npos);
-  EXPECT_NE(message(header + seat0 + "0,1,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,7,18446744073709551615\n")
-                .find("another deal"),
+  EXPECT_NE(
+      message(header + seat0 + "0,1,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,7,18446744073709551615" + balance1)
+          .find("another deal"),
+      std::string::npos);
+  EXPECT_NE(message(header + "0,0,0,2,0,\"greedy\",80,1.0000,40,0.1,0,7,0" + balance0).find("out of range"),
             std::string::npos);
-  EXPECT_NE(message(header + "0,0,0,2,0,\"greedy\",80,1.0000,40,0.1,0,7,0\n").find("out of range"), std::string::npos);
-  EXPECT_NE(message(header + seat0 + "0,0,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,8,18446744073709551615\n")
-                .find("another deal, rotation or seed"),
-            std::string::npos);
-  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0,7,18446744073709551616\n")
+  EXPECT_NE(
+      message(header + seat0 + "0,0,0,1,1,\"mcts:iters=5,c=1\",70,0.0000,35,2.5,175,8,18446744073709551615" + balance1)
+          .find("another deal, rotation, seed or game length"),
+      std::string::npos);
+  EXPECT_NE(message(header + "0,0,0,0,0,\"greedy\",80,1.0000,40,0.1,0,7,18446744073709551616" + balance0)
                 .find("field 13 is not a seed"),
             std::string::npos);
   EXPECT_NE(message(header + seat0 + seat1).find("no error"), std::string::npos);

@@ -1,0 +1,35 @@
+"""Balance analysis of rule mixes: sweeps of bot games (sweep.py; on a Ray cluster with
+ray_runner.py), statistics with intervals over deals (stats.py) and an HTML report (report.py).
+Needs the `balance` extra: pip install 'carcassonne[balance]'.
+
+    from carcassonne.balance import SweepSpec, run_sweep, read_sweep
+    run_sweep("sweep.parquet", SweepSpec(players=(2,), deals=(("greedy", 20),)))
+    rows = read_sweep("sweep.parquet")   # one row per game and seat (pandas)
+
+The names below load sweep.py (and so pyarrow) on first use, so that the command line's parser
+(cli.py) works without the extra.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "DEFAULT_MIXES",
+    "LINEUPS",
+    "Chunk",
+    "Mix",
+    "SweepSpec",
+    "chunks",
+    "play_chunk",
+    "read_sweep",
+    "run_sweep",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from . import sweep
+
+        return getattr(sweep, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

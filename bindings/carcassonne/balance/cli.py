@@ -1,0 +1,108 @@
+"""`python -m carcassonne balance run|report|merge`: the command line of the balance sweep. Nothing
+here needs the `balance` extra until a command runs."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from .._core import Error, SearchError
+
+if TYPE_CHECKING:
+    from .sweep import SweepSpec
+
+
+def _spec(args: argparse.Namespace) -> SweepSpec:
+    from .sweep import DEFAULT_MIXES, SweepSpec
+
+    known = {m.name: m for m in DEFAULT_MIXES}
+    names = [n.strip() for n in args.mixes.split(",") if n.strip()] if args.mixes else list(known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SearchError(f"unknown mix(es) {unknown} (known: {', '.join(known)})")
+    deals = []
+    for item in args.deals.split(","):
+        lineup, _, count = item.partition("=")
+        if not count.strip().isdigit():
+            raise SearchError(f"--deals takes lineup=count items, e.g. greedy=200,mcts=20; not '{item}'")
+        deals.append((lineup.strip(), int(count)))
+    try:
+        players = tuple(int(p) for p in args.players.split(","))
+    except ValueError:
+        raise SearchError(f"--players takes a comma-separated list of counts, not '{args.players}'") from None
+    return SweepSpec(
+        mixes=tuple(known[n] for n in names),
+        players=players,
+        deals=tuple(deals),
+        mcts=args.mcts,
+        chunk_deals=args.chunk_deals,
+        seed=args.seed,
+        agent_seed=args.agent_seed,
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        from .sweep import run_sweep
+    except ImportError as e:
+        raise Error(
+            f"balance needs pyarrow, pandas and tqdm (pip install 'carcassonne[balance]'): {e}"
+        ) from e
+    try:
+        folder = run_sweep(
+            args.out, _spec(args), resume=args.resume, threads=args.threads, address=args.address
+        )  # type: ignore[arg-type]
+    except KeyboardInterrupt:
+        print(f"\nstopped; the finished chunks are in {args.out}: the same command with --resume continues")
+        return 130
+    print(f"sweep written to {folder}")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    try:
+        from .report import write_report
+    except ImportError as e:
+        raise Error(
+            f"balance report needs pandas and matplotlib (pip install 'carcassonne[balance]'): {e}"
+        ) from e
+    page = write_report(args.sweep, args.out)
+    print(f"report written to {page}")
+    return 0
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from .sweep import merge_sweep
+
+    print(f"rows written to {merge_sweep(args.sweep, args.out)}")
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    balance = commands.add_parser("balance", help="balance sweeps of rule mixes and their report")
+    sub = balance.add_subparsers(dest="balance_command", required=True)
+    run = sub.add_parser("run", help="play a sweep (mixes x players x line-ups) into a parquet folder")
+    run.add_argument("out", help="the parquet folder (a dataset of one part file per chunk)")
+    run.add_argument("--mixes", default="", help="comma-separated names (default: all of the default sweep)")
+    run.add_argument("--players", default="2,3,4", help="comma-separated player counts")
+    run.add_argument(
+        "--deals",
+        default="greedy=200,mcts=8,mcts+greedy=24",
+        help="deals per line-up (greedy, mcts, mcts+greedy); each deal is played from every seat rotation",
+    )
+    run.add_argument("--mcts", default="mcts:iters=100,memory=64", help="the MCTS agent of the line-ups")
+    run.add_argument("--chunk-deals", type=int, default=8, help="deals per chunk (a part file, a Ray task)")
+    run.add_argument("--seed", type=int, default=1, help="picks the decks")
+    run.add_argument("--agent-seed", type=int, default=1)
+    run.add_argument("--threads", type=int, default=1, help="games at once, locally (0: all cores)")
+    run.add_argument("--address", default=None, help="a Ray cluster to run on ('auto' or host:port)")
+    run.add_argument("--resume", action="store_true", help="continue a stopped sweep in OUT")
+    run.set_defaults(run=_run)
+    report = sub.add_parser("report", help="write the HTML report of a sweep")
+    report.add_argument("sweep", help="the sweep's parquet folder, or one parquet file of its rows")
+    report.add_argument("--out", default=None, help="the report's folder (default: SWEEP-report next to it)")
+    report.set_defaults(run=_report)
+    merge = sub.add_parser("merge", help="write a sweep folder's rows into one parquet file")
+    merge.add_argument("sweep", help="the sweep's parquet folder")
+    merge.add_argument("out", help="the parquet file to write")
+    merge.set_defaults(run=_merge)

@@ -1,0 +1,138 @@
+"""Training data from batch games: the arena plays them in C++ threads with full records (every
+action code, draws included) and, at every decision of an MCTS agent, the root's visit counts
+(policy targets), written to one compressed numpy file.
+
+The .npz file holds flat arrays with offsets (ragged data without pickles):
+  config           JSON text: players, expansions, variants, agents, seed, agent_seed
+  deal, rotation   per game; entrant (games x players): the agent index in each seat
+  scores, points   per game and seat: final score; points per cause (games x players x CAUSES)
+  game_start       games + 1 offsets into `actions`
+  actions          every action code of every game, in order (draws included: they replay it)
+  player           per action: who decided (-1 at a draw)
+  visit_start      len(actions) + 1 offsets into visit_action / visit_count
+  visit_action, visit_count   the root's (action code, visits) pairs, most visited first; none
+                   for draws, forced moves and agents without search
+`load_trajectories` gives them back as a dict of arrays plus the parsed config.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import CAUSES, SearchError, arena
+from .._common import _agents
+
+
+def write_trajectories(
+    path: str | os.PathLike[str],
+    agents: str | Sequence[str] = ("mcts:iters=200,memory=64", "mcts:iters=200,memory=64"),
+    deals: int = 10,
+    players: int | None = None,
+    expansions: Sequence[str] = (),
+    variants: dict[str, str] | None = None,
+    seed: int = 0,
+    agent_seed: int = 1,
+    threads: int = 1,
+    chunk_deals: int = 1,
+    progress: bool = True,
+) -> Path:
+    """Plays `deals` decks between `agents`, each from every seat rotation (the arena's paired
+    games), `chunk_deals` at a time for the progress bar, and writes the trajectories to `path`
+    (.npz, compressed). Ctrl-C stops it (KeyboardInterrupt; nothing is written). Returns the path."""
+    from tqdm import tqdm
+
+    names = _agents(agents)
+    players = len(names) if players is None else players
+    if deals < 1 or chunk_deals < 1:
+        raise SearchError(f"deals and chunk_deals must be >= 1, got {deals} and {chunk_deals}")
+    games: list[Any] = []
+    with tqdm(total=deals * players, unit="game", disable=not progress) as bar:
+        for first in range(0, deals, chunk_deals):
+            result = arena(
+                names,
+                deals=min(chunk_deals, deals - first),
+                first_deal=first,
+                players=players,
+                expansions=expansions,
+                variants=variants,
+                seed=seed,
+                agent_seed=agent_seed,
+                threads=threads,
+                record_actions=True,
+            )
+            games.extend(result.games)
+            bar.update(len(result.games))
+    config = {
+        "players": players,
+        "expansions": list(expansions),
+        "variants": dict(variants or {}),
+        "agents": names,
+        "seed": seed,
+        "agent_seed": agent_seed,
+    }
+    arrays = _arrays(games, players)
+    out = Path(path)
+    arrays["config"] = np.array(json.dumps(config))
+    np.savez_compressed(out, **arrays)  # type: ignore[arg-type]  # the stub takes allow_pickle for an array
+    return out if out.suffix == ".npz" else out.with_name(out.name + ".npz")
+
+
+def _arrays(games: Sequence[Any], players: int) -> dict[str, np.ndarray]:
+    actions: list[int] = []
+    player: list[int] = []
+    game_start = [0]
+    visit_start = [0]
+    visit_action: list[int] = []
+    visit_count: list[int] = []
+    for g in games:
+        actions.extend(g.actions)
+        player.extend(g.deciders)
+        for pairs in g.visits:
+            visit_action.extend(code for code, _ in pairs)
+            visit_count.extend(n for _, n in pairs)
+            visit_start.append(len(visit_action))
+        game_start.append(len(actions))
+    return {
+        "deal": np.array([g.deal for g in games], dtype=np.int32),
+        "rotation": np.array([g.rotation for g in games], dtype=np.int8),
+        "entrant": np.array([g.entrant for g in games], dtype=np.int8).reshape(len(games), players),
+        "scores": np.array([g.scores for g in games], dtype=np.int32).reshape(len(games), players),
+        "points": np.array([g.points for g in games], dtype=np.int32).reshape(
+            len(games), players, len(CAUSES)
+        ),
+        "game_start": np.array(game_start, dtype=np.int64),
+        "actions": np.array(actions, dtype=np.uint32),
+        "player": np.array(player, dtype=np.int8),
+        "visit_start": np.array(visit_start, dtype=np.int64),
+        "visit_action": np.array(visit_action, dtype=np.uint32),
+        "visit_count": np.array(visit_count, dtype=np.uint32),
+    }
+
+
+def load_trajectories(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The arrays of a file of write_trajectories, with "config" parsed from its JSON."""
+    with np.load(path) as data:
+        out: dict[str, Any] = {name: data[name] for name in data.files}
+    out["config"] = json.loads(str(out["config"]))
+    return out
+
+
+def game_actions(data: dict[str, Any], game: int) -> list[tuple[int, int, list[tuple[int, int]]]]:
+    """Game `game` of loaded trajectories: (action code, decider, [(action, visits), ...]) per
+    action, in order."""
+    start, end = int(data["game_start"][game]), int(data["game_start"][game + 1])
+    vs = data["visit_start"]
+    out = []
+    for i in range(start, end):
+        lo, hi = int(vs[i]), int(vs[i + 1])
+        pairs = list(
+            zip(data["visit_action"][lo:hi].tolist(), data["visit_count"][lo:hi].tolist(), strict=True)
+        )
+        out.append((int(data["actions"][i]), int(data["player"][i]), pairs))
+    return out
