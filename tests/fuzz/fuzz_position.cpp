@@ -55,7 +55,7 @@ Position changed(fuzz::Input& in, const Config& config) {
   in.play(s, in.byte() * 2, [](const State&) {});
   while (!s.is_terminal() && s.phase() != Phase::Draw && s.phase() != Phase::AbbeyChoice)  // to a turn start
     in.play(s, 1, [](const State&) {});
-  if (s.is_terminal()) return s.to_position();  // refused: the game is over
+  if (s.is_terminal()) return from_scratch(in, config);  // a finished game has no position
   Position p = s.to_position();
   const int changes = in.byte() % 4;
   for (int i = 0; i < changes; ++i) {
