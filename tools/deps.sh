@@ -31,6 +31,7 @@ python3 -m pip install -q --disable-pip-version-check \
 # The fuzzers (tools/fuzz.sh): clang with its libFuzzer and sanitizer runtimes.
 if [ "${CARC_FUZZ_TESTS:-0}" = 1 ]; then
   apt_install_missing clang libclang-rt-14-dev
+  python3 -m pip install -q --disable-pip-version-check atheris
 fi
 
 # The browser tests (tools/test.sh sets CARC_BROWSER_TESTS=1): Debian's Chromium and its driver,

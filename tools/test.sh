@@ -3,10 +3,11 @@
 # and UndefinedBehaviorSanitizer with a 100,000-move random-game invariant run, the search tests
 # under ThreadSanitizer, a Python lint, and the Python suite against the installed package, the
 # play server's browser tests in headless Chromium included (screenshots in build/screenshots/),
-# after the hand-written stub _core.pyi is checked against the built module (mypy's stubtest).
+# after the hand-written stub _core.pyi is checked against the built module (mypy's stubtest), and
+# a short pass of every fuzzer (tools/fuzz.sh: libFuzzer on the engine; Atheris on the Python API).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CARC_BROWSER_TESTS=1 source tools/deps.sh
+CARC_BROWSER_TESTS=1 CARC_FUZZ_TESTS=1 source tools/deps.sh
 jobs=${JOBS:-2}
 
 echo "== C++ tests (release)"
@@ -27,6 +28,9 @@ cmake --build build-tsan -j "$jobs" --target carc_tests
 TSAN_OPTIONS=halt_on_error=1 ./build-tsan/carc_tests --gtest_brief=1 \
   --gtest_filter='Mcts*:Arena*:Cancel*:RandomGames.BatchIsDeterministicWhateverTheThreads'
 
+echo "== Fuzzing: each libFuzzer target for ${CARC_FUZZ_SECONDS:=60} s (tools/fuzz.sh), then Atheris on the Python surface"
+bash tools/fuzz.sh "$CARC_FUZZ_SECONDS"
+
 echo "== Python lint"
 python3 -m ruff check bindings tests tools
 echo "== Formatting: C++ (clang-format) and Python (ruff format); bash tools/format.sh applies it"
@@ -37,4 +41,7 @@ CMAKE_BUILD_PARALLEL_LEVEL=$jobs python3 -m pip install -q --disable-pip-version
 echo "== The hand-written stub _core.pyi against the built module (mypy's stubtest)"
 python3 -m mypy.stubtest carcassonne._core --allowlist tools/stubtest-allowlist.txt
 python3 -m pytest -q -rs
+python3 tests/fuzz/fuzz_python.py -max_total_time="$CARC_FUZZ_SECONDS" -print_final_stats=1 2>&1 |
+  grep -E '^stat::(number_of_executed_units|average_exec_per_sec)|Error|Traceback'
+
 echo "browser screenshots: build/screenshots/"
