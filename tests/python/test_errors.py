@@ -358,6 +358,8 @@ BASE_POSITION = {
         ({"current_player": 2}, PositionError, "no such player"),
         ({"current_player": None}, PositionError, "current_player must be an int"),
         ({"moves": []}, PositionError, "unknown key"),
+        ({"seed": 1.5}, PositionError, "seed must be an int"),  # found by the Atheris fuzzer
+        ({"players": "2"}, PositionError, "players must be an int"),
         ({"players": 1}, ConfigError, "players must be 2 to 6"),
         ({"expansions": ["nope"]}, ConfigError, "unknown expansion"),
     ],
