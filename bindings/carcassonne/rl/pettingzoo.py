@@ -42,7 +42,11 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "carcassonne_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"],
+        "name": "carcassonne_v0",
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
