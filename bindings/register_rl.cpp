@@ -28,8 +28,9 @@ namespace carc::py_bindings {
 namespace {
 
 // States are copied in chunks while the GIL is held, then encoded with it released: another
-// Python thread may change a State while we work, and a chunk bounds the memory of the copies.
-constexpr size_t kChunk = 256;
+// Python thread may change a State while we work. A small chunk keeps the copies in cache
+// (fresh pages cost more than the GIL's release and re-acquisition per chunk).
+constexpr size_t kChunk = 16;
 
 std::vector<const State*> state_pointers(const py::sequence& states) {
   std::vector<const State*> out;
@@ -144,25 +145,26 @@ void register_rl(py::module_& m) {
       .def(
           "encode",
           [](const ObservationEncoder& e, const State& s, std::optional<int> observer) {
-            py::array_t<float> planes({e.num_planes(), e.window(), e.window()});
+            py::array_t<uint8_t> planes({e.num_planes(), e.window(), e.window()});
             py::array_t<float> globals(e.num_globals());
             e.encode(s, observer.value_or(default_observer(s)), planes.mutable_data(), globals.mutable_data());
             return py::make_tuple(planes, globals);
           },
           "state"_a, "observer"_a = py::none(),
-          "(planes float32 [planes, window, window], globals float32 [globals]) of one state from\n"
+          "(planes uint8 [planes, window, window], globals float32 [globals]) of one state from\n"
           "observer's seat (default: the player to decide, else the turn player).")
       .def(
           "encode_into",
           [](const ObservationEncoder& e, const State& s, std::optional<int> observer,
-             py::array_t<float, py::array::c_style> planes, py::array_t<float, py::array::c_style> globals) {
-            if (planes.size() != e.plane_floats() || globals.size() != e.num_globals())
-              throw py::value_error("encode_into needs " + std::to_string(e.plane_floats()) + " plane floats and " +
+             py::array_t<uint8_t, py::array::c_style> planes, py::array_t<float, py::array::c_style> globals) {
+            if (planes.size() != e.plane_bytes() || globals.size() != e.num_globals())
+              throw py::value_error("encode_into needs " + std::to_string(e.plane_bytes()) + " plane bytes and " +
                                     std::to_string(e.num_globals()) + " globals");
             e.encode(s, observer.value_or(default_observer(s)), planes.mutable_data(), globals.mutable_data());
           },
           "state"_a, "observer"_a, "planes"_a.noconvert(), "globals"_a.noconvert(),
-          "encode() into existing C-contiguous float32 arrays of the right sizes (any shape).")
+          "encode() into existing C-contiguous arrays (uint8 planes, float32 globals) of the right sizes\n"
+          "(any shape).")
       .def(
           "encode_batch",
           [](const ObservationEncoder& e, const py::sequence& states, std::optional<std::vector<int>> observers) {
@@ -176,14 +178,14 @@ void register_rl(py::module_& m) {
                 throw py::value_error("state " + std::to_string(i) + ": not a " + std::to_string(e.players()) +
                                       "-player game, or observer " + std::to_string(seat) + " is not a player");
             }
-            py::array_t<float> planes(
+            py::array_t<uint8_t> planes(
                 {n, py::ssize_t(e.num_planes()), py::ssize_t(e.window()), py::ssize_t(e.window())});
             py::array_t<float> globals({n, py::ssize_t(e.num_globals())});
-            float* plane_out = planes.mutable_data();
+            uint8_t* plane_out = planes.mutable_data();
             float* global_out = globals.mutable_data();
             for_each_copy(ptrs, [&](const State& s, size_t i) {
               const int seat = observers ? (*observers)[i] : default_observer(s);
-              e.encode(s, seat, plane_out + i * size_t(e.plane_floats()), global_out + i * size_t(e.num_globals()));
+              e.encode(s, seat, plane_out + i * size_t(e.plane_bytes()), global_out + i * size_t(e.num_globals()));
             });
             return py::make_tuple(planes, globals);
           },

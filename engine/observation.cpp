@@ -202,7 +202,7 @@ ObservationEncoder::ObservationEncoder(int players, int window) : players_(playe
   visit_globals(names, State(Config{}), 0, players);
 }
 
-void ObservationEncoder::encode(const State& s, int observer, float* planes, float* globals) const {
+void ObservationEncoder::encode(const State& s, int observer, uint8_t* planes, float* globals) const {
   if (s.num_players() != players_)
     throw std::invalid_argument("the state has " + std::to_string(s.num_players()) + " players, the encoder " +
                                 std::to_string(players_));
@@ -213,8 +213,8 @@ void ObservationEncoder::encode(const State& s, int observer, float* planes, flo
   const Features& features = s.features();
   const Window w = observation_window(s, window_);
   const int area = window_ * window_;
-  std::fill(planes, planes + plane_floats(), 0.0f);
-  auto set = [&](int plane, int cell, float value) { planes[plane * area + cell] = value; };
+  std::fill(planes, planes + plane_bytes(), uint8_t(0));
+  auto set = [&](int plane, int cell, int value) { planes[plane * area + cell] = uint8_t(value); };
   auto relative = [&](int p) { return (p - observer + players_) % players_; };
   const int figure_planes = kFixedPlanes, place_planes = kFixedPlanes + 4 * players_,
             held_planes = kFixedPlanes + 8 * players_;
@@ -247,7 +247,7 @@ void ObservationEncoder::encode(const State& s, int observer, float* planes, flo
     if (kind.city_square) set(kCentrePlanes + 3, cell, 1);
     int pennants = 0;
     for (int i = 0; i < kind.num_segments; ++i) pennants += rotated.segments[size_t(i)].pennants;
-    if (pennants) set(kPennantPlane, cell, float(pennants));
+    if (pennants) set(kPennantPlane, cell, pennants);
     for (int m = 0; m < kNumMarks; ++m)
       if (marks[t.kind] >> m & 1) set(kMarkPlanes + m, cell, 1);
     if (kind.arrow != ArrowKind::None) {

@@ -26,6 +26,8 @@ apt_install_missing "${build_packages[@]}"
 
 python3 -m pip install -q --disable-pip-version-check \
   "scikit-build-core>=0.10" "pybind11>=3.0" numpy pytest ruff mypy fastapi uvicorn
+# The research extras (carcassonne.rl's OpenSpiel and PettingZoo adapters, the notebooks' tests).
+python3 -m pip install -q --disable-pip-version-check open_spiel pettingzoo gymnasium nbclient nbformat ipykernel
 
 # The browser tests (tools/test.sh sets CARC_BROWSER_TESTS=1): Debian's Chromium and its driver,
 # Selenium, and the HTTP client of FastAPI's TestClient (newer Starlette wants httpx2).

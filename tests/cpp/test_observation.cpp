@@ -50,9 +50,9 @@ int global_index(const ObservationEncoder& e, const std::string& name) {
   return int(it - names.begin());
 }
 
-float plane_sum(const ObservationEncoder& e, const std::vector<float>& planes, int plane) {
+int plane_sum(const ObservationEncoder& e, const std::vector<uint8_t>& planes, int plane) {
   const int area = e.window() * e.window();
-  return std::accumulate(planes.begin() + plane * area, planes.begin() + (plane + 1) * area, 0.0f);
+  return std::accumulate(planes.begin() + plane * area, planes.begin() + (plane + 1) * area, 0);
 }
 
 // Plays random games of a mix, calling check(state) at every node.
@@ -164,8 +164,9 @@ TEST(Observation, LayoutNamesEveryPlaneAndGlobal) {
 TEST(Observation, PlanesAndGlobalsShowTheStateFromTheObserversSeat) {
   for (const Mix& mix : mixes()) {
     ObservationEncoder e(mix.players);
-    std::vector<float> planes(size_t(e.plane_floats())), globals(size_t(e.num_globals()));
-    std::vector<float> again = planes;
+    std::vector<uint8_t> planes(size_t(e.plane_bytes()));
+    std::vector<float> globals(size_t(e.num_globals()));
+    std::vector<uint8_t> again = planes;
     const int tile = plane_index(e, "tile");
     const int own_meeples = plane_index(e, "figures[r0.meeple]");
     const int score0 = global_index(e, "score[r0]"), score1 = global_index(e, "score[r1]");
@@ -174,18 +175,18 @@ TEST(Observation, PlanesAndGlobalsShowTheStateFromTheObserversSeat) {
     random_games(mix, 2, [&](const State& s) {
       for (int observer = 0; observer < s.num_players(); ++observer) {
         e.encode(s, observer, planes.data(), globals.data());
-        ASSERT_EQ(plane_sum(e, planes, tile), float(s.board().num_tiles())) << mix.name;
+        ASSERT_EQ(plane_sum(e, planes, tile), s.board().num_tiles()) << mix.name;
         int own = 0;
         for (int i = 0; i < s.num_placed_figures(); ++i)
           own += s.placed_figure(i).owner == observer && s.placed_figure(i).kind == FigureKind::Meeple;
-        ASSERT_EQ(plane_sum(e, planes, own_meeples), float(own)) << mix.name;
+        ASSERT_EQ(plane_sum(e, planes, own_meeples), own) << mix.name;
         ASSERT_EQ(globals[size_t(score0)], float(s.score(observer)));
         ASSERT_EQ(globals[size_t(score1)], float(s.score((observer + 1) % s.num_players())));
         ASSERT_EQ(globals[size_t(bag)], float(s.bag_size()));
         ASSERT_EQ(globals[size_t(to_move)], float(s.current_player() == observer));
       }
       // The same node encodes the same, whatever was in the buffers.
-      std::fill(again.begin(), again.end(), 7.0f);
+      std::fill(again.begin(), again.end(), uint8_t(7));
       e.encode(s, 0, again.data(), globals.data());
       e.encode(s, 0, planes.data(), globals.data());
       ASSERT_EQ(again, planes);

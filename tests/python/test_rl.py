@@ -60,7 +60,9 @@ def test_observation_shows_the_node_from_the_observers_seat() -> None:
     for seat in (0, 1):
         planes, globals_ = rl.encode(game, observer=seat)
         assert planes.shape == (enc.num_planes, rl.DEFAULT_WINDOW, rl.DEFAULT_WINDOW)
-        assert planes.dtype == np.float32 and globals_.shape == (enc.num_globals,)
+        assert (
+            planes.dtype == np.uint8 and globals_.dtype == np.float32 and globals_.shape == (enc.num_globals,)
+        )
         assert planes[enc.plane_names.index("tile")].sum() == len(game.tiles)
         assert globals_[names.index("score[r0]")] == game.scores[seat]
         assert globals_[names.index("score[r1]")] == game.scores[1 - seat]
@@ -126,8 +128,13 @@ def test_foreign_state_bytes_raise_record_error() -> None:
         carcassonne.State.from_bytes(other_format)
 
 
-def test_games_pickle_exactly() -> None:
+def test_games_pickle_exactly_and_replay_the_record_for_another_build() -> None:
     game = random_nodes(3, ["abbey-mayor"], seed=4)[70]
     twin = pickle.loads(pickle.dumps(game))
-    assert twin.history == game.history
+    assert twin.history == game.history and twin.config == game.config
     assert twin.core_state().to_bytes() == game.core_state().to_bytes()
+    # State bytes another build would refuse: the record is replayed instead, as exactly.
+    loader, (record, _) = game.__reduce__()
+    replayed = loader(record, b"bytes of another build")
+    assert replayed.history == game.history
+    assert replayed.core_state().to_bytes() == game.core_state().to_bytes()

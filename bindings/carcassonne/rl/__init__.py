@@ -2,7 +2,7 @@
 
     from carcassonne import Game, rl
     game = Game(players=2, seed=1); game.apply_random_chance()
-    planes, globals_ = rl.encode(game)          # float32 [planes, 32, 32], [globals]
+    planes, globals_ = rl.encode(game)          # uint8 [planes, 32, 32], float32 [globals]
     mask = rl.legal_actions_mask(game)           # bool [rl.num_distinct_actions()]
     game.apply(rl.index_to_action(game, int(mask.nonzero()[0][0])))
 
@@ -84,7 +84,7 @@ def num_distinct_actions(
 
 
 def encode(game: GameOrState, observer: int | None = None, window: int = DEFAULT_WINDOW) -> tuple[Any, Any]:
-    """(planes float32 [planes, window, window], globals float32 [globals]) of the current node
+    """(planes uint8 [planes, window, window], globals float32 [globals]) of the current node
     from `observer`'s seat (default: the player to decide, else the turn player)."""
     state = _state(game)
     return encoder(state.num_players(), window).encode(state, observer)

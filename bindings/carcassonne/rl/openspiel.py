@@ -152,6 +152,7 @@ class _Observer:
         self.encoder = encoder(players, window)
         self.perfect_recall = perfect_recall
         planes = self.encoder.num_planes * window * window
+        self._planes = np.zeros((self.encoder.num_planes, window, window), np.uint8)
         self.tensor = np.zeros(planes + self.encoder.num_globals, np.float32)
         self.dict = {
             "planes": self.tensor[:planes].reshape(self.encoder.num_planes, window, window),
@@ -159,7 +160,8 @@ class _Observer:
         }
 
     def set_from(self, state: CarcassonneState, player: int) -> None:
-        self.encoder.encode_into(state.core, player, self.dict["planes"], self.dict["globals"])
+        self.encoder.encode_into(state.core, player, self._planes, self.dict["globals"])
+        np.copyto(self.dict["planes"], self._planes)  # OpenSpiel's tensors are floats
 
     def string_from(self, state: CarcassonneState, player: int) -> str:
         if self.perfect_recall:  # the information state: everything that happened

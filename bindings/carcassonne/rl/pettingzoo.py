@@ -61,6 +61,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         self._window = window
         self._encoder = encoder(players, window)
         self._actions = action_space(window)
+        self._planes = np.zeros(self._encoder.num_planes * window * window, np.uint8)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(players)]
         size = self._encoder.num_planes * window * window + self._encoder.num_globals
@@ -111,7 +112,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         seat = self.possible_agents.index(agent)
         observation = np.empty(self.observation_spaces[agent]["observation"].shape, np.float32)
         planes = self._encoder.num_planes * self._window * self._window
-        self._encoder.encode_into(self.core, seat, observation[:planes], observation[planes:])
+        self._encoder.encode_into(self.core, seat, self._planes, observation[planes:])
+        observation[:planes] = self._planes.ravel()  # one float vector: planes, then globals
         mask = np.zeros(self._actions.size, np.int8)
         if self.core.current_player() == seat:
             indices, outside = self._actions.legal_indices(self.core)
