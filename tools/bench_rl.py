@@ -54,6 +54,23 @@ def cpu() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def row(name: str, players: int, expansions: list[str], games: int) -> str:
+    """One table row: every rate over the decision nodes of `games` random games."""
+    positions = nodes(players, expansions, games)
+    states = [g.core_state() for g in positions]
+    n = len(states)
+    sample = positions[:: max(1, n // 200)]
+    rates = [
+        rate(lambda: rl.encode_batch(states), n),
+        rate(lambda: [rl.encode(s) for s in states], n),
+        rate(lambda: rl.legal_actions_masks(states), n),
+        rate(lambda: [rl.legal_indices(s) for s in states], n),
+        rate(lambda: [pickle.loads(pickle.dumps(s)) for s in states], n),
+        rate(lambda: [pickle.loads(pickle.dumps(g)) for g in sample], len(sample)),
+    ]
+    return f"| {name} | {n} | " + " | ".join(f"{r:,.0f}" for r in rates) + " |"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -62,29 +79,12 @@ def main() -> None:
     args = parser.parse_args()
     print(f"CPU: {cpu()}, one thread, window {rl.DEFAULT_WINDOW}")
     print(
-        "| rule mix | nodes | encode_batch (states/s) | encode one (states/s) | legal_actions_masks (masks/s) "
-        "| legal_indices (/s) | State pickle dumps+loads (/s) | Game pickle dumps+loads (/s) |"
+        "| rule mix | nodes | encode_batch (states/s) | encode one (states/s) | legal_actions_masks "
+        "(masks/s) | legal_indices (/s) | State pickle dumps+loads (/s) | Game pickle dumps+loads (/s) |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for name, players, expansions in (
-        ("base, 2 players", 2, []),
-        ("every expansion (City), 4 players", 4, EVERYTHING),
-    ):
-        games = nodes(players, expansions, args.games)
-        states = [g.core_state() for g in games]
-        n = len(states)
-        batch = rate(lambda: rl.encode_batch(states), n)
-        single = rate(lambda: [rl.encode(s) for s in states], n)
-        masks = rate(lambda: rl.legal_actions_masks(states), n)
-        indices = rate(lambda: [rl.legal_indices(s) for s in states], n)
-        state_pickles = rate(lambda: [pickle.loads(pickle.dumps(s)) for s in states], n)
-        sample = games[:: max(1, n // 200)]
-        game_pickles = rate(lambda: [pickle.loads(pickle.dumps(g)) for g in sample], len(sample))
-        print(
-            f"| {name} | {n} | {batch:,.0f} | {single:,.0f} | {masks:,.0f} | {indices:,.0f} "
-            f"| {state_pickles:,.0f} | {game_pickles:,.0f} |",
-            flush=True,
-        )
+    print(row("base, 2 players", 2, [], args.games), flush=True)
+    print(row("every expansion (City), 4 players", 4, EVERYTHING, args.games), flush=True)
 
 
 if __name__ == "__main__":
