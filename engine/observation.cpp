@@ -90,7 +90,10 @@ void visit_globals(Sink& sink, const State& s, int observer, int players) {
   const Catalogue& cat = Catalogue::builtin();
   const int kinds = cat.size();
   auto who = [&](int r) { return (observer + r) % players; };
-  auto rel = [](int r) { return "r" + std::to_string(r); };
+  auto rel = [](int r) {
+    std::string name = std::to_string(r);  // not "r" + to_string: GCC 12's -Wrestrict false alarm
+    return name.insert(0, 1, 'r');
+  };
   auto number = [](int i) { return std::to_string(i); };
   auto relative_of = [&](int p) { return p < 0 ? -1 : (p - observer + players) % players; };
   const Phase phase = s.phase();
