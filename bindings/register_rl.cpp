@@ -167,7 +167,9 @@ void register_rl(py::module_& m) {
           "(any shape).")
       .def(
           "encode_batch",
-          [](const ObservationEncoder& e, const py::sequence& states, std::optional<std::vector<int>> observers) {
+          [](const ObservationEncoder& e, const py::sequence& states, std::optional<std::vector<int>> observers,
+             std::optional<py::array_t<uint8_t, py::array::c_style>> planes_out,
+             std::optional<py::array_t<float, py::array::c_style>> globals_out) {
             std::vector<const State*> ptrs = state_pointers(states);
             const py::ssize_t n = py::ssize_t(ptrs.size());
             if (observers && observers->size() != ptrs.size())
@@ -178,9 +180,16 @@ void register_rl(py::module_& m) {
                 throw py::value_error("state " + std::to_string(i) + ": not a " + std::to_string(e.players()) +
                                       "-player game, or observer " + std::to_string(seat) + " is not a player");
             }
-            py::array_t<uint8_t> planes(
-                {n, py::ssize_t(e.num_planes()), py::ssize_t(e.window()), py::ssize_t(e.window())});
-            py::array_t<float> globals({n, py::ssize_t(e.num_globals())});
+            // Fresh arrays cost page faults (most of the time on a busy machine); `out` reuses them.
+            if (planes_out.has_value() != globals_out.has_value())
+              throw py::value_error("give both planes_out and globals_out, or neither");
+            using Planes = py::array_t<uint8_t, py::array::c_style>;
+            using Globals = py::array_t<float, py::array::c_style>;
+            const py::ssize_t side = e.window();
+            Planes planes = planes_out ? *planes_out : Planes({n, py::ssize_t(e.num_planes()), side, side});
+            Globals globals = globals_out ? *globals_out : Globals({n, py::ssize_t(e.num_globals())});
+            if (planes.size() != n * e.plane_bytes() || globals.size() != n * e.num_globals())
+              throw py::value_error("planes_out and globals_out must hold " + std::to_string(n) + " observations");
             uint8_t* plane_out = planes.mutable_data();
             float* global_out = globals.mutable_data();
             for_each_copy(ptrs, [&](const State& s, size_t i) {
@@ -189,9 +198,11 @@ void register_rl(py::module_& m) {
             });
             return py::make_tuple(planes, globals);
           },
-          "states"_a, "observers"_a = py::none(),
+          "states"_a, "observers"_a = py::none(), "planes_out"_a.noconvert() = py::none(),
+          "globals_out"_a.noconvert() = py::none(),
           "encode() of many states in one call, with the GIL released: (planes [n, planes, window,\n"
-          "window], globals [n, globals]), arrays numpy allocates and C++ fills.");
+          "window], globals [n, globals]), arrays numpy allocates and C++ fills, or the C-contiguous\n"
+          "uint8 / float32 arrays given (reused buffers skip the page faults of fresh memory).");
 
   py::class_<ActionSpace>(m, "ActionSpace", "The dense action space of a window side (engine/observation.h).")
       .def(py::init<int>(), "window"_a = kDefaultWindow)

@@ -104,23 +104,30 @@ def calibrate(game: pyspiel.Game, simulations: int, moves: int) -> float:
     return spent / max(made, 1)
 
 
+def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a proportion p over n units (never of zero width)."""
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
 def summary(rows: list[dict]) -> str:
+    """Win share with a Wilson interval over deals (a deal, its two games, is one unit, as in
+    search/arena.h), score margin, seats, and the seconds per move each side took."""
     deals: dict[int, list[float]] = {}
     for r in rows:
         deals.setdefault(int(r["deal"]), []).append(float(r["ours_share"]))
-    per_deal = np.array([np.mean(v) for v in deals.values()])
-    n = len(per_deal)
-    mean = float(per_deal.mean())
-    half = 1.96 * float(per_deal.std(ddof=1)) / math.sqrt(n) if n > 1 else float("nan")
+    per_deal = [float(np.mean(v)) for v in deals.values()]
+    mean = float(np.mean(per_deal))
+    low, high = wilson(mean, len(per_deal))
     margin = np.mean([float(r["ours_score"]) - float(r["theirs_score"]) for r in rows])
     ours = sum(float(r["ours_seconds"]) for r in rows) / max(1, sum(int(r["ours_moves"]) for r in rows))
     theirs = sum(float(r["theirs_seconds"]) for r in rows) / max(1, sum(int(r["theirs_moves"]) for r in rows))
     by_seat = {s: np.mean([float(r["ours_share"]) for r in rows if int(r["ours_seat"]) == s]) for s in (0, 1)}
     return (
-        f"{len(rows)} games ({n} deals): our MCTS's win share {mean:.3f} "
-        f"[{max(0.0, mean - half):.3f}, {min(1.0, mean + half):.3f}] (95%, per-deal normal interval), "
-        f"mean margin {margin:+.1f} points; seat 0 {by_seat[0]:.3f}, seat 1 {by_seat[1]:.3f}; "
-        f"seconds per move: ours {ours:.4f}, MCTSBot {theirs:.4f}"
+        f"{len(rows)} games ({len(per_deal)} deals): our MCTS's win share {mean:.3f} [{low:.3f}, {high:.3f}] "
+        f"(95% Wilson over deals), mean margin {margin:+.1f} points; seat 0 {by_seat[0]:.3f}, "
+        f"seat 1 {by_seat[1]:.3f}; seconds per move: ours {ours:.4f}, MCTSBot {theirs:.4f}"
     )
 
 

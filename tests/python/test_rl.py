@@ -80,6 +80,16 @@ def test_batch_encoding_equals_single_encodings_and_owns_its_arrays() -> None:
         single_planes, single_globals = rl.encode(game, seats[i])
         np.testing.assert_array_equal(planes[i], single_planes)
         np.testing.assert_array_equal(globals_[i], single_globals)
+    # Into given arrays (reused buffers): the same values, in those arrays.
+    out = (np.full_like(planes, 9), np.full_like(globals_, 9.0))
+    filled = rl.encode_batch(nodes, seats, out=out)
+    assert filled[0] is not None and np.shares_memory(filled[0], out[0])
+    np.testing.assert_array_equal(out[0], planes)
+    np.testing.assert_array_equal(out[1], globals_)
+    with pytest.raises(ValueError, match="must hold"):
+        rl.encode_batch(nodes[:-1], seats[:-1], out=out)
+    with pytest.raises(TypeError):  # float planes are not converted silently
+        rl.encode_batch(nodes, seats, out=(planes.astype(np.float32), globals_))
 
 
 def test_bad_requests_raise_clear_errors() -> None:
