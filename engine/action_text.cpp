@@ -27,7 +27,7 @@ std::string State::action_to_string(Action a) const {
       std::string name = figure_kind_name(a.figure_kind());
       if (a.figure_kind() == FigureKind::Barn) return name + " " + kCornerNames[a.feature() & 3];
       std::string type = "feature";
-      int slot = a.elsewhere() ? board_.slot_at(a.figure_cell()) : last_slot_;
+      int slot = a.elsewhere() ? board_.slot_at(a.figure_cell()) : turn_.last_slot;
       if (slot >= 0) {
         const PlacedTile& t = board_.tile(slot);
         if (a.feature() < catalogue().kind(t.kind).num_segments)
@@ -121,7 +121,7 @@ Action State::parse_action(std::string_view text) const {
     if (elsewhere && (words[2][0] != '@' || !parse_cell(std::string_view(words[2]).substr(1), cell)))
       throw bad("expected '@<x>,<y>' after the feature");
     expect_words(elsewhere ? 3 : 2);
-    int slot = elsewhere ? board_.slot_at(cell) : (phase_ == Phase::PlaceFigure ? last_slot_ : -1);
+    int slot = elsewhere ? board_.slot_at(cell) : (turn_.phase == Phase::PlaceFigure ? turn_.last_slot : -1);
     if (elsewhere && slot < 0) throw bad("no tile at " + cell_text(cell));
     if (slot >= 0) {
       const PlacedTile& t = board_.tile(slot);
@@ -141,13 +141,14 @@ Action State::parse_action(std::string_view text) const {
 
 std::string State::to_string() const {
   std::ostringstream out;
-  out << "turn " << turn_number_ << ", player " << int(turn_player_) << ", " << phase_name(phase_);
-  if (phase_ == Phase::PlaceTile || phase_ == Phase::PlaceFigure) out << " (" << catalogue().kind(drawn_).name << ")";
+  out << "turn " << turn_.number << ", player " << int(turn_.player) << ", " << phase_name(turn_.phase);
+  if (turn_.phase == Phase::PlaceTile || turn_.phase == Phase::PlaceFigure)
+    out << " (" << catalogue().kind(turn_.drawn).name << ")";
   out << "\nscores:";
   for (int p = 0; p < rules_.players; ++p) out << ' ' << scores_[p];
   out << "\nmeeples in supply:";
   for (int p = 0; p < rules_.players; ++p) out << ' ' << int(supply_[p][0]);
-  out << "\ntiles: " << board_.num_tiles() << " placed, " << bag_size_ << " in the bag, " << discarded_
+  out << "\ntiles: " << board_.num_tiles() << " placed, " << bag_.size() << " in the bag, " << turn_.discarded
       << " discarded\n";
   return out.str();
 }

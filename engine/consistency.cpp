@@ -15,16 +15,6 @@ using namespace internal;
 
 // ---- Copies and comparison --------------------------------------------------------------------
 
-namespace {
-
-// The first n elements of a and b are equal (the rest of a fixed-size list is unused).
-template <class List>
-bool same_prefix(const List& a, const List& b, int n) {
-  return std::equal(a.begin(), a.begin() + n, b.begin());
-}
-
-}  // namespace
-
 void State::copy_from(const State& o) {
   const size_t head = size_t(reinterpret_cast<const char*>(&o.features_) - reinterpret_cast<const char*>(&o));
   assert(head + sizeof(Features) <= sizeof(State) && sizeof(State) - head - sizeof(Features) < alignof(State));
@@ -33,44 +23,24 @@ void State::copy_from(const State& o) {
 }
 
 bool State::same_position(const State& o) const {
-  // Every member but rng_ and seed_, lists up to their length, and the board's index and
-  // frontier (they follow from its tiles). Some derived data (the feature aggregates) is compared
-  // too: a false "different" only costs a search its reuse, a false "same" would send it down
-  // actions that are illegal here.
-  if (std::tie(rules_, fixed_order_, abbey_kind_, phase_, turn_player_, drawn_, last_slot_, turn_number_, discarded_,
-               num_figures_, supply_, abbeys_, num_wagons_, num_barn_fields_,
-               endgame_) != std::tie(o.rules_, o.fixed_order_, o.abbey_kind_, o.phase_, o.turn_player_, o.drawn_,
-                                     o.last_slot_, o.turn_number_, o.discarded_, o.num_figures_, o.supply_, o.abbeys_,
-                                     o.num_wagons_, o.num_barn_fields_, o.endgame_))
+  // Every member but rng_ and seed_ (the groups compare their lists up to their length), the
+  // bag's order only when it is drawn in order, and of the board its tiles (its index and
+  // frontier follow from them). Some derived data (the feature aggregates) is compared too: a
+  // false "different" only costs a search its reuse, a false "same" would send it down actions
+  // that are illegal here.
+  if (std::tie(rules_, fixed_order_, abbey_kind_, turn_, figures_, supply_, abbeys_, wagons_, scoring_, arrows_, river_,
+               city_, king_robber_, challenges_, scores_, breakdown_, bag_count_, open_cloisters_) !=
+      std::tie(o.rules_, o.fixed_order_, o.abbey_kind_, o.turn_, o.figures_, o.supply_, o.abbeys_, o.wagons_,
+               o.scoring_, o.arrows_, o.river_, o.city_, o.king_robber_, o.challenges_, o.scores_, o.breakdown_,
+               o.bag_count_, o.open_cloisters_))
     return false;
-  if (std::tie(arrow_armed_, num_arrow_candidates_, active_arrow_, river_size_, num_river_ends_, num_river_cells_,
-               volcano_turn_, quarters_, count_, scoring_next_, city_step_, moved_out_, phase3_scored_, phase3_start_,
-               last_placer_, market_player_) !=
-      std::tie(o.arrow_armed_, o.num_arrow_candidates_, o.active_arrow_, o.river_size_, o.num_river_ends_,
-               o.num_river_cells_, o.volcano_turn_, o.quarters_, o.count_, o.scoring_next_, o.city_step_, o.moved_out_,
-               o.phase3_scored_, o.phase3_start_, o.last_placer_, o.market_player_))
-    return false;
-  if (std::tie(king_holder_, robber_holder_, king_size_, robber_size_, extra_turn_, in_extra_turn_, scores_, breakdown_,
-               bag_size_, bag_count_, num_open_cloisters_, num_pending_,
-               num_challenges_) != std::tie(o.king_holder_, o.robber_holder_, o.king_size_, o.robber_size_,
-                                            o.extra_turn_, o.in_extra_turn_, o.scores_, o.breakdown_, o.bag_size_,
-                                            o.bag_count_, o.num_open_cloisters_, o.num_pending_, o.num_challenges_))
-    return false;
+  if (fixed_order_ ? !(bag_ == o.bag_) : bag_.size() != o.bag_.size()) return false;
   if (board_.num_tiles() != o.board_.num_tiles() || features_.size() != o.features_.size()) return false;
   for (int i = 0; i < board_.num_tiles(); ++i)
     if (board_.tile(i) != o.board_.tile(i)) return false;
   for (int i = 0; i < features_.size(); ++i)
     if (features_[i] != o.features_[i]) return false;
-  return same_prefix(figures_, o.figures_, num_figures_) && same_prefix(wagons_, o.wagons_, num_wagons_) &&
-         same_prefix(barn_fields_, o.barn_fields_, num_barn_fields_) &&
-         same_prefix(barn_field_points_, o.barn_field_points_, num_barn_fields_) &&
-         same_prefix(arrow_candidates_, o.arrow_candidates_, num_arrow_candidates_) &&
-         same_prefix(river_, o.river_, river_size_) && same_prefix(river_ends_, o.river_ends_, num_river_ends_) &&
-         same_prefix(river_cells_, o.river_cells_, num_river_cells_) &&
-         same_prefix(river_branches_, o.river_branches_, num_river_cells_) &&
-         same_prefix(open_cloisters_, o.open_cloisters_, num_open_cloisters_) &&
-         same_prefix(pending_, o.pending_, num_pending_) && same_prefix(challenges_, o.challenges_, num_challenges_) &&
-         (!fixed_order_ || same_prefix(bag_, o.bag_, bag_size_));  // else the bag's order is not used
+  return true;
 }
 
 // ---- Consistency -----------------------------------------------------------------------------
@@ -78,14 +48,15 @@ bool State::same_position(const State& o) const {
 void State::check_consistency() const {
   auto fail = [](const std::string& what) { throw std::logic_error("inconsistent state: " + what); };
   const Catalogue& cat = catalogue();
-  const bool mid_turn = phase_ == Phase::PlaceFigure || phase_ == Phase::ArrowChoice || phase_ == Phase::CityMove;
+  const bool mid_turn =
+      turn_.phase == Phase::PlaceFigure || turn_.phase == Phase::ArrowChoice || turn_.phase == Phase::CityMove;
   // Figures: supply + board (+ wagons waiting to move) = what each player owns.
   std::vector<std::array<int, kNumFigureKinds>> owned(kMaxPlayers);
   for (auto& o : owned) o.fill(0);
   std::vector<std::array<int, kMaxPlayers>> meeples(features_.size());
   std::vector<int> occupants(features_.size(), 0), barns(features_.size(), 0), mayors(features_.size(), 0);
   for (auto& m : meeples) m.fill(0);
-  for (int i = 0; i < num_figures_; ++i) {
+  for (int i = 0; i < figures_.size(); ++i) {
     const PlacedFigure& f = figures_[i];
     ++owned[f.owner][int(f.kind)];
     int r = features_.root(f.segment);
@@ -101,14 +72,14 @@ void State::check_consistency() const {
       ++occupants[r];
     }
   }
-  for (int i = 0; i < num_wagons_; ++i) ++owned[wagons_[i].owner][int(FigureKind::Wagon)];
+  for (int i = 0; i < wagons_.size(); ++i) ++owned[wagons_[i].owner][int(FigureKind::Wagon)];
   for (int p = 0; p < rules_.players; ++p)
     for (int q = 0; q < kNumQuarters; ++q)
-      for (int k = 0; k < 3; ++k) owned[p][k] += quarters_[p][q][k];
-  for (int i = 0; i < num_figures_; ++i) {  // XX-4 pairs: exactly two, one owner, one segment
+      for (int k = 0; k < 3; ++k) owned[p][k] += city_.quarters[p][q][k];
+  for (int i = 0; i < figures_.size(); ++i) {  // XX-4 pairs: exactly two, one owner, one segment
     if (!figures_[i].paired) continue;
     int together = 0;
-    for (int j = 0; j < num_figures_; ++j)
+    for (int j = 0; j < figures_.size(); ++j)
       together +=
           figures_[j].paired && figures_[j].segment == figures_[i].segment && figures_[j].owner == figures_[i].owner;
     if (together != 2) fail("a pair of " + std::to_string(together) + " figures");
@@ -167,7 +138,7 @@ void State::check_consistency() const {
   // between turns, exactly the unfinished occupied pairs are challenges (a challenge can only
   // begin between unfinished features, and it ends when either completes).
   std::set<std::pair<int, int>> challenges;
-  for (int i = 0; i < num_challenges_; ++i) {
+  for (int i = 0; i < challenges_.size(); ++i) {
     const Challenge& c = challenges_[i];
     const Segment &shrine = features_[c.shrine], &cloister = features_[c.cloister];
     Cell a = board_.tile(shrine.tile).cell, b = board_.tile(cloister.tile).cell;
@@ -224,7 +195,7 @@ void State::check_consistency() const {
   if (frontier != board_.frontier_size()) fail("frontier size");
   int bag = 0;
   for (int k = 0; k < cat.size(); ++k) bag += bag_count_[k];
-  if (bag != bag_size_ + river_size_) fail("bag counts");
+  if (bag != bag_.size() + river_.stack.size()) fail("bag counts");
 }
 
 }  // namespace carc

@@ -51,20 +51,20 @@ State::State(const Config& raw) {
     put_tile(Cell{0, 0}, start, 0);
   }
   if (rules_.river) extend_river(Cell{0, 0}, cat.kind(start), 0);
-  num_pending_ = 0;
+  scoring_.pending.clear();
   if (!fixed_order_) {
     std::vector<bool> enabled;
     for (const std::string& set : cat.sets()) enabled.push_back(enabled_set(config, set));
     for (const TileKind& k : cat.kinds()) {
       if (!enabled[k.set_index]) continue;
       if (k.river_sides && rules_.river && k.id != start) {
-        for (int i = 0; i < k.count; ++i) river_[river_size_++] = k.id;
+        for (int i = 0; i < k.count; ++i) river_.stack.push_back(k.id);
         bag_count_[k.id] = uint8_t(k.count);
       }
       if (!bag_tile(config, k)) continue;
       // The start tile goes back to the box when River II starts the game (CK-0).
       int copies = k.count - (k.is_start ? 1 : 0);
-      for (int i = 0; i < copies; ++i) bag_[bag_size_++] = k.id;
+      for (int i = 0; i < copies; ++i) bag_.push_back(k.id);
       bag_count_[k.id] = uint8_t(copies);
     }
   }
@@ -89,7 +89,7 @@ void State::init(const Config& config) {
   rules_.count_move = count_move == "clockwise" ? Rules::CountMove::Clockwise
                       : count_move == "follow"  ? Rules::CountMove::Follow
                                                 : Rules::CountMove::Free;
-  count_ = uint8_t(Quarter::Castle);
+  city_.count = uint8_t(Quarter::Castle);
   seed_ = config.seed;
   rng_.reseed(config.seed);
   board_.clear();
@@ -105,7 +105,7 @@ void State::init(const Config& config) {
   fixed_order_ = !config.draw_order.empty();
   for (auto it = config.draw_order.rbegin(); it != config.draw_order.rend(); ++it) {
     KindId k = cat.find(*it);
-    bag_[bag_size_++] = k;
+    bag_.push_back(k);
     ++bag_count_[k];
   }
 }
@@ -113,10 +113,10 @@ void State::init(const Config& config) {
 // ---- Placing tiles and figures ---------------------------------------------------------------
 
 void State::add_pending(uint16_t root) {
-  for (int i = 0; i < num_pending_; ++i)
-    if (pending_[i] == root) return;
-  assert(num_pending_ < int(pending_.size()));
-  pending_[num_pending_++] = root;
+  for (int i = 0; i < scoring_.pending.size(); ++i)
+    if (scoring_.pending[i] == root) return;
+  assert(scoring_.pending.size() < int(scoring_.pending.size()));
+  scoring_.pending.push_back(root);
 }
 
 void State::put_tile(Cell c, KindId kind_id, int rotation) {
@@ -125,7 +125,7 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
   int slot = board_.num_tiles();
   uint16_t first = features_.add_tile(slot, kind, rt);
   board_.place(c, kind_id, rotation, first, rt);
-  last_slot_ = int16_t(slot);
+  turn_.last_slot = int16_t(slot);
 
   for (int s = 0; s < kNumSides; ++s) {
     int ns = board_.slot_at(neighbour(c, Side(s)));
@@ -148,12 +148,12 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
   }
 
   // Cloister-like features around the new tile gain a neighbour.
-  for (int i = 0; i < num_open_cloisters_;) {
+  for (int i = 0; i < open_cloisters_.size();) {
     uint16_t seg = open_cloisters_[i];
     Cell at = board_.tile(features_[seg].tile).cell;
     if (std::abs(at.x - c.x) <= 1 && std::abs(at.y - c.y) <= 1 && --features_[seg].open == 0) {
       add_pending(seg);
-      open_cloisters_[i] = open_cloisters_[--num_open_cloisters_];
+      open_cloisters_.swap_remove(i);
     } else {
       ++i;
     }
@@ -168,8 +168,8 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
     if (empty == 0) {
       add_pending(seg);
     } else {
-      assert(num_open_cloisters_ < open_cloisters_.size());
-      open_cloisters_[num_open_cloisters_++] = seg;
+      assert(!open_cloisters_.full());
+      open_cloisters_.push_back(seg);
     }
   }
   for (int i = 0; i < kind.num_segments; ++i) {
@@ -178,18 +178,15 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
     if ((f.type == FeatureType::Road || f.type == FeatureType::City) && f.open == 0) add_pending(root);
     // AM-B-5: this tile joined a field with farmers to a field with a barn.
     if (f.type == FeatureType::Field && f.barns && f.occupants) {
-      bool listed = false;
-      for (int j = 0; j < num_barn_fields_; ++j) listed |= barn_fields_[j] == root;
-      if (!listed) {
-        barn_fields_[num_barn_fields_] = root;
-        barn_field_points_[num_barn_fields_++] = 1;
-      }
+      auto& fields = scoring_.barn_fields;
+      if (std::none_of(fields.begin(), fields.end(), [&](const BarnField& b) { return b.root == root; }))
+        fields.push_back({root, 1});
     }
   }
 }
 
 void State::enter_figure_phase() {
-  phase_ = Phase::PlaceFigure;
+  turn_.phase = Phase::PlaceFigure;
   Action buffer[kMaxActions];
   if (figure_options(buffer) == 0) after_figure();
 }
@@ -216,8 +213,8 @@ bool State::placeable(KindId kind_id) const {
 }
 
 void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_supply) {
-  assert(num_figures_ < kMaxPlacedFigures);
-  figures_[num_figures_++] = PlacedFigure{segment, uint8_t(player), kind};
+  assert(figures_.size() < kMaxPlacedFigures);
+  figures_.push_back(PlacedFigure{segment, uint8_t(player), kind});
   if (from_supply) {
     assert(supply_[player][int(kind)] > 0);
     --supply_[player][int(kind)];
@@ -247,9 +244,9 @@ bool State::first_on_its_tile(uint16_t s) const {
 
 int State::figure_options(Action* out) const {
   int n = 0;
-  const int p = turn_player_;
+  const int p = turn_.player;
   const auto& supply = supply_[p];
-  const PlacedTile& t = board_.tile(last_slot_);
+  const PlacedTile& t = board_.tile(turn_.last_slot);
   const int segments = catalogue().kind(t.kind).num_segments;
   for (int i = 0; i < segments; ++i) {
     FeatureType type = features_[t.first_segment + i].type;
@@ -273,7 +270,7 @@ int State::figure_options(Action* out) const {
       out[n++] = Action::figure(FigureKind::Barn, corner);
     }
   }
-  if (active_arrow_ == ArrowKind::MeepleBeside || active_arrow_ == ArrowKind::PlaceAnywhere)
+  if (arrows_.active == ArrowKind::MeepleBeside || arrows_.active == ArrowKind::PlaceAnywhere)
     n += arrow_figure_options(out + n);
   return n;
 }
@@ -282,34 +279,34 @@ int State::figure_options(Action* out) const {
 
 void State::start_turn() {
   const int players = rules_.players;
-  if (bag_size_ + river_size_ > 0) {
-    phase_ = rules_.abbey_mayor && abbeys_[turn_player_] && has_hole() ? Phase::AbbeyChoice : Phase::Draw;
+  if (bag_.size() + river_.stack.size() > 0) {
+    turn_.phase = rules_.abbey_mayor && abbeys_[turn_.player] && has_hole() ? Phase::AbbeyChoice : Phase::Draw;
     return;
   }
   // The bag is empty: the abbey endgame (AM-A-5), then the end.
   if (rules_.abbey_mayor && has_hole()) {
     if (rules_.abbey_endgame == AbbeyEndgame::Mandatory) {
       for (int i = 0; i < players; ++i) {
-        int p = (turn_player_ + i) % players;
+        int p = (turn_.player + i) % players;
         if (abbeys_[p]) {
-          turn_player_ = uint8_t(p);
-          phase_ = Phase::AbbeyChoice;
+          turn_.player = uint8_t(p);
+          turn_.phase = Phase::AbbeyChoice;
           return;
         }
       }
     } else if (rules_.abbey_endgame == AbbeyEndgame::FinalRound) {
       // Each player once, from the one left of the last tile's placer (not always the player on
       // turn: an unplaceable last tile is drawn and discarded by the next, B-4).
-      if (endgame_ == 0) {
-        endgame_ = uint8_t(players + 1);
-        if (last_placer_ >= 0) turn_player_ = uint8_t((last_placer_ + 1) % players);
+      if (turn_.endgame == 0) {
+        turn_.endgame = uint8_t(players + 1);
+        if (turn_.last_placer >= 0) turn_.player = uint8_t((turn_.last_placer + 1) % players);
       }
-      while (--endgame_ > 0) {
-        if (abbeys_[turn_player_]) {
-          phase_ = Phase::AbbeyChoice;
+      while (--turn_.endgame > 0) {
+        if (abbeys_[turn_.player]) {
+          turn_.phase = Phase::AbbeyChoice;
           return;
         }
-        turn_player_ = uint8_t((turn_player_ + 1) % players);
+        turn_.player = uint8_t((turn_.player + 1) % players);
       }
     }
   }
@@ -319,198 +316,95 @@ void State::start_turn() {
 void State::finish_turn() {
   // XX-6 and RV-6: one more full turn, never a third in a row (the volcano lake's extra turn
   // counts too, RULES 5.5); an arrow gives none once the bag is empty.
-  bool again = !in_extra_turn_ && (volcano_turn_ || (extra_turn_ && bag_size_ + river_size_ > 0));
-  in_extra_turn_ = again;
-  extra_turn_ = false;
-  volcano_turn_ = false;
-  active_arrow_ = ArrowKind::None;
-  if (!again) turn_player_ = uint8_t((turn_player_ + 1) % rules_.players);
-  ++turn_number_;
+  bool again = !turn_.in_extra_turn && (turn_.volcano || (turn_.extra_turn && bag_.size() + river_.stack.size() > 0));
+  turn_.in_extra_turn = again;
+  turn_.extra_turn = false;
+  turn_.volcano = false;
+  arrows_.active = ArrowKind::None;
+  if (!again) turn_.player = uint8_t((turn_.player + 1) % rules_.players);
+  ++turn_.number;
   start_turn();
 }
 
 void State::remove_from_bag(KindId kind) {
   assert(bag_count_[kind] > 0);
-  for (int i = 0; i < river_size_; ++i)
-    if (river_[i] == kind) {
-      river_[i] = river_[--river_size_];
-      --bag_count_[kind];
-      return;
-    }
-  int i = bag_size_ - 1;
+  auto& river = river_.stack;  // RV-3: river tiles come from their own stack
+  if (auto it = std::find(river.begin(), river.end(), kind); it != river.end()) {
+    river.swap_remove(int(it - river.begin()));
+    --bag_count_[kind];
+    return;
+  }
+  int i = bag_.size() - 1;
   if (!fixed_order_)
     while (bag_[i] != kind) --i;
   assert(bag_[i] == kind);
-  bag_[i] = bag_[bag_size_ - 1];
-  --bag_size_;
+  bag_.swap_remove(i);
   --bag_count_[kind];
 }
 
 void State::apply_unchecked(Action a) {
-  switch (phase_) {
+  // The base game's phases here; each expansion's in its rules_*.cpp.
+  switch (turn_.phase) {
     case Phase::Draw: {
       KindId kind = KindId(a.tile_kind());
       remove_from_bag(kind);
       if (!placeable(kind)) {  // B-4: out of the game, draw again
-        ++discarded_;
-        if (bag_size_ + river_size_ == 0) start_turn();
+        ++turn_.discarded;
+        if (bag_.size() + river_.stack.size() == 0) start_turn();
         return;
       }
-      drawn_ = kind;
-      phase_ = Phase::PlaceTile;
+      turn_.drawn = kind;
+      turn_.phase = Phase::PlaceTile;
       return;
     }
-    case Phase::AbbeyChoice:
-      if (a.kind() == ActionKind::TakeTile) {
-        phase_ = Phase::Draw;
-        return;
-      }
-      if (a.kind() == ActionKind::Pass) {  // declined in the final round
-        finish_turn();
-        return;
-      }
-      put_tile(a.cell(), abbey_kind_, 0);
-      last_placer_ = int8_t(turn_player_);
-      --abbeys_[turn_player_];
-      drawn_ = abbey_kind_;
-      after_placement(a.cell());
-      return;
+    case Phase::AbbeyChoice: choose_abbey(a); return;
     case Phase::PlaceTile: {
-      put_tile(a.cell(), drawn_, a.rotation());
-      last_placer_ = int8_t(turn_player_);
-      const TileKind& kind = catalogue().kind(drawn_);
-      if (kind.river_sides) {
-        extend_river(a.cell(), kind, a.rotation());
-        if (has_mark(kind, "volcano")) {  // RV-6: no figure, and another turn at once
-          volcano_turn_ = true;
-          phase_ = Phase::PlaceFigure;
-          after_figure();
-          return;
-        }
-      }
+      put_tile(a.cell(), turn_.drawn, a.rotation());
+      turn_.last_placer = int8_t(turn_.player);
+      const TileKind& kind = catalogue().kind(turn_.drawn);
+      if (kind.river_sides && !after_river_tile(a.cell(), kind, a.rotation())) return;
       after_placement(a.cell());
       return;
     }
-    case Phase::ArrowChoice: {
-      int chosen = board_.slot_at(a.cell());
-      for (int i = 0; i < num_arrow_candidates_; ++i)
-        set_arrow_armed(arrow_candidates_[i], false);  // the others are lost
-      num_arrow_candidates_ = 0;
-      activate_arrow(chosen);
-      enter_figure_phase();
-      return;
-    }
+    case Phase::ArrowChoice: choose_arrow(a.cell()); return;
     case Phase::PlaceFigure:
-      if (a.kind() == ActionKind::Figure && a.elsewhere()) {  // XX-4 or XX-5: a normal meeple
-        const PlacedTile& t = board_.tile(board_.slot_at(a.figure_cell()));
-        uint16_t seg = uint16_t(t.first_segment + a.feature());
-        if (active_arrow_ == ArrowKind::MeepleBeside) {
-          for (int i = 0; i < num_figures_; ++i) {
-            PlacedFigure& partner = figures_[i];
-            if (partner.segment == seg && partner.owner == turn_player_ && !partner.paired &&
-                partner.kind != FigureKind::Barn) {
-              partner.paired = true;
-              break;
-            }
-          }
-        }
-        add_figure(turn_player_, FigureKind::Meeple, seg, true);
-        if (active_arrow_ == ArrowKind::MeepleBeside) figures_[num_figures_ - 1].paired = true;
+      if (a.kind() == ActionKind::Figure && a.elsewhere()) {
+        place_figure_elsewhere(a.figure_cell(), a.feature());
+      } else if (a.kind() == ActionKind::Figure && a.figure_kind() == FigureKind::Barn) {
+        place_barn(a.feature());
       } else if (a.kind() == ActionKind::Figure) {
-        const PlacedTile& t = board_.tile(last_slot_);
-        FigureKind kind = a.figure_kind();
-        uint16_t seg = uint16_t(t.first_segment + a.feature());
-        if (kind == FigureKind::Barn) {
-          barn_corner_ok(t.cell, a.feature(), &seg);
-          if (features_.feature(seg).occupants) {  // AM-B-3: the farmers score now
-            barn_fields_[num_barn_fields_] = features_.root(seg);
-            barn_field_points_[num_barn_fields_++] = 3;
-          }
-        }
-        add_figure(turn_player_, kind, seg, true);
+        add_figure(turn_.player, a.figure_kind(), uint16_t(board_.tile(turn_.last_slot).first_segment + a.feature()),
+                   true);
       }
       after_figure();
       return;
-    case Phase::WagonMove: {
-      WagonToMove wagon = wagons_[0];
-      std::copy(wagons_.begin() + 1, wagons_.begin() + num_wagons_, wagons_.begin());
-      --num_wagons_;
-      if (a.kind() == ActionKind::Figure) {
-        const PlacedTile& t = board_.tile(board_.slot_at(a.figure_cell()));
-        add_figure(wagon.owner, FigureKind::Wagon, uint16_t(t.first_segment + a.feature()), false);
-      } else {
-        ++supply_[wagon.owner][int(FigureKind::Wagon)];
-      }
-      next_wagon();
-      return;
-    }
-    case Phase::CityMove: {
-      int p = current_player();
-      if (a.kind() == ActionKind::Figure) {
-        Quarter q = item_quarter();
-        const PlacedTile& t = board_.tile(board_.slot_at(a.figure_cell()));
-        --quarters_[p][int(q)][int(a.figure_kind())];
-        add_figure(p, a.figure_kind(), uint16_t(t.first_segment + a.feature()), false);
-        moved_out_ |= uint8_t(1u << p);
-        const auto& left = quarters_[p][int(q)];
-        if (left[0] + left[1] + left[2] == 0) ++city_step_;
-      } else {
-        ++city_step_;
-      }
-      continue_scoring();
-      return;
-    }
-    case Phase::CityPlace:
-      if (a.kind() == ActionKind::Quarter) {
-        enter_quarter(turn_player_, a.figure_kind(), a.quarter());
-        switch (rules_.count_move) {  // CK-7
-          case Rules::CountMove::Free: phase_ = Phase::CountMove; return;
-          case Rules::CountMove::Clockwise: count_ = uint8_t((count_ + 1) % kNumQuarters); break;
-          case Rules::CountMove::Follow: count_ = uint8_t(a.quarter()); break;
-        }
-      }
-      finish_turn();
-      return;
+    case Phase::WagonMove: move_wagon(a); return;
+    case Phase::CityMove: move_from_city(a); return;
+    case Phase::CityPlace: place_in_city(a); return;
     case Phase::CountMove:
-      count_ = uint8_t(a.quarter());
+      city_.count = uint8_t(a.quarter());
       finish_turn();
       return;
-    case Phase::MarketMove: {
-      int p = market_player_;
-      const PlacedTile& t = board_.tile(board_.slot_at(a.figure_cell()));
-      uint16_t seg = uint16_t(t.first_segment + a.feature());
-      --quarters_[p][int(Quarter::Market)][0];
-      add_figure(p, FigureKind::Meeple, seg, false);
-      uint16_t root = features_.root(seg);
-      if (features_[root].barns) {  // scored at once and alone: 1 per completed city (+ pigs)
-        std::array<int, kMaxPlayers> strength{};
-        strength[p] = 1;
-        award(strength, (1 + features_[root].pig) * completed_cities_touching(root), Cause::FieldBarn);
-        return_figures(root);
-      }
-      next_market_player(p + 1);
-      if (phase_ == Phase::GameOver) final_scoring();
-      return;
-    }
+    case Phase::MarketMove: move_from_market(a); return;
     case Phase::GameOver: assert(false); return;
   }
 }
 
 Action State::sample_chance() {
-  if (phase_ != Phase::Draw) throw IllegalActionError("sample_chance: this node is not a draw");
-  if (river_size_ > 0) {  // RV-3: the fork first, the volcano lake last, the others shuffled
+  if (turn_.phase != Phase::Draw) throw IllegalActionError("sample_chance: this node is not a draw");
+  if (river_.stack.size() > 0) {  // RV-3: the fork first, the volcano lake last, the others shuffled
     Action options[16];
     int n = legal_actions(options);
     return options[n == 1 ? 0 : rng_.below(uint32_t(n))];
   }
-  KindId kind = fixed_order_ ? bag_[bag_size_ - 1] : bag_[rng_.below(uint32_t(bag_size_))];
+  KindId kind = fixed_order_ ? bag_.back() : bag_[rng_.below(uint32_t(bag_.size()))];
   return Action::draw(kind);
 }
 
 Action State::sample_legal_action(Rng& rng) const {
-  const TileKind& drawn = catalogue().kind(drawn_);
-  if (phase_ == Phase::PlaceTile && !(rules_.shrines && drawn.cloister_segment >= 0) && !drawn.river_sides) {
-    const TileKind& kind = catalogue().kind(drawn_);
+  const TileKind& drawn = catalogue().kind(turn_.drawn);
+  if (turn_.phase == Phase::PlaceTile && !(rules_.shrines && drawn.cloister_segment >= 0) && !drawn.river_sides) {
+    const TileKind& kind = catalogue().kind(turn_.drawn);
     std::array<int, 4> counts{};
     int total = 0;
     for (int i = 0; i < kind.num_distinct_rotations; ++i)
@@ -530,35 +424,24 @@ Action State::sample_legal_action(Rng& rng) const {
 // ---- Legal actions ---------------------------------------------------------------------------
 
 int State::current_player() const {
-  switch (phase_) {
+  switch (turn_.phase) {
     case Phase::Draw: return kChancePlayer;
     case Phase::GameOver: return kTerminalPlayer;
     case Phase::WagonMove: return wagons_[0].owner;
-    case Phase::CityMove: return (turn_player_ + 1 + city_step_) % rules_.players;
-    case Phase::MarketMove: return market_player_;
-    default: return turn_player_;
+    case Phase::CityMove: return (turn_.player + 1 + scoring_.city_step) % rules_.players;
+    case Phase::MarketMove: return city_.market_player;
+    default: return turn_.player;
   }
 }
 
 int State::legal_actions(Action* out) const {
   int n = 0;
-  switch (phase_) {
+  switch (turn_.phase) {
     case Phase::Draw:
-      if (river_size_ > 0) {  // RV-3: the fork first, the volcano lake last
-        const Catalogue& cat = catalogue();
-        int stage = 2;  // 0 the fork, 1 the others, 2 the volcano lake
-        for (int i = 0; i < river_size_; ++i) {
-          const TileKind& k = cat.kind(river_[i]);
-          stage = std::min(stage, k.river_sides == 3 ? 0 : has_mark(k, "volcano") ? 2 : 1);
-        }
-        for (int k = 0; k < cat.size(); ++k) {
-          if (!bag_count_[k] || !cat.kind(KindId(k)).river_sides) continue;
-          const TileKind& kind = cat.kind(KindId(k));
-          int s = kind.river_sides == 3 ? 0 : has_mark(kind, "volcano") ? 2 : 1;
-          if (s == stage) out[n++] = Action::draw(k);
-        }
+      if (!river_.stack.empty()) {
+        n = river_draws(out);
       } else if (fixed_order_) {
-        out[n++] = Action::draw(bag_[bag_size_ - 1]);
+        out[n++] = Action::draw(bag_.back());
       } else {
         for (int k = 0; k < catalogue().size(); ++k)
           if (bag_count_[k]) out[n++] = Action::draw(k);
@@ -566,11 +449,11 @@ int State::legal_actions(Action* out) const {
       break;
     case Phase::AbbeyChoice:
       n = abbey_options(out);
-      if (bag_size_ > 0) out[n++] = Action::take_tile();
+      if (bag_.size() > 0) out[n++] = Action::take_tile();
       else if (rules_.abbey_endgame == AbbeyEndgame::FinalRound) out[n++] = Action::pass();
       break;
     case Phase::PlaceTile: {
-      const TileKind& kind = catalogue().kind(drawn_);
+      const TileKind& kind = catalogue().kind(turn_.drawn);
       if (kind.river_sides) {
         n = river_placements(kind, out);
         break;
@@ -586,7 +469,8 @@ int State::legal_actions(Action* out) const {
       break;
     }
     case Phase::ArrowChoice:
-      for (int i = 0; i < num_arrow_candidates_; ++i) out[n++] = Action::arrow(board_.tile(arrow_candidates_[i]).cell);
+      for (int i = 0; i < arrows_.candidates.size(); ++i)
+        out[n++] = Action::arrow(board_.tile(arrows_.candidates[i]).cell);
       break;
     case Phase::PlaceFigure:
       out[n++] = Action::pass();
@@ -622,12 +506,12 @@ std::vector<Action> State::legal_actions() const {
 
 std::vector<std::pair<Action, double>> State::chance_outcomes() const {
   std::vector<std::pair<Action, double>> out;
-  if (phase_ != Phase::Draw) return out;
+  if (turn_.phase != Phase::Draw) return out;
   std::vector<Action> draws = legal_actions();
   int total = 0;
   for (Action a : draws) total += bag_count_[a.tile_kind()];
   for (Action a : draws)
-    out.emplace_back(a, fixed_order_ && !river_size_ ? 1.0 : double(bag_count_[a.tile_kind()]) / total);
+    out.emplace_back(a, fixed_order_ && !river_.stack.size() ? 1.0 : double(bag_count_[a.tile_kind()]) / total);
   return out;
 }
 
@@ -639,23 +523,23 @@ std::string State::why_illegal(Action a) const {
     int n = legal_actions(buffer);
     return std::find(buffer, buffer + n, a) != buffer + n;
   };
-  switch (phase_) {
+  switch (turn_.phase) {
     case Phase::GameOver: return "the game is over";
     case Phase::Draw:
       if (a.kind() != ActionKind::Draw) return "a tile must be drawn first";
       if (!a.well_formed() || a.tile_kind() >= catalogue().size() || bag_count_[a.tile_kind()] == 0)
         return "that tile is not in the bag";
-      if (river_size_ > 0)
+      if (river_.stack.size() > 0)
         return listed() ? "" : "the river tiles come first: the fork, then the others, the volcano lake last (RV-3)";
-      if (fixed_order_ && bag_[bag_size_ - 1] != a.tile_kind())
-        return "the draw order is fixed: the next tile is " + catalogue().kind(bag_[bag_size_ - 1]).name;
+      if (fixed_order_ && bag_.back() != a.tile_kind())
+        return "the draw order is fixed: the next tile is " + catalogue().kind(bag_.back()).name;
       return "";
     case Phase::AbbeyChoice:
       if (listed()) return "";
       if (a.kind() == ActionKind::Abbey) return "an abbey goes into a hole: an empty cell with 4 neighbours (AM-A-1)";
-      if (bag_size_ == 0 && rules_.abbey_endgame == AbbeyEndgame::Mandatory)
+      if (bag_.size() == 0 && rules_.abbey_endgame == AbbeyEndgame::Mandatory)
         return "the bag is empty: the abbey must be placed (AM-A-5 mandatory)";
-      return bag_size_ > 0 ? "place the abbey or take a tile" : "place the abbey or pass";
+      return bag_.size() > 0 ? "place the abbey or take a tile" : "place the abbey or pass";
     case Phase::PlaceTile: {
       if (a.kind() != ActionKind::Place) return "the drawn tile must be placed first";
       if (!a.well_formed()) return "malformed action code";
@@ -663,7 +547,7 @@ std::string State::why_illegal(Action a) const {
       if (board_.occupied(c)) return "the cell already holds a tile";
       int f = board_.frontier_index(c);
       if (f < 0) return "the cell touches no tile (B-3)";
-      const TileKind& kind = catalogue().kind(drawn_);
+      const TileKind& kind = catalogue().kind(turn_.drawn);
       if (kind.river_sides && !listed())
         return "a river tile continues exactly one open river end, with no U-turn and without touching the other "
                "branch (RV-1, RV-2)";
@@ -684,11 +568,11 @@ std::string State::why_illegal(Action a) const {
       if (a.kind() == ActionKind::Pass) return "malformed action code";
       if (a.kind() != ActionKind::Figure) return "a figure (or pass) is to be chosen now";
       if (a.elsewhere()) {
-        if (active_arrow_ == ArrowKind::PlaceAnywhere && a.figure_cell() == board_.tile(last_slot_).cell)
+        if (arrows_.active == ArrowKind::PlaceAnywhere && a.figure_cell() == board_.tile(turn_.last_slot).cell)
           return "on the tile just placed a meeple goes without '@': the ordinary placement (B-5)";
-        if (active_arrow_ == ArrowKind::MeepleBeside)
+        if (arrows_.active == ArrowKind::MeepleBeside)
           return "a meeple goes beside an unpaired figure of yours on an unfinished feature (XX-4)";
-        if (active_arrow_ == ArrowKind::PlaceAnywhere)
+        if (arrows_.active == ArrowKind::PlaceAnywhere)
           return "a meeple goes on an unoccupied, unfinished feature (XX-5)";
         return "a figure goes on the tile just placed unless an arrow says otherwise (B-5)";
       }
@@ -696,8 +580,8 @@ std::string State::why_illegal(Action a) const {
       FigureKind kind = a.figure_kind();
       std::string name = figure_kind_name(kind);
       if (!figure_in_play(kind)) return "the " + name + " is not in play";
-      if (supply_[turn_player_][int(kind)] == 0) return "no " + name + " left in supply";
-      const PlacedTile& t = board_.tile(last_slot_);
+      if (supply_[turn_.player][int(kind)] == 0) return "no " + name + " left in supply";
+      const PlacedTile& t = board_.tile(turn_.last_slot);
       if (kind == FigureKind::Barn) {
         if (a.feature() > 3) return "a barn goes on a corner 0-3";
         uint16_t field;

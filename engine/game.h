@@ -24,6 +24,7 @@
 #include "config.h"
 #include "errors.h"
 #include "features.h"
+#include "fixed_list.h"
 #include "rng.h"
 #include "types.h"
 
@@ -150,11 +151,11 @@ class State {
   // The player to decide, kChancePlayer at a draw, kTerminalPlayer once the game is over.
   int current_player() const;
   // The player whose turn it is (also at the draw that starts it).
-  int turn_player() const { return turn_player_; }
+  int turn_player() const { return turn_.player; }
   const Rules& rules() const { return rules_; }
-  bool is_chance() const { return phase_ == Phase::Draw; }
-  bool is_terminal() const { return phase_ == Phase::GameOver; }
-  Phase phase() const { return phase_; }
+  bool is_chance() const { return turn_.phase == Phase::Draw; }
+  bool is_terminal() const { return turn_.phase == Phase::GameOver; }
+  Phase phase() const { return turn_.phase; }
 
   // Writes the legal actions into out (capacity kMaxActions) in no particular order; returns
   // how many. At a chance node these are the possible draws. Never 0 before the end.
@@ -195,39 +196,39 @@ class State {
   // ---- Inspection ---------------------------------------------------------------------------
   const Board& board() const { return board_; }
   const Features& features() const { return features_; }
-  int num_placed_figures() const { return num_figures_; }
+  int num_placed_figures() const { return figures_.size(); }
   const PlacedFigure& placed_figure(int i) const { return figures_[i]; }
   int supply(int player, FigureKind kind = FigureKind::Meeple) const { return supply_[player][int(kind)]; }
   int abbeys(int player) const { return abbeys_[player]; }
   // SH-4: the challenges under way, each a shrine's and a monastery's or abbey's segment.
-  int num_challenges() const { return num_challenges_; }
+  int num_challenges() const { return challenges_.size(); }
   std::pair<uint16_t, uint16_t> challenge(int i) const { return {challenges_[i].shrine, challenges_[i].cloister}; }
   // At a WagonMove node: the segment the wagon stood on when its feature scored.
   uint16_t wagon_origin() const { return wagons_[0].origin; }
   // At a CityMove node: the root segment of the feature (or barn field) about to score (CK-4).
   uint16_t scoring_item() const { return item_root(); }
   // The arrow activated this turn (XX-1), ArrowKind::None if none.
-  ArrowKind active_arrow() const { return active_arrow_; }
+  ArrowKind active_arrow() const { return arrows_.active; }
   // Returns true if the arrow of the tile in this slot can still activate.
-  bool arrow_armed(int slot) const { return arrow_armed_[slot / 64] >> (slot % 64) & 1; }
-  bool in_extra_turn() const { return in_extra_turn_; }
+  bool arrow_armed(int slot) const { return arrows_.armed[slot / 64] >> (slot % 64) & 1; }
+  bool in_extra_turn() const { return turn_.in_extra_turn; }
   // King & Robber (KR-1): the holder (-1: nobody yet) and the size that took it.
-  int king() const { return king_holder_; }
+  int king() const { return king_robber_.king; }
   // River II: river tiles still to come (they are drawn before any land tile, RV-3).
-  int river_left() const { return river_size_; }
+  int river_left() const { return river_.stack.size(); }
   // The City of Carcassonne: the Count's quarter, and a player's figures of a kind in a quarter.
-  Quarter count() const { return Quarter(count_); }
+  Quarter count() const { return Quarter(city_.count); }
   int in_quarter(int player, Quarter q, FigureKind kind = FigureKind::Meeple) const {
-    return int(kind) < 3 ? quarters_[player][int(q)][int(kind)] : 0;
+    return int(kind) < 3 ? city_.quarters[player][int(q)][int(kind)] : 0;
   }
-  int robber() const { return robber_holder_; }
-  int bag_size() const { return bag_size_ + river_size_; }  // the river stack included
+  int robber() const { return king_robber_.robber; }
+  int bag_size() const { return bag_.size() + river_.stack.size(); }  // the river stack included
   int bag_count(KindId kind) const { return bag_count_[kind]; }
   // The tile to place at a PlaceTile node, the one just placed at a PlaceFigure node.
-  KindId drawn_tile() const { return drawn_; }
-  int last_slot() const { return last_slot_; }
-  int turn_number() const { return turn_number_; }
-  int discarded() const { return discarded_; }  // unplaceable tiles removed (B-4)
+  KindId drawn_tile() const { return turn_.drawn; }
+  int last_slot() const { return turn_.last_slot; }
+  int turn_number() const { return turn_.number; }
+  int discarded() const { return turn_.discarded; }  // unplaceable tiles removed (B-4)
   uint64_t seed() const { return seed_; }
 
   std::string action_to_string(Action a) const;
@@ -245,7 +246,7 @@ class State {
 
   // ---- Set-up, turn flow, placements and legal actions: game.cpp ---------------------------
   void init(const Config& config);
-  void put_tile(Cell c, KindId kind, int rotation);  // board + features; completions to pending_
+  void put_tile(Cell c, KindId kind, int rotation);  // board + features; completions to scoring_.pending
   void add_pending(uint16_t root);
   void add_figure(int player, FigureKind kind, uint16_t segment, bool from_supply);
   bool placeable(KindId kind) const;
@@ -283,6 +284,9 @@ class State {
   int abbey_options(Action* out) const;
   int wagon_targets(Action* out) const;  // the moves of the wagon at the head of the queue
   void next_wagon();
+  void choose_abbey(Action a);  // AM-A-1: the abbey, a tile, or (final round) neither
+  void place_barn(int corner);  // AM-B-1, AM-B-3
+  void move_wagon(Action a);    // AM-W-2
 
   // ---- The City of Carcassonne and the Count (CK): rules_city.cpp --------------------------
   void lay_city_block();
@@ -296,11 +300,18 @@ class State {
   void next_market_player(int from);
   int market_options(Action* out) const;
   void enter_quarter(int player, FigureKind kind, Quarter q);
+  void move_from_city(Action a);    // CK-4, CK-5
+  void place_in_city(Action a);     // CK-3, then the Count (CK-7)
+  void move_from_market(Action a);  // CK-6
 
   // ---- River II (RV): rules_river.cpp --------------------------------------------------------
   // RV-1, RV-2: the placements of a river tile, and the river's ends after one.
   int river_placements(const TileKind& kind, Action* out) const;
   void extend_river(Cell c, const TileKind& kind, int rotation);
+  // After a river tile is put: its ends, and RV-6 (the volcano lake: no figure, another turn).
+  // Returns true if the figure decision follows.
+  bool after_river_tile(Cell c, const TileKind& kind, int rotation);
+  int river_draws(Action* out) const;  // RV-3: the draws while river tiles are left
 
   // ---- Cult places (SH): rules_shrines.cpp ---------------------------------------------------
   // SH-2: may a tile of this kind go on c as far as the cult-place limit is concerned?
@@ -317,13 +328,20 @@ class State {
   // ---- 20th Anniversary arrows (XX): rules_anniversary.cpp -----------------------------------
   void after_placement(Cell c);  // arrows (XX-1 .. XX-3), then the figure decision
   void activate_arrow(int slot);
+  void choose_arrow(Cell c);                         // XX-3
+  void place_figure_elsewhere(Cell c, int feature);  // XX-4, XX-5: a normal meeple
   int arrow_figure_options(Action* out) const;
   void set_arrow_armed(int slot, bool armed) {
-    arrow_armed_[slot / 64] = (arrow_armed_[slot / 64] & ~(1ull << (slot % 64))) | uint64_t(armed) << (slot % 64);
+    arrows_.armed[slot / 64] = (arrows_.armed[slot / 64] & ~(1ull << (slot % 64))) | uint64_t(armed) << (slot % 64);
   }
 
   // Positions: position.cpp. Action text: action_text.cpp. copy_from, same_position and
   // check_consistency: consistency.cpp.
+
+  // The members are grouped by concern; each group compares with a defaulted == (its lists up to
+  // their length, FixedList), so that same_position (consistency.cpp) names groups, not fields.
+  // A new member goes into a group; sizeof(State) is checked below the class so that one added
+  // outside them cannot go unnoticed there.
 
   // Rules (constant after construction).
   Rules rules_;
@@ -332,21 +350,30 @@ class State {
   KindId abbey_kind_ = 0;
 
   // Whose turn and where in it.
-  Phase phase_ = Phase::Draw;
-  uint8_t turn_player_ = 0;
-  KindId drawn_ = 0;
-  int16_t last_slot_ = -1;
-  int16_t turn_number_ = 0;
-  int16_t discarded_ = 0;
+  struct Turn {
+    Phase phase = Phase::Draw;
+    uint8_t player = 0;
+    KindId drawn = 0;
+    int16_t last_slot = -1;
+    int16_t number = 0;
+    int16_t discarded = 0;
+    int8_t last_placer = -1;     // who placed the last tile or abbey (CK-6)
+    bool extra_turn = false;     // XX-6: the turn player plays again after this turn
+    bool in_extra_turn = false;  // this turn is an extra turn (XX-6 or RV-6): no third in a row
+    bool volcano = false;        // RV-6: the placer of the volcano lake plays again at once
+    // The abbey endgame (AM-A-5): 0 before the bag ran out; then final_round counts turns left + 1.
+    uint8_t endgame = 0;
+
+    bool operator==(const Turn&) const = default;
+  };
+  Turn turn_;
 
   Board board_;
 
   // Figures on the board and in supply.
-  std::array<PlacedFigure, kMaxPlacedFigures> figures_;
-  uint8_t num_figures_ = 0;
+  FixedList<PlacedFigure, kMaxPlacedFigures> figures_;
   std::array<std::array<uint8_t, kNumFigureKinds>, kMaxPlayers> supply_{};
   std::array<uint8_t, kMaxPlayers> abbeys_{};
-
   // Wagons whose feature scored this turn, in the order their owners decide (AM-W-3).
   struct WagonToMove {
     uint8_t owner = 0;
@@ -354,21 +381,40 @@ class State {
 
     bool operator==(const WagonToMove&) const = default;
   };
-  std::array<WagonToMove, kMaxPlayers> wagons_;
-  uint8_t num_wagons_ = 0;
-  // Fields that a barn placement (AM-B-3: 3) or a join (AM-B-5: 1) scores in phase 3.
-  std::array<uint16_t, 8> barn_fields_;
-  std::array<uint8_t, 8> barn_field_points_;
-  uint8_t num_barn_fields_ = 0;
-  // The abbey endgame (AM-A-5): 0 before the bag ran out; then final_round counts turns left + 1.
-  uint8_t endgame_ = 0;
+  FixedList<WagonToMove, kMaxPlayers> wagons_;
+
+  // Phase 3 (scoring) of this turn: what to score, how far it got, and the City's bookkeeping
+  // (CK-3, CK-4) that goes with it.
+  struct BarnField {
+    uint16_t root = kNoSegment;
+    uint8_t points = 0;  // per completed city: 3 after a barn placement (AM-B-3), 1 after a join (AM-B-5)
+
+    bool operator==(const BarnField&) const = default;
+  };
+  struct Scoring {
+    FixedList<uint16_t, 16> pending;  // features the last placement completed
+    FixedList<BarnField, 8> barn_fields;
+    uint8_t next = 0;       // the item being scored: pending, then barn_fields
+    uint8_t city_step = 0;  // CK-4 round: 1 + how many players have decided, 0 not begun
+    uint8_t moved_out = 0;  // bit p: player p moved figures out of the City this phase
+    bool scored = false;    // a scoring happened this phase (CK-3 a)
+    std::array<int16_t, kMaxPlayers> start_scores{};
+
+    bool operator==(const Scoring&) const = default;
+  };
+  Scoring scoring_;
 
   // 20th Anniversary arrows: which placed tiles' arrows can still activate, the candidates of
-  // this placement when there are several (XX-3), the arrow active this turn, extra turns.
-  std::array<uint64_t, (kMaxTiles + 63) / 64> arrow_armed_{};
-  std::array<uint8_t, 5> arrow_candidates_;
-  uint8_t num_arrow_candidates_ = 0;
-  ArrowKind active_arrow_ = ArrowKind::None;
+  // this placement when there are several (XX-3), the arrow active this turn.
+  struct Arrows {
+    std::array<uint64_t, (kMaxTiles + 63) / 64> armed{};
+    FixedList<uint8_t, 5> candidates;
+    ArrowKind active = ArrowKind::None;
+
+    bool operator==(const Arrows&) const = default;
+  };
+  Arrows arrows_;
+
   // River II: the river tiles left (the fork first, the volcano lake last, RV-3), the river's
   // open ends with their branch (0 before the fork) and last turn (-1 left, 1 right, 0 none),
   // and the river tiles placed with their branch (RV-2).
@@ -380,35 +426,42 @@ class State {
 
     bool operator==(const RiverEnd&) const = default;
   };
-  std::array<KindId, 16> river_;
-  uint8_t river_size_ = 0;
-  std::array<RiverEnd, 4> river_ends_;
-  uint8_t num_river_ends_ = 0;
-  std::array<Cell, 16> river_cells_;
-  std::array<uint8_t, 16> river_branches_;
-  uint8_t num_river_cells_ = 0;
-  bool volcano_turn_ = false;  // RV-6: the placer of the volcano lake plays again at once
+  struct RiverTile {
+    Cell cell;
+    uint8_t branch = 0;
+
+    bool operator==(const RiverTile&) const = default;
+  };
+  struct River {
+    FixedList<KindId, 16> stack;
+    FixedList<RiverEnd, 4> ends;
+    FixedList<RiverTile, 16> tiles;
+
+    bool operator==(const River&) const = default;
+  };
+  River river_;
 
   // The City of Carcassonne (CK): figures per player, quarter and kind (meeple, mayor, wagon),
-  // the Count's quarter, and phase 3 bookkeeping: the item being scored (pending_ features, then
-  // barn fields), the CK-4 round over the players, what CK-3 asks of the phase.
-  std::array<std::array<std::array<uint8_t, 3>, kNumQuarters>, kMaxPlayers> quarters_{};
-  uint8_t count_ = 0;
-  uint8_t scoring_next_ = 0;    // index of the item being scored
-  uint8_t city_step_ = 0;       // CK-4 round: 1 + how many players have decided, 0 not begun
-  uint8_t moved_out_ = 0;       // bit p: player p moved figures out of the City this phase
-  bool phase3_scored_ = false;  // a scoring happened this phase (CK-3 a)
-  std::array<int16_t, kMaxPlayers> phase3_start_{};
-  int8_t last_placer_ = -1;    // who placed the last tile or abbey (CK-6)
-  uint8_t market_player_ = 0;  // CK-6: who moves now
+  // the Count's quarter, and who moves from the market at the game end (CK-6).
+  struct City {
+    std::array<std::array<std::array<uint8_t, 3>, kNumQuarters>, kMaxPlayers> quarters{};
+    uint8_t count = 0;
+    uint8_t market_player = 0;
+
+    bool operator==(const City&) const = default;
+  };
+  City city_;
 
   // King & Robber (KR-1): holders (-1 nobody) and the sizes they took them with.
-  int8_t king_holder_ = -1;
-  int8_t robber_holder_ = -1;
-  uint16_t king_size_ = 0;
-  uint16_t robber_size_ = 0;
-  bool extra_turn_ = false;     // XX-6: the turn player plays again after this turn
-  bool in_extra_turn_ = false;  // this turn is an extra turn (XX-6 or RV-6): no third in a row
+  struct KingRobber {
+    int8_t king = -1;
+    int8_t robber = -1;
+    uint16_t king_size = 0;
+    uint16_t robber_size = 0;
+
+    bool operator==(const KingRobber&) const = default;
+  };
+  KingRobber king_robber_;
 
   // Cult-place challenges under way (SH-4), stored when they begin. SH-2 allows a cloister
   // at most one neighbour of the other kind, so there are at most as many as shrines.
@@ -418,23 +471,17 @@ class State {
 
     bool operator==(const Challenge&) const = default;
   };
-  std::array<Challenge, 8> challenges_;
-  uint8_t num_challenges_ = 0;
+  FixedList<Challenge, 8> challenges_;
 
   std::array<int16_t, kMaxPlayers> scores_{};
   std::array<std::array<int16_t, kNumCauses>, kMaxPlayers> breakdown_{};
 
-  // The bag: a list of kind ids (order matters only with fixed_order_) and counts per kind.
-  std::array<KindId, kMaxTiles> bag_;
-  int16_t bag_size_ = 0;
+  // The bag: kind ids (their order matters only with fixed_order_) and counts per kind.
+  FixedList<KindId, kMaxTiles, int16_t> bag_;
   std::array<uint8_t, kMaxKinds> bag_count_{};
 
   // Cloister-like segments not yet completed (their `open` counts empty neighbours).
-  std::array<uint16_t, 64> open_cloisters_;
-  uint8_t num_open_cloisters_ = 0;
-  // Features the last placement completed, to score in phase 3.
-  std::array<uint16_t, 16> pending_;
-  uint8_t num_pending_ = 0;
+  FixedList<uint16_t, 64> open_cloisters_;
 
   Rng rng_;
 
@@ -444,5 +491,8 @@ class State {
 
 // clone() is a memcpy: the state must stay a flat value.
 static_assert(std::is_trivially_copyable_v<State>);
+// A member added to State outside its groups changes its size: compare it in same_position
+// (consistency.cpp) and set the new size here (on x86-64 and AArch64 with GCC or Clang).
+static_assert(sizeof(void*) != 8 || sizeof(State) == 24128, "State changed: see same_position");
 
 }  // namespace carc

@@ -82,9 +82,9 @@ State State::from_position(const Position& position) {
     land_placed |= !kind.river_sides && !is_abbey(kind);
     st.put_tile(t.cell, kind.id, t.rotation);
     if (kind.river_sides) st.extend_river(t.cell, kind, t.rotation);
-    for (int p = 0; p < st.num_pending_; ++p) st.features_[st.pending_[p]].done = 1;
-    st.num_pending_ = 0;
-    st.num_barn_fields_ = 0;
+    for (int p = 0; p < st.scoring_.pending.size(); ++p) st.features_[st.scoring_.pending[p]].done = 1;
+    st.scoring_.pending.clear();
+    st.scoring_.barn_fields.clear();
   }
   // An arrow that points at a tile was activated (or lost, XX-3) while the position came about.
   for (int slot = 0; slot < st.board_.num_tiles(); ++slot) {
@@ -124,7 +124,7 @@ State State::from_position(const Position& position) {
         throw PositionError(where + ": the feature is completed, so it would have been scored");
       // A segment holds one figure, or an XX-4 pair: a normal meeple beside a figure of its owner.
       int partner = -1, on_segment = 0;
-      for (int j = 0; j < st.num_figures_; ++j) {
+      for (int j = 0; j < st.figures_.size(); ++j) {
         if (st.figures_[j].segment != seg) continue;
         partner = j;
         ++on_segment;
@@ -139,7 +139,7 @@ State State::from_position(const Position& position) {
         st.figures_[partner].paired = true;
       }
       st.add_figure(f.player, fk, seg, true);
-      st.figures_[st.num_figures_ - 1].paired = on_segment > 0;
+      st.figures_.back().paired = on_segment > 0;
       continue;
     }
     st.add_figure(f.player, fk, seg, true);
@@ -167,7 +167,7 @@ State State::from_position(const Position& position) {
     if (!st.rules_.count) throw PositionError("count: the Count needs start = city");
     int q = find_name(position.count, kQuarterNames, kNumQuarters);
     if (q < 0) throw PositionError("count: unknown quarter '" + position.count + "'");
-    st.count_ = uint8_t(q);
+    st.city_.count = uint8_t(q);
   }
 
   // ---- Scores, abbeys, the King and the Robber.
@@ -208,8 +208,8 @@ State State::from_position(const Position& position) {
   for (int s = 0; s < st.features_.size(); ++s) {
     const Segment& f = st.features_[s];
     if (f.root != s || f.open != 0) continue;
-    if (f.type == FeatureType::City) st.king_size_ = std::max(st.king_size_, f.tiles);
-    if (f.type == FeatureType::Road) st.robber_size_ = std::max(st.robber_size_, f.tiles);
+    if (f.type == FeatureType::City) st.king_robber_.king_size = std::max(st.king_robber_.king_size, f.tiles);
+    if (f.type == FeatureType::Road) st.king_robber_.robber_size = std::max(st.king_robber_.robber_size, f.tiles);
   }
   auto holder = [&](const char* name, int who, uint16_t size, const char* feature) -> int8_t {
     if (who < -1 || who >= players) throw PositionError(std::string(name) + ": no such player");
@@ -223,9 +223,9 @@ State State::from_position(const Position& position) {
     if (who >= 0 && size == 0) throw PositionError(std::string(name) + ": no " + feature + " is completed yet (KR-1)");
     return int8_t(who);
   };
-  st.king_holder_ = holder("king", position.king, st.king_size_, "city");
-  st.robber_holder_ = holder("robber", position.robber, st.robber_size_, "road");
-  if (!st.rules_.king_robber) st.king_size_ = st.robber_size_ = 0;
+  st.king_robber_.king = holder("king", position.king, st.king_robber_.king_size, "city");
+  st.king_robber_.robber = holder("robber", position.robber, st.king_robber_.robber_size, "road");
+  if (!st.rules_.king_robber) st.king_robber_.king_size = st.king_robber_.robber_size = 0;
 
   // ---- The bag (and River II's stack).
   if (!st.fixed_order_) {
@@ -249,10 +249,10 @@ State State::from_position(const Position& position) {
     for (const TileKind& k : cat.kinds())
       for (int i = 0; i < left[k.id]; ++i) {
         if (k.river_sides) {
-          st.river_[st.river_size_++] = k.id;
+          st.river_.stack.push_back(k.id);
         } else {
-          if (st.bag_size_ == kMaxTiles) throw PositionError("bag: too many tiles");
-          st.bag_[st.bag_size_++] = k.id;
+          if (st.bag_.size() == kMaxTiles) throw PositionError("bag: too many tiles");
+          st.bag_.push_back(k.id);
         }
         ++st.bag_count_[k.id];
       }
@@ -261,32 +261,32 @@ State State::from_position(const Position& position) {
   // ---- Whose turn, and what kind of turn.
   if (position.current_player < 0 || position.current_player >= players)
     throw PositionError("current_player: no such player");
-  st.turn_player_ = uint8_t(position.current_player);
+  st.turn_.player = uint8_t(position.current_player);
   if (position.extra_turn && !st.rules_.anniv20 && !st.rules_.river)
     throw PositionError("extra_turn: extra turns come from arrows (XX-6) or the volcano lake (RV-6)");
-  st.in_extra_turn_ = position.extra_turn;
+  st.turn_.in_extra_turn = position.extra_turn;
   if (position.last_placer < -1 || position.last_placer >= players) throw PositionError("last_placer: no such player");
-  st.last_placer_ = int8_t(position.last_placer >= 0 ? position.last_placer
-                           : position.extra_turn     ? position.current_player
-                                                     : (position.current_player + players - 1) % players);
+  st.turn_.last_placer = int8_t(position.last_placer >= 0 ? position.last_placer
+                                : position.extra_turn     ? position.current_player
+                                                          : (position.current_player + players - 1) % players);
   if (position.final_round_left != 0) {
     if (st.rules_.abbey_endgame != AbbeyEndgame::FinalRound || !st.rules_.abbey_mayor)
       throw PositionError("final_round_left: needs Abbey & Mayor with abbey_endgame = final_round");
     if (position.final_round_left < 0 || position.final_round_left > players)
       throw PositionError("final_round_left: 0 to " + std::to_string(players) + " players");
-    if (st.bag_size_ + st.river_size_ > 0)
+    if (st.bag_.size() + st.river_.stack.size() > 0)
       throw PositionError("final_round_left: the final round begins once the bag is empty");
-    st.endgame_ = uint8_t(position.final_round_left + 1);  // start_turn counts this player
+    st.turn_.endgame = uint8_t(position.final_round_left + 1);  // start_turn counts this player
   }
   st.start_turn();
   return st;
 }
 
 Position State::to_position() const {
-  if (phase_ != Phase::Draw && phase_ != Phase::AbbeyChoice)
+  if (turn_.phase != Phase::Draw && turn_.phase != Phase::AbbeyChoice)
     throw PositionError(
         std::string("a position is taken at the start of a turn (a draw or the abbey choice), not at ") +
-        phase_name(phase_));
+        phase_name(turn_.phase));
   const Catalogue& cat = catalogue();
   Position p;
   Config& c = p.config;
@@ -312,13 +312,13 @@ Position State::to_position() const {
   if (rules_.shrines) c.expansions.push_back("shrines");
   if (rules_.anniv20) c.expansions.push_back("anniv20");
   if (fixed_order_)
-    for (int i = bag_size_ - 1; i >= 0; --i) c.draw_order.push_back(cat.kind(bag_[i]).name);
+    for (int i = bag_.size() - 1; i >= 0; --i) c.draw_order.push_back(cat.kind(bag_[i]).name);
 
   for (int slot = 0; slot < board_.num_tiles(); ++slot) {
     const PlacedTile& t = board_.tile(slot);
     if (!cat.kind(t.kind).city_square) p.tiles.push_back({cat.kind(t.kind).name, t.cell, t.rotation});
   }
-  for (int i = 0; i < num_figures_; ++i) {
+  for (int i = 0; i < figures_.size(); ++i) {
     const PlacedFigure& f = figures_[i];
     const Segment& seg = features_[f.segment];
     const PlacedTile& t = board_.tile(seg.tile);
@@ -340,23 +340,23 @@ Position State::to_position() const {
     p.abbeys.push_back(abbeys_[pl]);
     for (int q = 0; q < kNumQuarters; ++q)
       for (int k = 0; k < 3; ++k)
-        for (int n = 0; n < quarters_[pl][q][k]; ++n)
+        for (int n = 0; n < city_.quarters[pl][q][k]; ++n)
           p.city.push_back({pl, figure_kind_name(FigureKind(k)), kQuarterNames[q]});
   }
-  if (rules_.count) p.count = kQuarterNames[count_];
+  if (rules_.count) p.count = kQuarterNames[city_.count];
   if (!fixed_order_) {
     std::vector<std::string> bag;
     for (int k = 0; k < cat.size(); ++k)
       for (int n = 0; n < bag_count_[k]; ++n) bag.push_back(cat.kind(KindId(k)).name);
     p.bag = std::move(bag);
   }
-  p.current_player = turn_player_;
-  p.king = king_holder_;
-  p.robber = robber_holder_;
-  p.extra_turn = in_extra_turn_;
-  p.last_placer = last_placer_;
-  // endgame_ counts the players still to have their endgame turn, this one included.
-  p.final_round_left = phase_ == Phase::AbbeyChoice && endgame_ > 0 ? endgame_ : 0;
+  p.current_player = turn_.player;
+  p.king = king_robber_.king;
+  p.robber = king_robber_.robber;
+  p.extra_turn = turn_.in_extra_turn;
+  p.last_placer = turn_.last_placer;
+  // turn_.endgame counts the players still to have their endgame turn, this one included.
+  p.final_round_left = turn_.phase == Phase::AbbeyChoice && turn_.endgame > 0 ? turn_.endgame : 0;
   return p;
 }
 

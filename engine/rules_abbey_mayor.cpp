@@ -125,16 +125,51 @@ int State::wagon_targets(Action* out) const {
 
 void State::next_wagon() {
   Action buffer[kMaxActions];
-  while (num_wagons_ > 0) {
+  while (wagons_.size() > 0) {
     if (wagon_targets(buffer) > 0) {
-      phase_ = Phase::WagonMove;
+      turn_.phase = Phase::WagonMove;
       return;
     }
     ++supply_[wagons_[0].owner][int(FigureKind::Wagon)];  // no target: back to supply
-    std::copy(wagons_.begin() + 1, wagons_.begin() + num_wagons_, wagons_.begin());
-    --num_wagons_;
+    wagons_.erase(0);
   }
   end_of_phase3();
+}
+
+void State::choose_abbey(Action a) {
+  if (a.kind() == ActionKind::TakeTile) {
+    turn_.phase = Phase::Draw;
+    return;
+  }
+  if (a.kind() == ActionKind::Pass) {  // declined in the final round (AM-A-5)
+    finish_turn();
+    return;
+  }
+  put_tile(a.cell(), abbey_kind_, 0);
+  turn_.last_placer = int8_t(turn_.player);
+  --abbeys_[turn_.player];
+  turn_.drawn = abbey_kind_;
+  after_placement(a.cell());
+}
+
+void State::place_barn(int corner) {
+  uint16_t field;
+  barn_corner_ok(board_.tile(turn_.last_slot).cell, corner, &field);
+  if (features_.feature(field).occupants)  // AM-B-3: the farmers score now
+    scoring_.barn_fields.push_back({features_.root(field), 3});
+  add_figure(turn_.player, FigureKind::Barn, field, true);
+}
+
+void State::move_wagon(Action a) {
+  WagonToMove wagon = wagons_[0];
+  wagons_.erase(0);
+  if (a.kind() == ActionKind::Figure) {
+    const PlacedTile& t = board_.tile(board_.slot_at(a.figure_cell()));
+    add_figure(wagon.owner, FigureKind::Wagon, uint16_t(t.first_segment + a.feature()), false);
+  } else {
+    ++supply_[wagon.owner][int(FigureKind::Wagon)];  // AM-W-2: it returns
+  }
+  next_wagon();
 }
 
 }  // namespace carc

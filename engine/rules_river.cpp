@@ -10,8 +10,8 @@ using namespace internal;
 
 int State::river_placements(const TileKind& kind, Action* out) const {
   int n = 0;
-  for (int e = 0; e < num_river_ends_; ++e) {
-    const RiverEnd& end = river_ends_[e];
+  for (int e = 0; e < river_.ends.size(); ++e) {
+    const RiverEnd& end = river_.ends[e];
     Cell target = neighbour(end.cell, Side(end.side));
     int f = board_.frontier_index(target);
     if (f < 0) continue;
@@ -24,10 +24,9 @@ int State::river_placements(const TileKind& kind, Action* out) const {
     if (river_neighbours != 1) continue;
     // RV-2: the two branches never share a side.
     bool touches_other_branch = false;
-    for (int i = 0; i < num_river_cells_; ++i) {
-      Cell c = river_cells_[i];
-      bool adjacent = std::abs(c.x - target.x) + std::abs(c.y - target.y) == 1;
-      touches_other_branch |= adjacent && end.branch && river_branches_[i] && river_branches_[i] != end.branch;
+    for (const RiverTile& t : river_.tiles) {
+      bool adjacent = std::abs(t.cell.x - target.x) + std::abs(t.cell.y - target.y) == 1;
+      touches_other_branch |= adjacent && end.branch && t.branch && t.branch != end.branch;
     }
     if (touches_other_branch) continue;
     for (int i = 0; i < kind.num_distinct_rotations; ++i) {
@@ -53,15 +52,14 @@ void State::extend_river(Cell c, const TileKind& kind, int rotation) {
   // The end this tile continues (none for the spring).
   RiverEnd from{};
   int entry = -1;
-  for (int e = 0; e < num_river_ends_; ++e)
-    if (neighbour(river_ends_[e].cell, Side(river_ends_[e].side)) == c) {
-      from = river_ends_[e];
+  for (int e = 0; e < river_.ends.size(); ++e)
+    if (neighbour(river_.ends[e].cell, Side(river_.ends[e].side)) == c) {
+      from = river_.ends[e];
       entry = opposite(Side(from.side));
-      river_ends_[e] = river_ends_[--num_river_ends_];
+      river_.ends.swap_remove(e);
       break;
     }
-  river_cells_[num_river_cells_] = c;
-  river_branches_[num_river_cells_++] = from.branch;
+  river_.tiles.push_back({c, from.branch});
   int exits = 0;
   for (int s = 0; s < kNumSides; ++s) {
     if (s == entry || rt.edges[s] != Edge::River) continue;
@@ -69,8 +67,30 @@ void State::extend_river(Cell c, const TileKind& kind, int rotation) {
     if (kind.river_sides == 3) end.branch = uint8_t(1 + exits);  // the fork starts two branches
     if (kind.river_sides == 2 && entry >= 0) end.turn = int8_t(s == from.side ? 0 : s == (from.side + 1) % 4 ? 1 : -1);
     ++exits;
-    if (num_river_ends_ < river_ends_.size()) river_ends_[num_river_ends_++] = end;
+    if (!river_.ends.full()) river_.ends.push_back(end);
   }
+}
+
+bool State::after_river_tile(Cell c, const TileKind& kind, int rotation) {
+  extend_river(c, kind, rotation);
+  if (!has_mark(kind, "volcano")) return true;
+  turn_.volcano = true;  // RV-6: no figure, and another turn at once
+  turn_.phase = Phase::PlaceFigure;
+  after_figure();
+  return false;
+}
+
+int State::river_draws(Action* out) const {
+  // RV-3: the fork first, the volcano lake last, the others in between (drawn at random).
+  auto stage = [](const TileKind& k) { return k.river_sides == 3 ? 0 : has_mark(k, "volcano") ? 2 : 1; };
+  const Catalogue& cat = catalogue();
+  int first = 2;
+  for (KindId k : river_.stack) first = std::min(first, stage(cat.kind(k)));
+  int n = 0;
+  for (int k = 0; k < cat.size(); ++k)
+    if (bag_count_[k] && cat.kind(KindId(k)).river_sides && stage(cat.kind(KindId(k))) == first)
+      out[n++] = Action::draw(k);
+  return n;
 }
 
 }  // namespace carc

@@ -52,25 +52,23 @@ void State::start_challenges(uint16_t segment) {
       uint16_t other = uint16_t(t.first_segment + catalogue().kind(t.kind).cloister_segment);
       if (features_[other].open == 0 || !features_[other].occupants) continue;
       Challenge challenge = kind == 1 ? Challenge{segment, other} : Challenge{other, segment};
-      auto end = challenges_.begin() + num_challenges_;
-      if (std::find(challenges_.begin(), end, challenge) != end) continue;  // a second figure (XX-4)
-      assert(num_challenges_ < challenges_.size());
-      challenges_[num_challenges_++] = challenge;
+      if (challenges_.contains(challenge)) continue;  // a second figure (XX-4)
+      challenges_.push_back(challenge);
     }
 }
 
 void State::resolve_challenge(uint16_t completed) {
-  for (int i = 0; i < num_challenges_; ++i) {
+  for (int i = 0; i < challenges_.size(); ++i) {
     const Challenge c = challenges_[i];
     if (c.shrine != completed && c.cloister != completed) continue;
-    challenges_[i] = challenges_[--num_challenges_];
+    challenges_.swap_remove(i);
     uint16_t loser = c.shrine == completed ? c.cloister : c.shrine;
     if (features_[loser].done) return;  // both completed in this phase: both score (SH-5)
     // The loser's figures go back with no points, a wagon too, without moving (AM-W-5).
-    int queued = num_wagons_;
+    int queued = wagons_.size();
     return_figures(loser);
-    for (int w = queued; w < num_wagons_; ++w) ++supply_[wagons_[w].owner][int(FigureKind::Wagon)];
-    num_wagons_ = uint8_t(queued);
+    for (int w = queued; w < wagons_.size(); ++w) ++supply_[wagons_[w].owner][int(FigureKind::Wagon)];
+    wagons_.truncate(queued);
     return;
   }
 }

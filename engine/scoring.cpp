@@ -10,9 +10,9 @@ using namespace internal;
 
 void State::after_figure() {
   // Phase 3: completed features (cities, roads, cloister-like), then barn-triggered fields.
-  phase3_start_ = scores_;
-  phase3_scored_ = false;
-  moved_out_ = 0;
+  scoring_.start_scores = scores_;
+  scoring_.scored = false;
+  scoring_.moved_out = 0;
   // RULES 5.4b: cities, roads, cloister-like, then fields; ties by creation order. A feature is
   // as old as its oldest segment (segments are numbered as tiles are placed, but a merge keeps
   // the larger side's root). Found by a walk, as scorings are rare: no stamp on the hot copies.
@@ -21,60 +21,61 @@ void State::after_figure() {
     features_.for_each_member(root, [&](int m) { first = std::min(first, m); });
     return first;
   };
-  std::sort(pending_.begin(), pending_.begin() + num_pending_, [&](uint16_t a, uint16_t b) {
+  std::sort(scoring_.pending.begin(), scoring_.pending.end(), [&](uint16_t a, uint16_t b) {
     int ra = scoring_rank(features_[a].type), rb = scoring_rank(features_[b].type);
     return ra != rb ? ra < rb : oldest(a) < oldest(b);
   });
-  for (int i = 1; i < num_barn_fields_; ++i)  // the barn-triggered fields (a few at most) likewise
-    for (int j = i; j > 0 && oldest(barn_fields_[j]) < oldest(barn_fields_[j - 1]); --j) {
-      std::swap(barn_fields_[j], barn_fields_[j - 1]);
-      std::swap(barn_field_points_[j], barn_field_points_[j - 1]);
-    }
-  for (int i = 0; i < num_pending_; ++i) features_[pending_[i]].done = 1;  // finished for SH-5 and wagons
-  scoring_next_ = 0;
-  city_step_ = 0;
+  for (int i = 1; i < scoring_.barn_fields.size(); ++i)  // the barn-triggered fields (a few at most) likewise
+    for (int j = i; j > 0 && oldest(scoring_.barn_fields[j].root) < oldest(scoring_.barn_fields[j - 1].root); --j)
+      std::swap(scoring_.barn_fields[j], scoring_.barn_fields[j - 1]);
+  for (int i = 0; i < scoring_.pending.size(); ++i)
+    features_[scoring_.pending[i]].done = 1;  // finished for SH-5 and wagons
+  scoring_.next = 0;
+  scoring_.city_step = 0;
   continue_scoring();
 }
 
 void State::continue_scoring() {
-  while (scoring_next_ < num_pending_ + num_barn_fields_) {
+  while (scoring_.next < scoring_.pending.size() + scoring_.barn_fields.size()) {
     if (rules_.count && start_city_round()) return;  // a player decides on City moves first
     uint16_t root = item_root();
     const Segment& f = features_[root];
-    if (scoring_next_ < num_pending_) {
+    if (scoring_.next < scoring_.pending.size()) {
       if (f.occupants) {
-        phase3_scored_ = true;
+        scoring_.scored = true;
         score_feature(root, false);
         return_figures(root);
       }
-      if (num_challenges_ && is_cloister_like(f.type)) resolve_challenge(root);
+      if (challenges_.size() && is_cloister_like(f.type)) resolve_challenge(root);
       // KR-1: completing a strictly larger city or road takes the King or the Robber.
-      if (rules_.king_robber && f.type == FeatureType::City && f.tiles > king_size_) {
-        king_size_ = f.tiles;
-        king_holder_ = int8_t(turn_player_);
+      if (rules_.king_robber && f.type == FeatureType::City && f.tiles > king_robber_.king_size) {
+        king_robber_.king_size = f.tiles;
+        king_robber_.king = int8_t(turn_.player);
       }
-      if (rules_.king_robber && f.type == FeatureType::Road && f.tiles > robber_size_) {
-        robber_size_ = f.tiles;
-        robber_holder_ = int8_t(turn_player_);
+      if (rules_.king_robber && f.type == FeatureType::Road && f.tiles > king_robber_.robber_size) {
+        king_robber_.robber_size = f.tiles;
+        king_robber_.robber = int8_t(turn_.player);
       }
     } else if (f.occupants) {  // AM-B-3 (3 per city) or AM-B-5 (1 per city), + the pig herd
       std::array<int, kMaxPlayers> strength{};
       for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
-      phase3_scored_ = true;
-      award(strength, (barn_field_points_[scoring_next_ - num_pending_] + f.pig) * completed_cities_touching(root),
+      scoring_.scored = true;
+      award(strength,
+            (scoring_.barn_fields[scoring_.next - scoring_.pending.size()].points + f.pig) *
+                completed_cities_touching(root),
             Cause::FieldBarn);
       return_figures(root);
     }
-    ++scoring_next_;
-    city_step_ = 0;
+    ++scoring_.next;
+    scoring_.city_step = 0;
   }
-  num_pending_ = 0;
-  num_barn_fields_ = 0;
-  scoring_next_ = 0;
+  scoring_.pending.clear();
+  scoring_.barn_fields.clear();
+  scoring_.next = 0;
   // Wagons decide clockwise from the active player (AM-W-3).
-  std::sort(wagons_.begin(), wagons_.begin() + num_wagons_, [&](const WagonToMove& a, const WagonToMove& b) {
-    return (a.owner - turn_player_ + rules_.players) % rules_.players <
-           (b.owner - turn_player_ + rules_.players) % rules_.players;
+  std::sort(wagons_.begin(), wagons_.end(), [&](const WagonToMove& a, const WagonToMove& b) {
+    return (a.owner - turn_.player + rules_.players) % rules_.players <
+           (b.owner - turn_.player + rules_.players) % rules_.players;
   });
   next_wagon();
 }
@@ -93,18 +94,18 @@ void State::award(const std::array<int, kMaxPlayers>& strength, int points, Caus
 }
 
 void State::return_figures(uint16_t root) {
-  for (int i = 0; i < num_figures_;) {
+  for (int i = 0; i < figures_.size();) {
     const PlacedFigure& f = figures_[i];
     if (f.kind == FigureKind::Barn || features_.root(f.segment) != root) {
       ++i;
       continue;
     }
     if (f.kind == FigureKind::Wagon) {
-      wagons_[num_wagons_++] = WagonToMove{f.owner, f.segment};  // it moves or returns in step d
+      wagons_.push_back(WagonToMove{f.owner, f.segment});  // it moves or returns in step d
     } else {
       ++supply_[f.owner][int(f.kind)];
     }
-    figures_[i] = figures_[--num_figures_];
+    figures_.swap_remove(i);
   }
   Segment& f = features_[root];
   f.occupants = 0;
@@ -147,7 +148,7 @@ void State::score_feature(uint16_t root, bool final) {
     case FeatureType::Field: {
       int cities = completed_cities_touching(root);
       if (f.barns) {  // AM-B-6: every barn scores 4 per completed city; no farmers here
-        for (int i = 0; i < num_figures_; ++i) {
+        for (int i = 0; i < figures_.size(); ++i) {
           const PlacedFigure& fig = figures_[i];
           if (fig.kind != FigureKind::Barn || features_.root(fig.segment) != root || cities == 0) continue;
           add_points(fig.owner, 4 * cities, Cause::Barn);
@@ -172,13 +173,14 @@ void State::final_scoring() {
     score_feature(uint16_t(s), true);
   }
   // KR-2: 1 point per completed city for the King, per completed road for the Robber.
-  if (king_holder_ >= 0) add_points(king_holder_, cities + rules_.city_block, Cause::King);  // the City counts too
-  if (robber_holder_ >= 0) add_points(robber_holder_, roads, Cause::Robber);
+  if (king_robber_.king >= 0)
+    add_points(king_robber_.king, cities + rules_.city_block, Cause::King);  // the City counts too
+  if (king_robber_.robber >= 0) add_points(king_robber_.robber, roads, Cause::Robber);
 }
 
 std::array<int, kMaxPlayers> State::scores_if_ended() const {
   State copy = *this;
-  if (phase_ != Phase::GameOver) copy.final_scoring();
+  if (turn_.phase != Phase::GameOver) copy.final_scoring();
   std::array<int, kMaxPlayers> out{};
   for (int p = 0; p < rules_.players; ++p) out[p] = copy.scores_[p];
   return out;
