@@ -4,7 +4,8 @@ equal time per move, 2-player base game, one thread.
     nice python experiments/mcts_vs_openspiel.py --deals 100 --simulations 12 --csv build/vs_openspiel.csv
 
 A deal is two games with the same deck (the tiles come from the engine's PRNG seeded by the
-deal, drawn in the same order in both) and the seats swapped. MCTSBot (UCT c = 2, random
+deal, drawn in the same order in both, unless a tile is unplaceable in one game only and
+discarded there, B-4) and the seats swapped. MCTSBot (UCT c = 2, random
 rollouts, `--simulations` per move) goes first in calibration: its mean time per move over
 `--calibrate` moves becomes our MCTS's time budget per move (`mcts:time=...`, defaults
 otherwise), so both think equally long; the report gives the times measured in the match.
