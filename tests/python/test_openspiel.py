@@ -33,7 +33,8 @@ def test_serialization_replays_exactly() -> None:
             state.apply_action(int(rng.choice(state.legal_actions())))
     copy = game.deserialize_state(state.serialize())
     assert copy.history() == state.history()
-    assert copy.core.to_bytes() == state.core.to_bytes()
+    assert str(copy) == str(state) and copy.legal_actions() == state.legal_actions()
+    assert copy.observation_tensor(0) == state.observation_tensor(0)
 
 
 def test_tensors_are_the_encoders() -> None:
