@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pickle
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -156,3 +158,13 @@ def test_games_pickle_exactly_and_replay_the_record_for_another_build() -> None:
             else:
                 g.apply(g.legal_actions()[0])
     assert replayed.history == game.history and replayed.scores == game.scores
+
+
+def test_the_core_package_and_rl_import_no_research_package() -> None:
+    """The adapters import their optional packages themselves; `import carcassonne.rl` does not."""
+    code = (
+        "import sys, carcassonne, carcassonne.rl; "
+        "print(sorted(m for m in ('pyspiel', 'pettingzoo', 'gymnasium', 'nbclient') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
