@@ -18,6 +18,9 @@ void register_play(pybind11::module_& m);
 // Registers MctsConfig (and its enums), analyse, Mcts, SearchResult, ArenaConfig, run_arena and
 // ArenaResult, and choose_action (one agent's move).
 void register_search(pybind11::module_& m);
+// Registers ObservationEncoder, ActionSpace, observation_window, OBSERVATION_VERSION,
+// DEFAULT_WINDOW, and State's to_bytes / from_bytes / pickling (after register_state).
+void register_rl(pybind11::module_& m);
 
 // Returns the action with this code; throws IllegalActionError if the code is not a 32-bit
 // unsigned value (Python ints are unbounded, action codes are not).

@@ -205,6 +205,8 @@ class State {
   std::pair<uint16_t, uint16_t> challenge(int i) const { return {challenges_[i].shrine, challenges_[i].cloister}; }
   // At a WagonMove node: the segment the wagon stood on when its feature scored.
   uint16_t wagon_origin() const { return wagons_[0].origin; }
+  // At a CityMove node: the root segment of the feature (or barn field) about to score (CK-4).
+  uint16_t scoring_item() const { return item_root(); }
   // The arrow activated this turn (XX-1), ArrowKind::None if none.
   ArrowKind active_arrow() const { return arrows_.active; }
   // Returns true if the arrow of the tile in this slot can still activate.

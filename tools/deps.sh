@@ -27,6 +27,8 @@ apt_install_missing "${build_packages[@]}"
 python3 -m pip install -q --disable-pip-version-check \
   "scikit-build-core>=0.10" "pybind11>=3.0" numpy pytest ruff mypy fastapi uvicorn \
   pyarrow pandas matplotlib tqdm ray
+# The research extras (carcassonne.rl's OpenSpiel and PettingZoo adapters, the notebooks' tests).
+python3 -m pip install -q --disable-pip-version-check open_spiel pettingzoo gymnasium nbclient nbformat ipykernel
 
 # The fuzzers (tools/fuzz.sh): clang with its libFuzzer and sanitizer runtimes.
 if [ "${CARC_FUZZ_TESTS:-0}" = 1 ]; then

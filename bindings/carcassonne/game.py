@@ -537,7 +537,9 @@ class Game:
         return self.clone()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self).from_json, (self.to_json(),))
+        # The record, and the state's bytes so that loading need not replay it (a pickle of
+        # another build of the engine replays the record).
+        return (_unpickle_game, (self.to_record(), self._state.to_bytes()))
 
     def to_record(self) -> dict[str, Any]:
         """The game record as a dict (see to_json)."""
@@ -568,6 +570,22 @@ class Game:
             f"<Game players={self.num_players} turn={self.turn_number} phase={self.phase} "
             f"scores={self.scores}>"
         )
+
+
+def _unpickle_game(record: dict[str, Any], state_bytes: bytes) -> Game:
+    """Game.__reduce__'s loader: the state from its bytes if this build wrote them, else the
+    record replayed."""
+    try:
+        state = _core.State.from_bytes(state_bytes)
+    except RecordError:
+        return Game.from_json(json.dumps(record))
+    game = Game.__new__(Game)
+    game._config = make_config(**record["config"])
+    game._state = state
+    game._history = list(record["actions"])
+    game._sampled = list(record["sampled"])
+    game._position = record.get("position")
+    return game
 
 
 def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,172 @@
+"""Carcassonne as an OpenSpiel game: `import carcassonne.rl.openspiel` registers "carcassonne".
+
+    import pyspiel
+    import carcassonne.rl.openspiel
+    game = pyspiel.load_game("carcassonne", {"players": 2, "expansions": "abbey-mayor+city"})
+    state = game.new_initial_state()          # a chance node: the first draw
+
+Parameters: players (2-6), expansions ("+"-separated names), variants ("key:value+..."; OpenSpiel's
+game strings reserve "," and "="), seed
+(the engine's bag seed; OpenSpiel draws the tiles itself at the chance nodes) and window (the
+observation window's side, docs/observation.md). Actions are the dense indexes of
+carcassonne.rl (a draw's index is its tile kind id, the chance outcome); a game's returns are
+its win shares (1/k for each of the k players with the top score, B-10), so it is constant-sum
+(1). It is a perfect-information game with explicit chance: the observation and the information
+state tensors are the same Markov encoding (planes then globals, flattened), the information
+state string is the action history. serialize/deserialize replay the history (OpenSpiel's
+default, exact). Needs the `open_spiel` package (pip install ".[research]").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from .. import _core
+from ..game import make_config
+from . import DEFAULT_WINDOW, WindowError, action_space, encoder
+
+SHORT_NAME = "carcassonne"
+_DEFAULTS: dict[str, Any] = {
+    "players": 2,
+    "expansions": "",
+    "variants": "",
+    "seed": 0,
+    "window": DEFAULT_WINDOW,
+}
+# An upper bound on the nodes of a game: every tile of every set (fewer than 160) with at most
+# 16 nodes each (draw, abbey, place, arrow, figure, City and wagon moves, the City, the Count).
+_MAX_GAME_LENGTH = 160 * 16
+
+
+def _split(text: str) -> list[str]:
+    return [item.strip() for item in text.split("+") if item.strip()]
+
+
+def _config(params: dict[str, Any]) -> _core.Config:
+    variants = {}
+    for item in _split(str(params["variants"])):
+        key, colon, value = item.partition(":")
+        if not colon:
+            raise _core.ConfigError(f"variant {item!r} is not key:value")
+        variants[key.strip()] = value.strip()
+    return make_config(
+        int(params["players"]), _split(str(params["expansions"])), variants, int(params["seed"])
+    ).validated()
+
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="Carcassonne (carcassonne engine)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.CONSTANT_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=_core.MAX_PLAYERS,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULTS,
+)
+
+
+class CarcassonneGame(pyspiel.Game):
+    """The OpenSpiel game of one rule mix."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        merged = {**_DEFAULTS, **(params or {})}
+        self.config = _config(merged)
+        self.window = int(merged["window"])
+        info = pyspiel.GameInfo(
+            num_distinct_actions=action_space(self.window).size,
+            max_chance_outcomes=len(_core.tile_kinds()),
+            num_players=self.config.players,
+            min_utility=0.0,
+            max_utility=1.0,
+            utility_sum=1.0,
+            max_game_length=_MAX_GAME_LENGTH,
+        )
+        super().__init__(_GAME_TYPE, info, merged)
+
+    def new_initial_state(self) -> CarcassonneState:
+        return CarcassonneState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params}")
+        perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        return _Observer(self.config.players, self.window, perfect_recall)
+
+
+class CarcassonneState(pyspiel.State):
+    """A node: the engine's State (copied by value when OpenSpiel clones it)."""
+
+    def __init__(self, game: CarcassonneGame) -> None:
+        super().__init__(game)
+        self.core = _core.State(game.config)
+        self.window = game.window
+
+    def current_player(self) -> int:
+        player = self.core.current_player()
+        if player == _core.CHANCE_PLAYER:
+            return pyspiel.PlayerId.CHANCE
+        if player == _core.TERMINAL_PLAYER:
+            return pyspiel.PlayerId.TERMINAL
+        return player
+
+    def _legal_actions(self, player: int) -> list[int]:
+        indices, outside = action_space(self.window).legal_indices(self.core)
+        if outside:
+            raise WindowError(f"{outside} legal action(s) lie outside the {self.window}-cell window")
+        return indices
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        # A draw's code is kind << 4 and its index the kind id (the action space's first block).
+        return [(code >> 4, p) for code, p in self.core.chance_outcomes()]
+
+    def _apply_action(self, action: int) -> None:
+        self.core.apply(action_space(self.window).action(self.core, int(action)))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self.core.action_to_string(action_space(self.window).action(self.core, int(action)))
+
+    def is_terminal(self) -> bool:
+        return self.core.is_terminal()
+
+    def returns(self) -> list[float]:
+        return self.core.returns()
+
+    def __str__(self) -> str:
+        return self.core.to_string()
+
+
+class _Observer:
+    """OpenSpiel's PyObserver: `tensor` (planes then globals, flattened) with `dict` views."""
+
+    def __init__(self, players: int, window: int, perfect_recall: bool) -> None:
+        self.encoder = encoder(players, window)
+        self.perfect_recall = perfect_recall
+        planes = self.encoder.num_planes * window * window
+        self._planes = np.zeros((self.encoder.num_planes, window, window), np.uint8)
+        self.tensor = np.zeros(planes + self.encoder.num_globals, np.float32)
+        self.dict = {
+            "planes": self.tensor[:planes].reshape(self.encoder.num_planes, window, window),
+            "globals": self.tensor[planes:],
+        }
+
+    def set_from(self, state: CarcassonneState, player: int) -> None:
+        self.encoder.encode_into(state.core, player, self._planes, self.dict["globals"])
+        np.copyto(self.dict["planes"], self._planes)  # OpenSpiel's tensors are floats
+
+    def string_from(self, state: CarcassonneState, player: int) -> str:
+        if self.perfect_recall:  # the information state: everything that happened
+            return ",".join(map(str, state.history()))
+        return state.core.to_string()
+
+
+pyspiel.register_game(_GAME_TYPE, CarcassonneGame)

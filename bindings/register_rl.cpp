@@ -1,0 +1,281 @@
+// For learners: observation tensors and the dense action space (engine/observation.h) into numpy
+// arrays that numpy allocates and C++ fills (no copies), batches with the GIL released, and
+// State pickling (its bytes, behind a guard).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/catalogue.h"
+#include "engine/game.h"
+#include "engine/observation.h"
+#include "register.h"
+
+namespace py = pybind11;
+using namespace py::literals;
+
+namespace carc::py_bindings {
+
+namespace {
+
+// States are copied in chunks while the GIL is held, then encoded with it released: another
+// Python thread may change a State while we work. A small chunk keeps the copies in cache
+// (fresh pages cost more than the GIL's release and re-acquisition per chunk).
+constexpr size_t kChunk = 16;
+
+std::vector<const State*> state_pointers(const py::sequence& states) {
+  std::vector<const State*> out;
+  out.reserve(states.size());
+  for (py::handle h : states) out.push_back(&h.cast<const State&>());
+  return out;
+}
+
+// Calls work(copy of state i, i) for every state, chunk by chunk with the GIL released.
+template <class Work>
+void for_each_copy(const std::vector<const State*>& states, Work&& work) {
+  std::vector<State> chunk;
+  chunk.reserve(std::min(kChunk, states.size()));
+  for (size_t start = 0; start < states.size(); start += kChunk) {
+    const size_t end = std::min(states.size(), start + kChunk);
+    chunk.clear();
+    for (size_t i = start; i < end; ++i) chunk.push_back(*states[i]);
+    py::gil_scoped_release release;
+    for (size_t i = start; i < end; ++i) work(chunk[i - start], i);
+  }
+}
+
+// The seat whose observation is wanted when none is named: the player to decide, or at a draw
+// or the end the turn player.
+int default_observer(const State& s) { return s.current_player() >= 0 ? s.current_player() : s.turn_player(); }
+
+py::tuple window_tuple(const Window& w) { return py::make_tuple(w.x0, w.y0, w.size); }
+
+// ---- State bytes ----------------------------------------------------------------------------
+
+// A State pickles as this header and its bytes (it is trivially copyable): the header refuses
+// bytes of another layout (size), format or tile catalogue with a RecordError.
+constexpr char kStateMagic[8] = {'c', 'a', 'r', 'c', 'S', 'T', 'A', 'T'};
+constexpr uint32_t kStateFormat = 1;
+struct StateHeader {
+  char magic[8];
+  uint32_t format;
+  uint32_t size;
+  uint64_t catalogue;
+};
+
+// FNV-1a over every tile kind's name, count and features: kind ids index the state's arrays.
+uint64_t catalogue_fingerprint() {
+  static const uint64_t fingerprint = [] {
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    for (const TileKind& k : Catalogue::builtin().kinds()) {
+      for (char c : k.name) mix(uint8_t(c));
+      mix(uint64_t(k.count));
+      mix(uint64_t(k.num_segments));
+    }
+    return h;
+  }();
+  return fingerprint;
+}
+
+py::bytes state_bytes(const State& s) {
+  std::string out(sizeof(StateHeader) + sizeof(State), '\0');
+  StateHeader header{};
+  std::memcpy(header.magic, kStateMagic, sizeof kStateMagic);
+  header.format = kStateFormat;
+  header.size = uint32_t(sizeof(State));
+  header.catalogue = catalogue_fingerprint();
+  std::memcpy(out.data(), &header, sizeof header);
+  std::memcpy(out.data() + sizeof header, &s, sizeof(State));
+  return py::bytes(out);
+}
+
+[[noreturn]] void record_error(const std::string& message) {
+  py::object error = py::module_::import("carcassonne.game").attr("RecordError");
+  PyErr_SetString(error.ptr(), message.c_str());
+  throw py::error_already_set();
+}
+
+State state_from_bytes(const py::bytes& data) {
+  std::string_view bytes = data;
+  StateHeader header{};
+  if (bytes.size() >= sizeof header) std::memcpy(&header, bytes.data(), sizeof header);
+  if (bytes.size() < sizeof header || std::memcmp(header.magic, kStateMagic, sizeof kStateMagic) != 0)
+    record_error("these bytes are not a pickled carcassonne State");
+  if (header.format != kStateFormat || header.size != sizeof(State) || header.catalogue != catalogue_fingerprint() ||
+      bytes.size() != sizeof header + sizeof(State))
+    record_error("this pickled State comes from another build of carcassonne (format " + std::to_string(header.format) +
+                 ", " + std::to_string(header.size) + " bytes; this build reads format " +
+                 std::to_string(kStateFormat) + ", " + std::to_string(sizeof(State)) +
+                 " bytes and its own tile catalogue): keep game records (Game.to_json) across versions");
+  alignas(State) std::array<std::byte, sizeof(State)> raw;
+  std::memcpy(raw.data(), bytes.data() + sizeof header, sizeof(State));
+  return std::bit_cast<State>(raw);
+}
+
+}  // namespace
+
+void register_rl(py::module_& m) {
+  m.attr("OBSERVATION_VERSION") = kObservationVersion;
+  m.attr("DEFAULT_WINDOW") = kDefaultWindow;
+  m.def(
+      "observation_window", [](const State& s, int size) { return window_tuple(observation_window(s, size)); },
+      "state"_a, "size"_a = kDefaultWindow,
+      "(x0, y0, size): the window of board cells the observation and the action space use at this\n"
+      "node, centred on the placed tiles (engine/observation.h).");
+
+  py::class_<ObservationEncoder>(m, "ObservationEncoder",
+                                 "Observation tensors for one player count and window side (docs/observation.md).")
+      .def(py::init<int, int>(), "players"_a, "window"_a = kDefaultWindow)
+      .def_property_readonly("players", &ObservationEncoder::players)
+      .def_property_readonly("window", &ObservationEncoder::window)
+      .def_property_readonly("num_planes", &ObservationEncoder::num_planes)
+      .def_property_readonly("num_globals", &ObservationEncoder::num_globals)
+      .def_property_readonly("plane_names", &ObservationEncoder::plane_names)
+      .def_property_readonly("global_names", &ObservationEncoder::global_names)
+      .def(
+          "encode",
+          [](const ObservationEncoder& e, const State& s, std::optional<int> observer) {
+            py::array_t<uint8_t> planes({e.num_planes(), e.window(), e.window()});
+            py::array_t<float> globals(e.num_globals());
+            e.encode(s, observer.value_or(default_observer(s)), planes.mutable_data(), globals.mutable_data());
+            return py::make_tuple(planes, globals);
+          },
+          "state"_a, "observer"_a = py::none(),
+          "(planes uint8 [planes, window, window], globals float32 [globals]) of one state from\n"
+          "observer's seat (default: the player to decide, else the turn player).")
+      .def(
+          "encode_into",
+          [](const ObservationEncoder& e, const State& s, std::optional<int> observer,
+             py::array_t<uint8_t, py::array::c_style> planes, py::array_t<float, py::array::c_style> globals) {
+            if (planes.size() != e.plane_bytes() || globals.size() != e.num_globals())
+              throw py::value_error("encode_into needs " + std::to_string(e.plane_bytes()) + " plane bytes and " +
+                                    std::to_string(e.num_globals()) + " globals");
+            e.encode(s, observer.value_or(default_observer(s)), planes.mutable_data(), globals.mutable_data());
+          },
+          "state"_a, "observer"_a, "planes"_a.noconvert(), "globals"_a.noconvert(),
+          "encode() into existing C-contiguous arrays (uint8 planes, float32 globals) of the right sizes\n"
+          "(any shape).")
+      .def(
+          "encode_batch",
+          [](const ObservationEncoder& e, const py::sequence& states, std::optional<std::vector<int>> observers,
+             std::optional<py::array_t<uint8_t, py::array::c_style>> planes_out,
+             std::optional<py::array_t<float, py::array::c_style>> globals_out) {
+            std::vector<const State*> ptrs = state_pointers(states);
+            const py::ssize_t n = py::ssize_t(ptrs.size());
+            if (observers && observers->size() != ptrs.size())
+              throw py::value_error("observers must have one seat per state");
+            for (size_t i = 0; i < ptrs.size(); ++i) {  // checked here: errors must not cross the released GIL
+              const int seat = observers ? (*observers)[i] : default_observer(*ptrs[i]);
+              if (ptrs[i]->num_players() != e.players() || seat < 0 || seat >= e.players())
+                throw py::value_error("state " + std::to_string(i) + ": not a " + std::to_string(e.players()) +
+                                      "-player game, or observer " + std::to_string(seat) + " is not a player");
+            }
+            // Fresh arrays cost page faults (most of the time on a busy machine); `out` reuses them.
+            if (planes_out.has_value() != globals_out.has_value())
+              throw py::value_error("give both planes_out and globals_out, or neither");
+            using Planes = py::array_t<uint8_t, py::array::c_style>;
+            using Globals = py::array_t<float, py::array::c_style>;
+            const py::ssize_t side = e.window();
+            Planes planes = planes_out ? *planes_out : Planes({n, py::ssize_t(e.num_planes()), side, side});
+            Globals globals = globals_out ? *globals_out : Globals({n, py::ssize_t(e.num_globals())});
+            if (planes.size() != n * e.plane_bytes() || globals.size() != n * e.num_globals())
+              throw py::value_error("planes_out and globals_out must hold " + std::to_string(n) + " observations");
+            uint8_t* plane_out = planes.mutable_data();
+            float* global_out = globals.mutable_data();
+            for_each_copy(ptrs, [&](const State& s, size_t i) {
+              const int seat = observers ? (*observers)[i] : default_observer(s);
+              e.encode(s, seat, plane_out + i * size_t(e.plane_bytes()), global_out + i * size_t(e.num_globals()));
+            });
+            return py::make_tuple(planes, globals);
+          },
+          "states"_a, "observers"_a = py::none(), "planes_out"_a.noconvert() = py::none(),
+          "globals_out"_a.noconvert() = py::none(),
+          "encode() of many states in one call, with the GIL released: (planes [n, planes, window,\n"
+          "window], globals [n, globals]), arrays numpy allocates and C++ fills, or the C-contiguous\n"
+          "uint8 / float32 arrays given (reused buffers skip the page faults of fresh memory).");
+
+  py::class_<ActionSpace>(m, "ActionSpace", "The dense action space of a window side (engine/observation.h).")
+      .def(py::init<int>(), "window"_a = kDefaultWindow)
+      .def_property_readonly("window", &ActionSpace::window)
+      .def_property_readonly("size", &ActionSpace::size)
+      .def_property_readonly(
+          "blocks",
+          [](const ActionSpace& a) {
+            py::list out;
+            for (const ActionSpace::Block& b : a.blocks()) out.append(py::make_tuple(b.name, b.start, b.size));
+            return out;
+          },
+          "[(name, first index, size)] of the index blocks, in order.")
+      .def(
+          "index",
+          [](const ActionSpace& a, const State& s, int64_t code) {
+            return a.index(observation_window(s, a.window()), to_action(code));
+          },
+          "state"_a, "code"_a, "The dense index of an action code at this node, -1 if it lies outside the window.")
+      .def(
+          "action",
+          [](const ActionSpace& a, const State& s, int index) {
+            try {
+              return a.action(observation_window(s, a.window()), index).code;
+            } catch (const std::out_of_range& e) {
+              throw IllegalActionError(e.what());
+            }
+          },
+          "state"_a, "index"_a,
+          "The action code of a dense index at this node (it may not be legal); IllegalActionError for an\n"
+          "index outside the space.")
+      .def(
+          "legal_mask",
+          [](const ActionSpace& a, const State& s) {
+            py::array_t<bool> mask(a.size());
+            const int outside =
+                a.legal_mask(s, observation_window(s, a.window()), reinterpret_cast<uint8_t*>(mask.mutable_data()));
+            return py::make_tuple(mask, outside);
+          },
+          "state"_a,
+          "(mask bool [size], outside): the legal actions' indexes, and how many legal actions lie\n"
+          "outside the window (not in the mask; 0 at almost every node).")
+      .def(
+          "legal_indices",
+          [](const ActionSpace& a, const State& s) {
+            std::vector<int> indices;
+            const int outside = a.legal_indices(s, observation_window(s, a.window()), indices);
+            return py::make_tuple(indices, outside);
+          },
+          "state"_a, "(indexes of the legal actions ascending, outside): legal_mask() as a list.")
+      .def(
+          "legal_masks",
+          [](const ActionSpace& a, const py::sequence& states) {
+            std::vector<const State*> ptrs = state_pointers(states);
+            py::array_t<bool> masks({py::ssize_t(ptrs.size()), py::ssize_t(a.size())});
+            py::array_t<int32_t> outside(py::ssize_t(ptrs.size()));
+            auto* mask_out = reinterpret_cast<uint8_t*>(masks.mutable_data());
+            int32_t* outside_out = outside.mutable_data();
+            for_each_copy(ptrs, [&](const State& s, size_t i) {
+              outside_out[i] = a.legal_mask(s, observation_window(s, a.window()), mask_out + i * size_t(a.size()));
+            });
+            return py::make_tuple(masks, outside);
+          },
+          "states"_a,
+          "legal_mask() of many states in one call, with the GIL released: (masks [n, size], outside [n]).");
+
+  // Pickling: State's bytes behind a guard (format, size, tile catalogue).
+  auto state = py::reinterpret_borrow<py::class_<State>>(m.attr("State"));
+  state.def("to_bytes", &state_bytes,
+            "The state as bytes (a header and its memory): fast, exact, for this build only.");
+  state.def_static("from_bytes", &state_from_bytes, "data"_a,
+                   "A state from to_bytes(); RecordError for bytes of another build or not a State.");
+  state.def(py::pickle(&state_bytes, &state_from_bytes));
+}
+
+}  // namespace carc::py_bindings

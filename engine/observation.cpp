@@ -1,0 +1,413 @@
+// Observation tensors and the dense action space (observation.h). Layout: docs/observation.md.
+#include "observation.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string_view>
+
+#include "catalogue.h"
+#include "features.h"
+
+namespace carc {
+
+namespace {
+
+// Per side, the edge kinds Field .. Joint (Edge values 1 .. 6).
+constexpr int kEdgeKinds = 6;
+constexpr const char* kEdgeNames[kEdgeKinds] = {"field", "road", "city", "river", "abbey", "joint"};
+constexpr const char* kSideNames[kNumSides] = {"N", "E", "S", "W"};
+// The catalogue's tile marks, each a plane (a test checks the catalogue has no other).
+constexpr const char* kMarkNames[] = {"garden", "inn", "lake", "pig-herd", "spring", "volcano", "well"};
+constexpr int kNumMarks = int(sizeof(kMarkNames) / sizeof(kMarkNames[0]));
+constexpr const char* kArrowNames[3] = {"meeple-beside", "place-anywhere", "extra-turn"};
+// Where a figure stands: road, city, field, or a cloister-like or other centre feature.
+constexpr const char* kPlaceNames[4] = {"road", "city", "field", "centre"};
+constexpr int kNumPhases = int(Phase::GameOver) + 1;
+
+// The fixed planes; then, per relative player r, 4 figure-kind planes, 4 figure-place planes and
+// 4 side-holder planes (each block over all players before the next).
+enum Plane : int {
+  kTilePlane = 0,
+  kEdgePlanes = 1,                                       // + side * 6 + edge kind
+  kCentrePlanes = kEdgePlanes + kNumSides * kEdgeKinds,  // monastery, shrine, abbey, quarter
+  kPennantPlane = kCentrePlanes + 4,                     // pennants on the tile
+  kMarkPlanes = kPennantPlane + 1,                       // kMarkNames
+  kArrowPlanes = kMarkPlanes + kNumMarks,                // kArrowNames
+  kArmedPlane = kArrowPlanes + 3,                        // its arrow can still activate
+  kSideDonePlanes = kArmedPlane + 1,                     // the feature across the side is complete
+  kCentreDonePlane = kSideDonePlanes + kNumSides,        // the cloister-like centre is complete
+  kLastPlacedPlane = kCentreDonePlane + 1,               // the tile placed last
+  kFocusPlane = kLastPlacedPlane + 1,                    // tiles of the feature a decision is about
+  kChallengePlane = kFocusPlane + 1,                     // a shrine or cloister in a challenge (SH-4)
+  kFixedPlanes = kChallengePlane + 1,
+};
+
+int place_of(FeatureType t) {
+  switch (t) {
+    case FeatureType::Road: return 0;
+    case FeatureType::City: return 1;
+    case FeatureType::Field: return 2;
+    default: return 3;
+  }
+}
+
+// Per tile kind: bit i set if it carries mark kMarkNames[i].
+const std::vector<uint8_t>& mark_bits() {
+  static const std::vector<uint8_t> bits = [] {
+    std::vector<uint8_t> out;
+    for (const TileKind& k : Catalogue::builtin().kinds()) {
+      uint8_t b = 0;
+      for (const std::string& m : k.marks)
+        for (int i = 0; i < kNumMarks; ++i)
+          if (m == kMarkNames[i]) b |= uint8_t(1u << i);
+      out.push_back(b);
+    }
+    return out;
+  }();
+  return bits;
+}
+
+// The names of num values "group[label]" or, for a single value, "group".
+struct NameSink {
+  std::vector<std::string>* names;
+  template <class Label, class Value>
+  void operator()(std::string_view group, int count, Label&& label, Value&&) {
+    if (count == 1) names->push_back(std::string(group));
+    for (int i = 0; count > 1 && i < count; ++i) names->push_back(std::string(group) + "[" + label(i) + "]");
+  }
+};
+struct WriteSink {
+  float* out;
+  template <class Label, class Value>
+  void operator()(std::string_view, int count, Label&&, Value&& value) {
+    for (int i = 0; i < count; ++i) *out++ = float(value(i));
+  }
+};
+
+// The globals vector, one definition for its names (NameSink, state unused) and its values.
+template <class Sink>
+void visit_globals(Sink& sink, const State& s, int observer, int players) {
+  const Catalogue& cat = Catalogue::builtin();
+  const int kinds = cat.size();
+  auto who = [&](int r) { return (observer + r) % players; };
+  auto rel = [](int r) {
+    std::string name = std::to_string(r);  // not "r" + to_string: GCC 12's -Wrestrict false alarm
+    return name.insert(0, 1, 'r');
+  };
+  auto number = [](int i) { return std::to_string(i); };
+  auto relative_of = [&](int p) { return p < 0 ? -1 : (p - observer + players) % players; };
+  const Phase phase = s.phase();
+  const Rules& rules = s.rules();
+
+  sink(
+      "phase", kNumPhases, [](int i) { return std::string(phase_name(Phase(i))); },
+      [&](int i) { return int(phase) == i; });
+  sink("player_to_move", players, rel, [&](int r) { return relative_of(s.current_player()) == r; });
+  sink("turn_player", players, rel, [&](int r) { return relative_of(s.turn_player()) == r; });
+  sink("score", players, rel, [&](int r) { return s.score(who(r)); });
+  sink(
+      "supply", players * kNumFigureKinds,
+      [&](int i) { return rel(i / kNumFigureKinds) + "." + figure_kind_name(FigureKind(i % kNumFigureKinds)); },
+      [&](int i) { return s.supply(who(i / kNumFigureKinds), FigureKind(i % kNumFigureKinds)); });
+  sink("abbeys", players, rel, [&](int r) { return s.abbeys(who(r)); });
+  sink(
+      "city", players * kNumQuarters * 3,
+      [&](int i) {
+        return rel(i / 12) + "." + kQuarterNames[i / 3 % kNumQuarters] + "." + figure_kind_name(FigureKind(i % 3));
+      },
+      [&](int i) { return s.in_quarter(who(i / 12), Quarter(i / 3 % kNumQuarters), FigureKind(i % 3)); });
+  sink(
+      "count", kNumQuarters, [](int q) { return std::string(kQuarterNames[q]); },
+      [&](int q) { return rules.count && int(s.count()) == q; });
+  sink("king", players, rel, [&](int r) { return relative_of(s.king()) == r; });
+  sink("robber", players, rel, [&](int r) { return relative_of(s.robber()) == r; });
+  sink(
+      "bag", kinds, [&](int k) { return cat.kind(KindId(k)).name; }, [&](int k) { return s.bag_count(KindId(k)); });
+  sink("bag_size", 1, number, [&](int) { return s.bag_size(); });
+  sink("river_left", 1, number, [&](int) { return s.river_left(); });
+  const bool has_drawn = phase == Phase::PlaceTile || phase == Phase::ArrowChoice || phase == Phase::PlaceFigure;
+  sink(
+      "drawn", kinds, [&](int k) { return cat.kind(KindId(k)).name; },
+      [&](int k) { return has_drawn && s.drawn_tile() == k; });
+  sink(
+      "active_arrow", 3, [](int i) { return std::string(kArrowNames[i]); },
+      [&](int i) { return int(s.active_arrow()) == i + 1; });
+  sink("extra_turn", 1, number, [&](int) { return s.in_extra_turn(); });
+  sink("turn_number", 1, number, [&](int) { return s.turn_number(); });
+  sink("discarded", 1, number, [&](int) { return s.discarded(); });
+  static constexpr const char* kRuleNames[] = {"abbey-mayor", "anniv20", "king-robber", "shrines",
+                                               "river2",      "city",    "count"};
+  const bool flags[] = {rules.abbey_mayor, rules.anniv20,    rules.king_robber, rules.shrines,
+                        rules.river,       rules.city_block, rules.count};
+  sink(
+      "rules", 7, [](int i) { return std::string(kRuleNames[i]); }, [&](int i) { return flags[i]; });
+  static constexpr const char* kEndgames[] = {"mandatory", "final_round", "none"};
+  sink(
+      "abbey_endgame", 3, [](int i) { return std::string(kEndgames[i]); },
+      [&](int i) { return int(rules.abbey_endgame) == i; });
+  static constexpr const char* kWagonRules[] = {"c2", "c1"};
+  sink(
+      "wagon_move", 2, [](int i) { return std::string(kWagonRules[i]); },
+      [&](int i) { return int(rules.wagon_move) == i; });
+  static constexpr const char* kCountMoves[] = {"free", "clockwise", "follow"};
+  sink(
+      "count_move", 3, [](int i) { return std::string(kCountMoves[i]); },
+      [&](int i) { return int(rules.count_move) == i; });
+}
+
+}  // namespace
+
+Window observation_window(const State& state, int size) {
+  if (size < kMinWindow || size > kMaxWindow)
+    throw std::invalid_argument("window side " + std::to_string(size) + " is outside [" + std::to_string(kMinWindow) +
+                                ", " + std::to_string(kMaxWindow) + "]");
+  const Board& board = state.board();
+  int min_x = 0, max_x = 0, min_y = 0, max_y = 0;
+  for (int i = 0; i < board.num_tiles(); ++i) {
+    Cell c = board.tile(i).cell;
+    if (i == 0 || c.x < min_x) min_x = c.x;
+    if (i == 0 || c.x > max_x) max_x = c.x;
+    if (i == 0 || c.y < min_y) min_y = c.y;
+    if (i == 0 || c.y > max_y) max_y = c.y;
+  }
+  // >> 1 floors for negative sums too (C++20 arithmetic shift).
+  return Window{((min_x + max_x + 1) >> 1) - size / 2, ((min_y + max_y + 1) >> 1) - size / 2, size};
+}
+
+ObservationEncoder::ObservationEncoder(int players, int window) : players_(players), window_(window) {
+  if (players < 1 || players > kMaxPlayers)
+    throw std::invalid_argument("players must be 1 .. " + std::to_string(kMaxPlayers));
+  if (window < kMinWindow || window > kMaxWindow)
+    throw std::invalid_argument("window side " + std::to_string(window) + " is outside [" + std::to_string(kMinWindow) +
+                                ", " + std::to_string(kMaxWindow) + "]");
+  std::vector<std::string>& p = plane_names_;
+  p.push_back("tile");
+  for (int s = 0; s < kNumSides; ++s)
+    for (int e = 0; e < kEdgeKinds; ++e) p.push_back(std::string("edge[") + kSideNames[s] + "." + kEdgeNames[e] + "]");
+  for (const char* c : {"monastery", "shrine", "abbey", "quarter"}) p.push_back(std::string("centre[") + c + "]");
+  p.push_back("pennants");
+  for (const char* m : kMarkNames) p.push_back(std::string("mark[") + m + "]");
+  for (const char* a : kArrowNames) p.push_back(std::string("arrow[") + a + "]");
+  p.push_back("arrow_armed");
+  for (const char* s : kSideNames) p.push_back(std::string("side_complete[") + s + "]");
+  p.push_back("centre_complete");
+  p.push_back("last_placed");
+  p.push_back("focus");
+  p.push_back("challenge");
+  for (int r = 0; r < players; ++r)
+    for (int k = 0; k < kNumFigureKinds; ++k)
+      p.push_back("figures[r" + std::to_string(r) + "." + figure_kind_name(FigureKind(k)) + "]");
+  for (int r = 0; r < players; ++r)
+    for (const char* w : kPlaceNames) p.push_back("figures_on[r" + std::to_string(r) + "." + w + "]");
+  for (int r = 0; r < players; ++r)
+    for (const char* s : kSideNames) p.push_back("side_held[r" + std::to_string(r) + "." + s + "]");
+  NameSink names{&global_names_};
+  visit_globals(names, State(Config{}), 0, players);
+}
+
+void ObservationEncoder::encode(const State& s, int observer, uint8_t* planes, float* globals) const {
+  if (s.num_players() != players_)
+    throw std::invalid_argument("the state has " + std::to_string(s.num_players()) + " players, the encoder " +
+                                std::to_string(players_));
+  if (observer < 0 || observer >= players_)
+    throw std::invalid_argument("observer " + std::to_string(observer) + " is not a player");
+  const Catalogue& cat = Catalogue::builtin();
+  const Board& board = s.board();
+  const Features& features = s.features();
+  const Window w = observation_window(s, window_);
+  const int area = window_ * window_;
+  std::fill(planes, planes + plane_bytes(), uint8_t(0));
+  auto set = [&](int plane, int cell, int value) { planes[plane * area + cell] = uint8_t(value); };
+  auto relative = [&](int p) { return (p - observer + players_) % players_; };
+  const int figure_planes = kFixedPlanes, place_planes = kFixedPlanes + 4 * players_,
+            held_planes = kFixedPlanes + 8 * players_;
+  const std::vector<uint8_t>& marks = mark_bits();
+
+  for (int slot = 0; slot < board.num_tiles(); ++slot) {
+    const PlacedTile& t = board.tile(slot);
+    if (!w.contains(t.cell)) continue;
+    const int cell = w.index(t.cell);
+    const TileKind& kind = cat.kind(t.kind);
+    const RotatedTile& rotated = kind.rotations[t.rotation];
+    set(kTilePlane, cell, 1);
+    for (int side = 0; side < kNumSides; ++side) {
+      const int edge = int(rotated.edges[size_t(side)]);
+      if (edge >= 1 && edge <= kEdgeKinds) set(kEdgePlanes + side * kEdgeKinds + edge - 1, cell, 1);
+      int local = rotated.segment_at[size_t(side_point(Side(side), 1))];
+      if (local < 0) local = rotated.segment_at[size_t(side_point(Side(side), 0))];
+      if (local < 0) continue;
+      const Segment& root = features.feature(t.first_segment + local);
+      if (root.done) set(kSideDonePlanes + side, cell, 1);
+      for (int p = 0; p < players_; ++p)
+        if (root.meeples[size_t(p)] || (root.mayors >> p & 1)) set(held_planes + 4 * relative(p) + side, cell, 1);
+    }
+    if (kind.cloister_segment >= 0) {
+      const FeatureType type = rotated.segments[size_t(kind.cloister_segment)].type;
+      const int centre = type == FeatureType::Monastery ? 0 : type == FeatureType::Shrine ? 1 : 2;
+      set(kCentrePlanes + centre, cell, 1);
+      if (features.feature(t.first_segment + kind.cloister_segment).done) set(kCentreDonePlane, cell, 1);
+    }
+    if (kind.city_square) set(kCentrePlanes + 3, cell, 1);
+    int pennants = 0;
+    for (int i = 0; i < kind.num_segments; ++i) pennants += rotated.segments[size_t(i)].pennants;
+    if (pennants) set(kPennantPlane, cell, pennants);
+    for (int m = 0; m < kNumMarks; ++m)
+      if (marks[t.kind] >> m & 1) set(kMarkPlanes + m, cell, 1);
+    if (kind.arrow != ArrowKind::None) {
+      set(kArrowPlanes + int(kind.arrow) - 1, cell, 1);
+      if (s.arrow_armed(slot)) set(kArmedPlane, cell, 1);
+    }
+  }
+  if (s.last_slot() >= 0 && w.contains(board.tile(s.last_slot()).cell))
+    set(kLastPlacedPlane, w.index(board.tile(s.last_slot()).cell), 1);
+
+  // Marks every in-window tile of segment's feature on `plane`.
+  auto mark_feature = [&](uint16_t segment, int plane) {
+    features.for_each_member(segment, [&](int m) {
+      Cell c = board.tile(features[m].tile).cell;
+      if (w.contains(c)) set(plane, w.index(c), 1);
+    });
+  };
+  if (s.phase() == Phase::WagonMove) mark_feature(s.wagon_origin(), kFocusPlane);
+  if (s.phase() == Phase::CityMove) mark_feature(s.scoring_item(), kFocusPlane);
+  for (int i = 0; i < s.num_challenges(); ++i) {
+    auto [shrine, cloister] = s.challenge(i);
+    for (uint16_t seg : {shrine, cloister}) {
+      Cell c = board.tile(features[seg].tile).cell;
+      if (w.contains(c)) set(kChallengePlane, w.index(c), 1);
+    }
+  }
+  for (int i = 0; i < s.num_placed_figures(); ++i) {
+    const PlacedFigure& f = s.placed_figure(i);
+    const Segment& seg = features[f.segment];
+    Cell c = board.tile(seg.tile).cell;
+    if (!w.contains(c)) continue;
+    const int cell = w.index(c), r = relative(f.owner);
+    planes[(figure_planes + 4 * r + int(f.kind)) * area + cell] += 1;
+    planes[(place_planes + 4 * r + place_of(seg.type)) * area + cell] += 1;
+  }
+
+  WriteSink out{globals};
+  visit_globals(out, s, observer, players_);
+}
+
+// ---- The action space -----------------------------------------------------------------------
+
+namespace {
+constexpr int kSlots = 10;            // feature indexes on a tile (kMaxSegmentsPerTile)
+constexpr int kFiguresElsewhere = 3;  // meeple, mayor, wagon move or go to other tiles
+}  // namespace
+
+ActionSpace::ActionSpace(int window) : window_(window), kinds_(Catalogue::builtin().size()) {
+  if (window < kMinWindow || window > kMaxWindow)
+    throw std::invalid_argument("window side " + std::to_string(window) + " is outside [" + std::to_string(kMinWindow) +
+                                ", " + std::to_string(kMaxWindow) + "]");
+  static_assert(kMaxSegmentsPerTile == kSlots);
+  const int area = window * window;
+  int next = 0;
+  auto block = [&](const char* name, int size) {
+    blocks_.push_back(Block{name, next, size});
+    next += size;
+    return next - size;
+  };
+  block("draw", kinds_);
+  place_ = block("place", 4 * area);
+  figure_ = block("figure", kNumFigureKinds * kSlots);
+  figure_at_ = block("figure_at", area * kFiguresElsewhere * kSlots);
+  pass_ = block("pass", 1);
+  take_tile_ = block("take-tile", 1);
+  abbey_ = block("abbey", area);
+  arrow_ = block("arrow", area);
+  quarter_ = block("quarter", kFiguresElsewhere * kNumQuarters);
+  count_ = block("count", kNumQuarters);
+  size_ = next;
+}
+
+int ActionSpace::index(const Window& w, Action a) const {
+  if (!a.well_formed() || w.size != window_) return -1;
+  auto cell_index = [&](Cell c) { return w.contains(c) ? w.index(c) : -1; };
+  switch (a.kind()) {
+    case ActionKind::Draw: return a.tile_kind() < kinds_ ? a.tile_kind() : -1;
+    case ActionKind::Place: {
+      const int c = cell_index(a.cell());
+      return c < 0 ? -1 : place_ + c * 4 + a.rotation();
+    }
+    case ActionKind::Figure: {
+      const int f = int(a.figure_kind()), slot = a.feature();
+      if (slot >= kSlots) return -1;
+      if (!a.elsewhere()) return f < kNumFigureKinds ? figure_ + f * kSlots + slot : -1;
+      const int c = cell_index(a.figure_cell());
+      return f >= kFiguresElsewhere || c < 0 ? -1 : figure_at_ + (c * kFiguresElsewhere + f) * kSlots + slot;
+    }
+    case ActionKind::Pass: return pass_;
+    case ActionKind::TakeTile: return take_tile_;
+    case ActionKind::Abbey: {
+      const int c = cell_index(a.cell());
+      return c < 0 ? -1 : abbey_ + c;
+    }
+    case ActionKind::Arrow: {
+      const int c = cell_index(a.cell());
+      return c < 0 ? -1 : arrow_ + c;
+    }
+    case ActionKind::Quarter: {
+      const int f = int(a.figure_kind());
+      return f < kFiguresElsewhere ? quarter_ + f * kNumQuarters + int(a.quarter()) : -1;
+    }
+    case ActionKind::Count: return count_ + int(a.quarter());
+  }
+  return -1;
+}
+
+Action ActionSpace::action(const Window& w, int index) const {
+  if (index < 0 || index >= size_)
+    throw std::out_of_range("action index " + std::to_string(index) + " is outside [0, " + std::to_string(size_) + ")");
+  if (w.size != window_) throw std::out_of_range("the window's side is not the action space's");
+  auto cell = [&](int c) {
+    Cell at = w.cell(c);
+    if (at.x < -kCoordLimit || at.x >= kCoordLimit || at.y < -kCoordLimit || at.y >= kCoordLimit)
+      throw std::out_of_range("action index " + std::to_string(index) + " names a cell beyond the board");
+    return at;
+  };
+  if (index < place_) return Action::draw(index);
+  if (index < figure_) return Action::place(cell((index - place_) / 4), (index - place_) % 4);
+  if (index < figure_at_) return Action::figure(FigureKind((index - figure_) / kSlots), (index - figure_) % kSlots);
+  if (index < pass_) {
+    const int i = index - figure_at_;
+    return Action::figure_at(FigureKind(i / kSlots % kFiguresElsewhere), i % kSlots,
+                             cell(i / (kSlots * kFiguresElsewhere)));
+  }
+  if (index == pass_) return Action::pass();
+  if (index == take_tile_) return Action::take_tile();
+  if (index < arrow_) return Action::abbey(cell(index - abbey_));
+  if (index < quarter_) return Action::arrow(cell(index - arrow_));
+  if (index < count_)
+    return Action::enter_city(FigureKind((index - quarter_) / kNumQuarters),
+                              Quarter((index - quarter_) % kNumQuarters));
+  return Action::count_to(Quarter(index - count_));
+}
+
+int ActionSpace::legal_indices(const State& s, const Window& w, std::vector<int>& indices) const {
+  indices.clear();
+  Action legal[kMaxActions];
+  const int n = s.legal_actions(legal);
+  std::vector<uint32_t> outside;  // rare: only when the board outgrows the window
+  for (int i = 0; i < n; ++i) {
+    const int idx = index(w, legal[i]);
+    if (idx >= 0) indices.push_back(idx);
+    else outside.push_back(legal[i].code);
+  }
+  std::sort(indices.begin(), indices.end());
+  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+  std::sort(outside.begin(), outside.end());
+  return int(std::unique(outside.begin(), outside.end()) - outside.begin());
+}
+
+int ActionSpace::legal_mask(const State& s, const Window& w, uint8_t* mask) const {
+  std::fill(mask, mask + size_, uint8_t(0));
+  std::vector<int> indices;
+  const int outside = legal_indices(s, w, indices);
+  for (int i : indices) mask[i] = 1;
+  return outside;
+}
+
+}  // namespace carc

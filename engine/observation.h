@@ -1,0 +1,128 @@
+// What a learner sees and does: an observation tensor per player and a fixed, dense action space.
+//
+// Both work over a square window of board cells that recentres on the play area at every node:
+// its centre is the centre of the bounding box of the placed tiles. The observation's board planes
+// are the window's cells; a placement's action index is a window cell and a rotation. Every
+// placed tile, figure and legal action lies in the window unless the board grows wider than the
+// window (each placement reaches at most one cell beyond the tiles' bounding box); such a node
+// is reported, not hidden: ActionSpace::legal_mask returns how many legal actions it could not
+// index (docs/observation.md gives the measured rate per rule mix).
+//
+// Observations are from one player's perspective: "relative player" r is the player r seats
+// after the observer, so the observer is always 0. The layouts (plane and global names, in
+// order) are in docs/observation.md and come from plane_names() / global_names(). Only State's
+// public API is used. Versioned: kObservationVersion changes whenever a layout changes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "action.h"
+#include "game.h"
+#include "types.h"
+
+namespace carc {
+
+inline constexpr int kObservationVersion = 1;
+// The default window side: board cells per row and column (docs/observation.md: why this size).
+inline constexpr int kDefaultWindow = 32;
+inline constexpr int kMinWindow = 4;
+inline constexpr int kMaxWindow = 2 * kCoordLimit - 2;
+
+// A square of board cells: x0 .. x0 + size - 1 by y0 .. y0 + size - 1; cell index row-major.
+struct Window {
+  int x0 = 0;
+  int y0 = 0;
+  int size = kDefaultWindow;
+
+  bool contains(Cell c) const { return c.x >= x0 && c.x < x0 + size && c.y >= y0 && c.y < y0 + size; }
+  int index(Cell c) const { return (c.y - y0) * size + (c.x - x0); }
+  Cell cell(int index) const { return Cell{int16_t(x0 + index % size), int16_t(y0 + index / size)}; }
+};
+
+// The window of this side centred on the bounding box of the state's placed tiles (an even side
+// puts the centre just right of and below the middle). Throws std::invalid_argument for a side
+// outside [kMinWindow, kMaxWindow].
+Window observation_window(const State& state, int size = kDefaultWindow);
+
+// Encodes states for one player count and window side.
+class ObservationEncoder {
+ public:
+  // Throws std::invalid_argument for players outside 1 .. kMaxPlayers or a bad window side.
+  explicit ObservationEncoder(int players, int window = kDefaultWindow);
+
+  int players() const { return players_; }
+  int window() const { return window_; }
+  int num_planes() const { return int(plane_names_.size()); }
+  int num_globals() const { return int(global_names_.size()); }
+  // Bytes of one observation's planes: num_planes() * window() * window().
+  int plane_bytes() const { return num_planes() * window_ * window_; }
+  const std::vector<std::string>& plane_names() const { return plane_names_; }
+  const std::vector<std::string>& global_names() const { return global_names_; }
+
+  // Writes the observation of `state` from `observer`'s seat: planes (plane_bytes(), as
+  // [plane][row][column], the window's rows from its top, y0) and globals (num_globals()). Every
+  // value is written. Plane values are small counts (0/1 flags, figures, pennants), so bytes hold
+  // them exactly at a quarter of the memory traffic of floats; globals (scores, bag counts) are
+  // floats. The state must have players() players and observer be one of them
+  // (std::invalid_argument otherwise).
+  void encode(const State& state, int observer, uint8_t* planes, float* globals) const;
+
+ private:
+  int players_;
+  int window_;
+  std::vector<std::string> plane_names_;
+  std::vector<std::string> global_names_;
+};
+
+// The dense action space: every action of any rule mix (chance draws included) as an index in
+// [0, size()). Index blocks, in order (K tile kinds in the catalogue, W the window side, a
+// window cell c in 0 .. W*W - 1, row-major):
+//   draw       K          tile kind id                                          chance only
+//   place      4 W^2      c * 4 + rotation
+//   figure     40         figure kind * 10 + feature index (barn: its corner)   on the new tile
+//   figure_at  30 W^2     (c * 3 + figure kind) * 10 + feature index            meeple, mayor, wagon
+//   pass       1
+//   take-tile  1
+//   abbey      W^2        c
+//   arrow      W^2        c
+//   quarter    12         figure kind * 4 + quarter                            meeple, mayor, wagon
+//   count      4          quarter
+// The draw block first means a draw's index is its tile kind id (OpenSpiel's chance outcomes).
+class ActionSpace {
+ public:
+  struct Block {
+    const char* name;
+    int start;
+    int size;
+  };
+
+  explicit ActionSpace(int window = kDefaultWindow);
+
+  int window() const { return window_; }
+  int size() const { return size_; }
+  const std::vector<Block>& blocks() const { return blocks_; }
+
+  // The index of action a in window w, or -1 if a's cell lies outside w (or a is not a well
+  // formed action of a kind the space holds).
+  int index(const Window& w, Action a) const;
+  // The action at `index` in window w; throws std::out_of_range for an index outside
+  // [0, size()) or a cell beyond the board's coordinate range.
+  Action action(const Window& w, int index) const;
+  // The indexes of s's legal actions in w, ascending, into `indices` (cleared first). Returns how
+  // many distinct legal actions lie outside w (0 at almost every node).
+  int legal_indices(const State& s, const Window& w, std::vector<int>& indices) const;
+  // Sets mask[index] = 1 for every legal action of s in w (mask: size() bytes, zeroed first).
+  // Returns legal_indices' count of the legal actions outside w.
+  int legal_mask(const State& s, const Window& w, uint8_t* mask) const;
+
+ private:
+  int window_;
+  int kinds_;
+  int size_;
+  int place_, figure_, figure_at_, pass_, take_tile_, abbey_, arrow_, quarter_, count_;
+  std::vector<Block> blocks_;
+};
+
+}  // namespace carc

@@ -1,0 +1,207 @@
+// The observation encoder and the dense action space (engine/observation.h) over random games of
+// every rule mix: index <-> action is a bijection on the legal actions and the whole space, the
+// mask is exactly the legal actions, and the planes and globals show what the state holds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <set>
+#include <vector>
+
+#include "engine/game.h"
+#include "engine/observation.h"
+#include "engine/rng.h"
+
+namespace carc {
+namespace {
+
+struct Mix {
+  const char* name;
+  int players;
+  std::vector<std::string> expansions;
+};
+
+const std::vector<Mix>& mixes() {
+  static const std::vector<Mix> all = {
+      {"base", 2, {}},
+      {"abbey-mayor", 3, {"abbey-mayor"}},
+      {"anniv20", 2, {"anniv20"}},
+      {"king-robber+shrines", 4, {"king-robber", "shrines"}},
+      {"river2", 2, {"river2"}},
+      {"city+abbey-mayor", 2, {"city", "abbey-mayor"}},
+      {"everything (city)", 5, {"abbey-mayor", "anniv20", "king-robber", "shrines", "city"}},
+      {"everything (river2)", 6, {"abbey-mayor", "anniv20", "king-robber", "shrines", "river2"}},
+  };
+  return all;
+}
+
+int plane_index(const ObservationEncoder& e, const std::string& name) {
+  const auto& names = e.plane_names();
+  auto it = std::find(names.begin(), names.end(), name);
+  EXPECT_NE(it, names.end()) << name;
+  return int(it - names.begin());
+}
+
+int global_index(const ObservationEncoder& e, const std::string& name) {
+  const auto& names = e.global_names();
+  auto it = std::find(names.begin(), names.end(), name);
+  EXPECT_NE(it, names.end()) << name;
+  return int(it - names.begin());
+}
+
+int plane_sum(const ObservationEncoder& e, const std::vector<uint8_t>& planes, int plane) {
+  const int area = e.window() * e.window();
+  return std::accumulate(planes.begin() + plane * area, planes.begin() + (plane + 1) * area, 0);
+}
+
+// Plays random games of a mix, calling check(state) at every node.
+template <class Check>
+void random_games(const Mix& mix, int games, Check&& check) {
+  for (int g = 0; g < games; ++g) {
+    Config config;
+    config.players = mix.players;
+    config.expansions = mix.expansions;
+    config.seed = 1000u + uint64_t(g);
+    State s(config);
+    Rng rng(77u + uint64_t(g));
+    while (true) {
+      check(s);
+      if (s.is_terminal()) break;
+      s.apply(s.is_chance() ? s.sample_chance() : s.sample_legal_action(rng));
+    }
+  }
+}
+
+TEST(ActionSpace, IndexAndActionAreInverseOverTheWholeSpace) {
+  for (int side : {kMinWindow, 7, kDefaultWindow}) {
+    ActionSpace space(side);
+    for (Window w : {Window{-3, 5, side}, Window{0, 0, side}}) {
+      for (int i = 0; i < space.size(); ++i) {
+        Action a = space.action(w, i);
+        ASSERT_TRUE(a.well_formed()) << i;
+        ASSERT_EQ(space.index(w, a), i) << "window " << side << ", index " << i;
+      }
+    }
+    const ActionSpace::Block& last = space.blocks().back();
+    EXPECT_EQ(last.start + last.size, space.size());
+    EXPECT_THROW(space.action(Window{0, 0, side}, space.size()), std::out_of_range);
+    EXPECT_THROW(space.action(Window{0, 0, side}, -1), std::out_of_range);
+  }
+}
+
+TEST(ActionSpace, DrawIndexesAreTileKindIds) {
+  ActionSpace space;
+  for (int k = 0; k < Catalogue::builtin().size(); ++k) EXPECT_EQ(space.index(Window{}, Action::draw(k)), k);
+}
+
+TEST(ActionSpace, MaskIsTheLegalActionsInEveryMix) {
+  ActionSpace space;
+  std::vector<uint8_t> mask(size_t(space.size()));
+  std::set<ActionKind> kinds_seen;  // over every mix: each kind of action is checked somewhere
+  for (const Mix& mix : mixes()) {
+    long nodes = 0, outside_nodes = 0;
+    random_games(mix, 6, [&](const State& s) {
+      ++nodes;
+      const Window w = observation_window(s);
+      const int outside = space.legal_mask(s, w, mask.data());
+      outside_nodes += outside > 0;
+      const std::vector<Action> legal = s.legal_actions();
+      int indexed = 0;
+      for (Action a : legal) {
+        kinds_seen.insert(a.kind());
+        const int i = space.index(w, a);
+        if (i < 0) continue;
+        ++indexed;
+        ASSERT_EQ(space.action(w, i), a) << mix.name << ": " << s.action_to_string(a);
+        ASSERT_EQ(mask[size_t(i)], 1);
+      }
+      ASSERT_EQ(indexed + outside, int(legal.size())) << mix.name;
+      ASSERT_EQ(std::count(mask.begin(), mask.end(), 1), indexed) << mix.name;
+    });
+    std::printf("[ mix %-22s ] %ld nodes, %ld with legal actions outside the %d-cell window\n", mix.name, nodes,
+                outside_nodes, kDefaultWindow);
+    EXPECT_EQ(outside_nodes, 0) << mix.name;
+  }
+  EXPECT_EQ(kinds_seen.size(), size_t(ActionKind::Count) + 1);
+}
+
+TEST(ActionSpace, ANodeBeyondTheWindowIsReported) {
+  // A 4-cell window cannot hold the placements around a few tiles: the mask leaves them out
+  // and says how many.
+  ActionSpace space(kMinWindow);
+  std::vector<uint8_t> mask(size_t(space.size()));
+  bool reported = false;
+  random_games(mixes()[0], 1, [&](const State& s) {
+    if (s.phase() != Phase::PlaceTile) return;
+    const Window w = observation_window(s, kMinWindow);
+    const int outside = space.legal_mask(s, w, mask.data());
+    int beyond = 0;
+    for (Action a : s.legal_actions()) beyond += !w.contains(a.cell());
+    ASSERT_EQ(outside, beyond);
+    reported |= outside > 0;
+  });
+  EXPECT_TRUE(reported);
+}
+
+TEST(Observation, LayoutNamesEveryPlaneAndGlobal) {
+  for (int players = 1; players <= kMaxPlayers; ++players) {
+    ObservationEncoder e(players);
+    EXPECT_EQ(e.num_planes(), 49 + 12 * players);
+    std::set<std::string> planes(e.plane_names().begin(), e.plane_names().end());
+    std::set<std::string> globals(e.global_names().begin(), e.global_names().end());
+    EXPECT_EQ(int(planes.size()), e.num_planes()) << "plane names are unique";
+    EXPECT_EQ(int(globals.size()), e.num_globals()) << "global names are unique";
+  }
+  // Every mark of the catalogue has its plane.
+  ObservationEncoder e(2);
+  for (const TileKind& k : Catalogue::builtin().kinds())
+    for (const std::string& mark : k.marks) plane_index(e, "mark[" + mark + "]");
+  EXPECT_THROW(ObservationEncoder(0), std::invalid_argument);
+  EXPECT_THROW(ObservationEncoder(2, 3), std::invalid_argument);
+}
+
+TEST(Observation, PlanesAndGlobalsShowTheStateFromTheObserversSeat) {
+  for (const Mix& mix : mixes()) {
+    ObservationEncoder e(mix.players);
+    std::vector<uint8_t> planes(size_t(e.plane_bytes()));
+    std::vector<float> globals(size_t(e.num_globals()));
+    std::vector<uint8_t> again = planes;
+    const int tile = plane_index(e, "tile");
+    const int own_meeples = plane_index(e, "figures[r0.meeple]");
+    const int score0 = global_index(e, "score[r0]"), score1 = global_index(e, "score[r1]");
+    const int bag = global_index(e, "bag_size");
+    const int to_move = global_index(e, "player_to_move[r0]");
+    random_games(mix, 2, [&](const State& s) {
+      for (int observer = 0; observer < s.num_players(); ++observer) {
+        e.encode(s, observer, planes.data(), globals.data());
+        ASSERT_EQ(plane_sum(e, planes, tile), s.board().num_tiles()) << mix.name;
+        int own = 0;
+        for (int i = 0; i < s.num_placed_figures(); ++i)
+          own += s.placed_figure(i).owner == observer && s.placed_figure(i).kind == FigureKind::Meeple;
+        ASSERT_EQ(plane_sum(e, planes, own_meeples), own) << mix.name;
+        ASSERT_EQ(globals[size_t(score0)], float(s.score(observer)));
+        ASSERT_EQ(globals[size_t(score1)], float(s.score((observer + 1) % s.num_players())));
+        ASSERT_EQ(globals[size_t(bag)], float(s.bag_size()));
+        ASSERT_EQ(globals[size_t(to_move)], float(s.current_player() == observer));
+      }
+      // The same node encodes the same, whatever was in the buffers.
+      std::fill(again.begin(), again.end(), uint8_t(7));
+      e.encode(s, 0, again.data(), globals.data());
+      e.encode(s, 0, planes.data(), globals.data());
+      ASSERT_EQ(again, planes);
+    });
+  }
+}
+
+TEST(Observation, WindowIsCentredOnThePlacedTiles) {
+  Config config;
+  State s(config);
+  Window w = observation_window(s);
+  EXPECT_TRUE(w.contains(Cell{0, 0}));
+  EXPECT_EQ(w.index(Cell{0, 0}), (kDefaultWindow / 2) * kDefaultWindow + kDefaultWindow / 2);
+  EXPECT_THROW(observation_window(s, kMinWindow - 1), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace carc

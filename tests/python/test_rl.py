@@ -1,0 +1,170 @@
+"""carcassonne.rl: observation tensors, the fixed action space and State pickling (the C++ side
+is tested over every mix in tests/cpp/test_observation.cpp)."""
+
+from __future__ import annotations
+
+import pickle
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import carcassonne
+from carcassonne import Game, rl
+
+EVERYTHING_CITY = ["abbey-mayor", "anniv20", "king-robber", "shrines", "city"]
+MIXES = [(2, []), (3, ["abbey-mayor", "river2"]), (4, EVERYTHING_CITY)]
+
+
+def random_nodes(players: int, expansions: list[str], seed: int, limit: int = 10**6) -> list[Game]:
+    """Every decision node of one random game (copies), up to `limit`."""
+    rng = random.Random(seed)
+    game = Game(players=players, expansions=expansions, seed=seed)
+    nodes = []
+    while not game.is_terminal and len(nodes) < limit:
+        if game.is_chance:
+            game.apply_random_chance()
+        else:
+            nodes.append(game.clone())
+            game.apply(rng.choice(game.legal_actions()))
+    return nodes
+
+
+@pytest.mark.parametrize(("players", "expansions"), MIXES)
+def test_mask_is_the_legal_actions_and_indexes_round_trip(players: int, expansions: list[str]) -> None:
+    size = rl.num_distinct_actions(players, expansions)
+    for game in random_nodes(players, expansions, seed=players)[::3]:
+        mask = rl.legal_actions_mask(game)
+        assert mask.shape == (size,) and mask.dtype == np.bool_
+        legal = game.legal_actions()
+        indexes = {rl.action_index(game, a) for a in legal}
+        assert set(np.flatnonzero(mask)) == indexes
+        assert rl.legal_indices(game) == sorted(indexes)
+        for a in legal:
+            assert rl.index_to_action(game, rl.action_index(game, a)) == a
+
+
+def test_batch_masks_equal_single_masks() -> None:
+    nodes = random_nodes(3, ["abbey-mayor"], seed=5, limit=40)
+    masks, outside = rl.legal_actions_masks(nodes)
+    assert masks.shape == (len(nodes), rl.num_distinct_actions())
+    assert not outside.any()
+    for game, mask in zip(nodes, masks, strict=True):
+        np.testing.assert_array_equal(mask, rl.legal_actions_mask(game))
+
+
+def test_observation_shows_the_node_from_the_observers_seat() -> None:
+    enc = rl.encoder(2)
+    names = enc.global_names
+    game = random_nodes(2, [], seed=3)[80]
+    for seat in (0, 1):
+        planes, globals_ = rl.encode(game, observer=seat)
+        assert planes.shape == (enc.num_planes, rl.DEFAULT_WINDOW, rl.DEFAULT_WINDOW)
+        assert (
+            planes.dtype == np.uint8 and globals_.dtype == np.float32 and globals_.shape == (enc.num_globals,)
+        )
+        assert planes[enc.plane_names.index("tile")].sum() == len(game.tiles)
+        assert globals_[names.index("score[r0]")] == game.scores[seat]
+        assert globals_[names.index("score[r1]")] == game.scores[1 - seat]
+        own = sum(f["player"] == seat and f["kind"] == "meeple" for f in game.figures)
+        assert planes[enc.plane_names.index("figures[r0.meeple]")].sum() == own
+        assert globals_[names.index(f"bag[{game.drawn_tile}]")] == game.bag().get(game.drawn_tile, 0)
+
+
+def test_batch_encoding_equals_single_encodings_and_owns_its_arrays() -> None:
+    nodes = random_nodes(4, EVERYTHING_CITY, seed=11, limit=300)[::10]
+    seats = [i % 4 for i in range(len(nodes))]
+    planes, globals_ = rl.encode_batch(nodes, seats)
+    assert planes.flags.c_contiguous and planes.flags.owndata and planes.flags.writeable
+    for i, game in enumerate(nodes):
+        single_planes, single_globals = rl.encode(game, seats[i])
+        np.testing.assert_array_equal(planes[i], single_planes)
+        np.testing.assert_array_equal(globals_[i], single_globals)
+    # Into given arrays (reused buffers): the same values, in those arrays.
+    out = (np.full_like(planes, 9), np.full_like(globals_, 9.0))
+    filled = rl.encode_batch(nodes, seats, out=out)
+    assert filled[0] is not None and np.shares_memory(filled[0], out[0])
+    np.testing.assert_array_equal(out[0], planes)
+    np.testing.assert_array_equal(out[1], globals_)
+    with pytest.raises(ValueError, match="must hold"):
+        rl.encode_batch(nodes[:-1], seats[:-1], out=out)
+    with pytest.raises(TypeError):  # float planes are not converted silently
+        rl.encode_batch(nodes, seats, out=(planes.astype(np.float32), globals_))
+
+
+def test_bad_requests_raise_clear_errors() -> None:
+    game = Game(players=2, seed=1)
+    with pytest.raises(ValueError, match="observer 5"):
+        rl.encode(game, observer=5)
+    with pytest.raises(ValueError, match="3-player"):
+        rl.encoder(3).encode_batch([game.core_state()])
+    with pytest.raises(carcassonne.ConfigError, match="nope"):
+        rl.num_distinct_actions(2, ["nope"])
+    with pytest.raises(carcassonne.IllegalActionError, match="outside"):
+        rl.index_to_action(game, rl.num_distinct_actions())
+    with pytest.raises(TypeError):
+        rl.encode("not a game")  # type: ignore[arg-type]
+
+
+def test_a_board_wider_than_the_window_is_refused_not_hidden() -> None:
+    game = next(g for g in random_nodes(2, [], seed=2) if g.phase == "place_tile" and len(g.tiles) > 20)
+    with pytest.raises(rl.WindowError, match="outside the 4-cell window"):
+        rl.legal_actions_mask(game, window=4)
+    masks, outside = rl.legal_actions_masks([game], window=4)
+    assert outside[0] > 0 and masks[0].sum() + outside[0] == len(game.legal_actions())
+
+
+@pytest.mark.parametrize(("players", "expansions"), MIXES)
+def test_states_pickle_exactly(players: int, expansions: list[str]) -> None:
+    game = random_nodes(players, expansions, seed=9)[50]
+    state = game.core_state()
+    twin = pickle.loads(pickle.dumps(state))
+    assert twin.to_bytes() == state.to_bytes()
+    # Both continue identically, draws from their own PRNG included.
+    for s in (state, twin):
+        while not s.is_terminal():
+            s.apply(s.sample_chance() if s.is_chance() else s.legal_actions()[-1])
+    assert twin.scores() == state.scores() and twin.to_bytes() == state.to_bytes()
+
+
+def test_foreign_state_bytes_raise_record_error() -> None:
+    data = Game(seed=1).core_state().to_bytes()
+    with pytest.raises(carcassonne.RecordError, match="not a pickled carcassonne State"):
+        carcassonne.State.from_bytes(b"hello")
+    with pytest.raises(carcassonne.RecordError, match="another build"):
+        carcassonne.State.from_bytes(data[:-8])
+    other_format = data[:8] + (99).to_bytes(4, "little") + data[12:]
+    with pytest.raises(carcassonne.RecordError, match="format 99"):
+        carcassonne.State.from_bytes(other_format)
+
+
+def test_games_pickle_exactly_and_replay_the_record_for_another_build() -> None:
+    game = random_nodes(3, ["abbey-mayor"], seed=4)[70]
+    twin = pickle.loads(pickle.dumps(game))
+    assert twin.history == game.history and twin.config == game.config
+    assert twin.core_state().to_bytes() == game.core_state().to_bytes()
+    # State bytes another build would refuse: the record is replayed instead, as exactly.
+    loader, (record, _) = game.__reduce__()
+    replayed = loader(record, b"bytes of another build")
+    assert replayed.history == game.history
+    # The same game, PRNG included: both continue with the same draws. (Not the same bytes:
+    # unused slots of the state's arrays may differ.)
+    for g in (game, replayed):
+        while not g.is_terminal:
+            if g.is_chance:
+                g.apply_random_chance()
+            else:
+                g.apply(g.legal_actions()[0])
+    assert replayed.history == game.history and replayed.scores == game.scores
+
+
+def test_the_core_package_and_rl_import_no_research_package() -> None:
+    """The adapters import their optional packages themselves; `import carcassonne.rl` does not."""
+    code = (
+        "import sys, carcassonne, carcassonne.rl; "
+        "print(sorted(m for m in ('pyspiel', 'pettingzoo', 'gymnasium', 'nbclient') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
