@@ -12,7 +12,9 @@ board cells that recentres on the placed tiles at every node, so a placement's i
 window cell and a rotation. Layout, versions and the window: docs/observation.md.
 
 Submodules (each imports its own optional dependency): `carcassonne.rl.openspiel` (registers the
-game with pyspiel) and `carcassonne.rl.pettingzoo` (an AEC environment).
+game with pyspiel), `carcassonne.rl.pettingzoo` (an AEC environment) and
+`carcassonne.rl.trajectories` (batch self-play in C++ threads with full records and MCTS visit
+counts as policy targets, written to .npz).
 """
 
 from __future__ import annotations
