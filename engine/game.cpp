@@ -113,10 +113,7 @@ void State::init(const Config& config) {
 // ---- Placing tiles and figures ---------------------------------------------------------------
 
 void State::add_pending(uint16_t root) {
-  for (int i = 0; i < scoring_.pending.size(); ++i)
-    if (scoring_.pending[i] == root) return;
-  assert(scoring_.pending.size() < int(scoring_.pending.size()));
-  scoring_.pending.push_back(root);
+  if (!scoring_.pending.contains(root)) scoring_.pending.push_back(root);
 }
 
 void State::put_tile(Cell c, KindId kind_id, int rotation) {
@@ -168,7 +165,6 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
     if (empty == 0) {
       add_pending(seg);
     } else {
-      assert(!open_cloisters_.full());
       open_cloisters_.push_back(seg);
     }
   }
@@ -213,7 +209,6 @@ bool State::placeable(KindId kind_id) const {
 }
 
 void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_supply) {
-  assert(figures_.size() < kMaxPlacedFigures);
   figures_.push_back(PlacedFigure{segment, uint8_t(player), kind});
   if (from_supply) {
     assert(supply_[player][int(kind)] > 0);
