@@ -112,7 +112,7 @@ State State::from_position(const Position& position) {
       if (f.feature < 0 || f.feature > 3) throw PositionError(where + ": a barn names a corner 0-3");
       if (!st.barn_corner_ok(f.cell, f.feature, &seg))
         throw PositionError(where + ": no four tiles whose fields meet at that corner (AM-B-1)");
-      if (st.features_.feature(seg).barns) throw PositionError(where + ": that field has a barn already (AM-B-2)");
+      // No AM-B-2 check: two fields with a barn each may since have been joined into one.
     } else {
       if (f.feature < 0 || f.feature >= tk.num_segments)
         throw PositionError(where + ": no feature #" + std::to_string(f.feature) + " on " + tk.name);
