@@ -47,6 +47,7 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
   r.think_seconds.assign(size_t(players), 0.0);
   r.decisions.assign(size_t(players), 0);
   r.iterations.assign(size_t(players), 0);
+  r.farmers.assign(size_t(players), 0);
   Config game = config.game;
   game.seed = mix(config.game.seed, uint64_t(deal));
   State state(game);
@@ -68,10 +69,15 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
     Action a = agents[size_t(seat)]->choose(state, rngs[size_t(seat)]);
     r.think_seconds[size_t(seat)] += seconds_since(t);
     ++r.decisions[size_t(seat)];
+    if (a.kind() == ActionKind::Figure && a.figure_kind() != FigureKind::Barn &&
+        state.action_to_string(a).find("field#") != std::string::npos)
+      ++r.farmers[size_t(seat)];
     state.apply(a);  // checked: an agent's illegal move is an error, not a silent corruption
   }
   for (int s = 0; s < players; ++s) {
     r.scores.push_back(state.score(s));
+    r.field_points.push_back(state.score(s, Cause::Field) + state.score(s, Cause::FieldBarn) +
+                             state.score(s, Cause::Barn));
     if (auto* m = dynamic_cast<MctsAgent*>(agents[size_t(s)].get())) r.iterations[size_t(s)] = m->total_iterations();
   }
   r.win_share = state.returns();

@@ -33,6 +33,9 @@ struct GameRecord {
   double seconds = 0;                 // wall time of the game
   uint64_t seed = 0;                  // the run's ArenaConfig::game.seed and agent_seed: with the
   uint64_t agent_seed = 0;            // deal and rotation they fix the game (checked on resume)
+  // Fields (issue 22), per seat; not in the csv (empty for resumed games).
+  std::vector<int> field_points;  // points scored by farmers and barns
+  std::vector<int> farmers;       // figures placed on fields (barns not counted)
 };
 
 struct ArenaConfig {
