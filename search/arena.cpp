@@ -47,7 +47,7 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
   r.think_seconds.assign(size_t(players), 0.0);
   r.decisions.assign(size_t(players), 0);
   r.iterations.assign(size_t(players), 0);
-  r.farmers.assign(size_t(players), 0);
+  r.moves.resize(size_t(players));
   Config game = config.game;
   game.seed = mix(config.game.seed, uint64_t(deal));
   State state(game);
@@ -69,9 +69,7 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
     Action a = agents[size_t(seat)]->choose(state, rngs[size_t(seat)]);
     r.think_seconds[size_t(seat)] += seconds_since(t);
     ++r.decisions[size_t(seat)];
-    if (a.kind() == ActionKind::Figure && a.figure_kind() != FigureKind::Barn &&
-        state.action_to_string(a).find("field#") != std::string::npos)
-      ++r.farmers[size_t(seat)];
+    ++r.moves[size_t(seat)][move_kind(state, a)];
     state.apply(a);  // checked: an agent's illegal move is an error, not a silent corruption
   }
   for (int s = 0; s < players; ++s) {
@@ -86,6 +84,23 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
   r.agent_seed = config.agent_seed;
   return r;
 }
+
+}  // namespace
+
+std::string move_kind(const State& state, Action action) {
+  const std::string text = state.action_to_string(action);
+  if (action.kind() == ActionKind::Place) return "place";
+  if (action.kind() == ActionKind::Figure) {
+    if (action.figure_kind() == FigureKind::Barn) return "barn";
+    // "meeple city#0" or "wagon road#1 @3,-1"
+    std::string kind = text.substr(0, text.find('#'));
+    return text.find('@') != std::string::npos ? kind + " moved" : kind;
+  }
+  if (action.kind() == ActionKind::Quarter) return text;  // "meeple @castle"
+  return text.substr(0, text.find(' '));                  // "pass", "abbey", "count", ...
+}
+
+namespace {
 
 // Mean and 95% confidence half-width (normal approximation) of the values.
 std::pair<double, double> mean_ci(const std::vector<double>& v) {

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,10 +34,15 @@ struct GameRecord {
   double seconds = 0;                 // wall time of the game
   uint64_t seed = 0;                  // the run's ArenaConfig::game.seed and agent_seed: with the
   uint64_t agent_seed = 0;            // deal and rotation they fix the game (checked on resume)
-  // Fields (issue 22), per seat; not in the csv (empty for resumed games).
-  std::vector<int> field_points;  // points scored by farmers and barns
-  std::vector<int> farmers;       // figures placed on fields (barns not counted)
+  // Per seat, for studies of play (issue 22); not in the csv (empty for resumed games).
+  std::vector<int> field_points;                  // points scored by farmers and barns
+  std::vector<std::map<std::string, int>> moves;  // decisions by kind (move_kind)
 };
+
+// A decision's kind for GameRecord::moves: "place", "pass", a figure with the type of feature it
+// goes to ("meeple field", "mayor city", "wagon road"; "... moved" for a figure sent to another
+// tile), "barn", "abbey", "meeple @castle" (a City quarter), "count", ...
+std::string move_kind(const State& state, Action action);
 
 struct ArenaConfig {
   Config game;                      // rules: players, expansions, variants; seed picks the decks

@@ -23,8 +23,8 @@
 //                        bounds as games finish and stops once it is decided (alpha, beta default
 //                        0.05). --deals is then the most to play (default 100000). With --csv and
 //                        --resume a stopped test goes on where it was.
-//   At the end: field points (farmers and barns) and farmers placed per game, by agent, over the
-//   games played in this run.
+//   At the end: field points (farmers and barns), farmers placed and every kind of decision per
+//   game, by agent, over the games played in this run (search/arena.h's move_kind).
 //   Agents: random, greedy, mcts[:key=value,...] (--help lists the keys), and the fixed reference
 //   ref-2026-12[:time=...|iters=...] (search/agents.h), e.g.
 //     carc_arena --deals 100 --threads 2 mcts:time=0.1 greedy
@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -61,17 +62,28 @@ void usage(const char* argv0) {
                  o.default_value.c_str());
 }
 
-// Field points and farmers per game of each entrant, over the games that record them.
-void print_fields(const std::vector<carc::GameRecord>& games, const std::vector<std::string>& agents) {
+// Per entrant, over the games that record them: field points and farmers placed per game, then
+// every kind of decision per game.
+void print_fields_and_moves(const std::vector<carc::GameRecord>& games, const std::vector<std::string>& agents) {
   for (size_t e = 0; e < agents.size(); ++e) {
     double points = 0, farmers = 0;
+    std::map<std::string, double> moves;
     int n = 0;
     for (const carc::GameRecord& g : games)
-      for (size_t s = 0; s < g.entrant.size() && s < g.field_points.size(); ++s)
-        if (g.entrant[s] == int(e)) points += g.field_points[s], farmers += g.farmers[s], ++n;
-    if (n)
-      std::printf("fields: %zu %-34s %5d games  %6.2f field points/game  %5.2f farmers/game\n", e, agents[e].c_str(), n,
-                  points / n, farmers / n);
+      for (size_t s = 0; s < g.entrant.size() && s < g.field_points.size(); ++s) {
+        if (g.entrant[s] != int(e)) continue;
+        points += g.field_points[s], ++n;
+        for (const auto& [kind, count] : g.moves[s]) {
+          moves[kind] += count;
+          if (kind.size() > 6 && kind.compare(kind.size() - 6, 6, " field") == 0) farmers += count;
+        }
+      }
+    if (!n) continue;
+    std::printf("fields: %zu %-34s %5d games  %6.2f field points/game  %5.2f farmers/game\n", e, agents[e].c_str(), n,
+                points / n, farmers / n);
+    std::printf("moves/game: %zu", e);
+    for (const auto& [kind, count] : moves) std::printf("  %s %.2f", kind.c_str(), count / n);
+    std::printf("\n");
   }
 }
 
@@ -186,7 +198,7 @@ int main(int argc, char** argv) {
     if (resume)
       std::printf("resumed from %s: %zu game(s) already played\n", csv.c_str(), result.games.size() - size_t(played));
     std::printf("%s", result.report().c_str());
-    print_fields(played_games, config.agents);
+    print_fields_and_moves(played_games, config.agents);
     if (sprt) sprt_line();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "search/agents.h"
+#include "search/arena.h"
 #include "search/mcts.h"
 #include "search/sprt.h"
 
@@ -156,6 +157,18 @@ TEST(Fields, PotentialPaysThreePerClosedCityToTheFieldsLeader) {
   p.figures.pop_back();
   State two = State::from_position(p);
   EXPECT_NEAR(GreedyAgent::evaluate(two, 0, 1.0) - GreedyAgent::evaluate(two, 0), 3.0, 1e-9);
+}
+
+TEST(Arena, CountsDecisionsByKind) {
+  Position p;
+  p.tiles = {{"base.D-start", Cell{0, 0}, 0}};
+  p.bag = std::vector<std::string>{"base.E"};
+  State s = State::from_position(p);
+  s.apply(s.parse_action("draw base.E"));
+  EXPECT_EQ(move_kind(s, s.parse_action("place 0,-1 r2")), "place");
+  s.apply(s.parse_action("place 0,-1 r2"));
+  EXPECT_EQ(move_kind(s, s.parse_action("meeple field#1")), "meeple field");
+  EXPECT_EQ(move_kind(s, s.parse_action("pass")), "pass");
 }
 
 TEST(Fields, OptionsParseAndDefaultToTheOldSearch) {
