@@ -5,6 +5,7 @@
 
 #include "search/agents.h"
 #include "search/arena.h"
+#include "search/evaluator.h"
 #include "search/mcts.h"
 #include "search/sprt.h"
 
@@ -169,6 +170,37 @@ TEST(Arena, CountsDecisionsByKind) {
   s.apply(s.parse_action("place 0,-1 r2"));
   EXPECT_EQ(move_kind(s, s.parse_action("meeple field#1")), "meeple field");
   EXPECT_EQ(move_kind(s, s.parse_action("pass")), "pass");
+}
+
+int farmers_on_board(const State& s) {
+  int n = 0;
+  for (int i = 0; i < s.num_placed_figures(); ++i)
+    n += s.placed_figure(i).kind != FigureKind::Barn &&
+         s.features()[s.features().root(s.placed_figure(i).segment)].type == FeatureType::Field;
+  return n;
+}
+
+TEST(Fields, CutoffRolloutsWithoutFarmersPlaceNone) {
+  // The evaluator plays its rollout on the state it is given: count the farmers it leaves.
+  RolloutConfig config;
+  config.cutoff_turns = 30;
+  int with = 0, without = 0;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    Config c;
+    c.seed = seed;
+    Evaluation out;
+    Rng rng(seed);
+    State a(c), b(c);
+    config.rollout_farmers = true;
+    RolloutEvaluator(config).evaluate(a, rng, out);
+    with += farmers_on_board(a);
+    config.rollout_farmers = false;
+    RolloutEvaluator(config).evaluate(b, rng, out);
+    without += farmers_on_board(b);
+    EXPECT_FALSE(b.is_terminal());  // stopped at the cutoff
+  }
+  EXPECT_GT(with, 0);
+  EXPECT_EQ(without, 0);
 }
 
 TEST(Fields, OptionsParseAndDefaultToTheOldSearch) {
