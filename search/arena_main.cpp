@@ -30,6 +30,7 @@
 //     carc_arena --deals 100 --threads 2 mcts:time=0.1 greedy
 //     carc_arena --threads 1 --csv t.csv --sprt elo0=0,elo1=20 mcts:time=0.2 ref-2026-12:time=0.2
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -159,9 +160,11 @@ int main(int argc, char** argv) {
         games = carc::read_arena_csv(text.str(), config.agents, 2);
       }
     }
+    int sprt_units = -1;  // printed when a unit (a pair of games, or a game) completes
     auto sprt_line = [&] {
       carc::SprtStatus st = carc::sprt_status(games, paired, *sprt);
-      std::printf("sprt %s\n", st.text().c_str());
+      if (st.units != sprt_units) std::printf("sprt %s\n", st.text().c_str());
+      sprt_units = st.units;
       std::fflush(stdout);
       return st.decision != carc::SprtDecision::Continue;
     };
@@ -184,6 +187,7 @@ int main(int argc, char** argv) {
       }
     };
     carc::ArenaResult result;
+    const auto start = std::chrono::steady_clock::now();
     try {
       result = csv.empty() ? carc::run_arena(config) : carc::run_arena_csv(config, csv, resume);
     } catch (const carc::Cancelled&) {
@@ -194,12 +198,13 @@ int main(int argc, char** argv) {
       result.games = games;
       result.deals = int(games.size()) / (paired ? 2 : 1);
       result.entrants = carc::summarise(games, config.agents);
+      result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     if (resume)
       std::printf("resumed from %s: %zu game(s) already played\n", csv.c_str(), result.games.size() - size_t(played));
     std::printf("%s", result.report().c_str());
     print_fields_and_moves(played_games, config.agents);
-    if (sprt) sprt_line();
+    if (sprt) sprt_units = -1, sprt_line();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     usage(argv[0]);
