@@ -17,9 +17,8 @@ constexpr double kCloisterPoints = 9.0;
 // field_value's guesses: a field scores this per completed city next to it...
 constexpr double kFieldPointsPerCity = 3.0;
 // ...and an open city next to it counts (this / its open ends) of a completed one, early in the
-// game (a bag of kLateBagTiles or more); the share falls to 0 as the bag empties.
+// game; the share falls to 0 as the bag empties.
 constexpr double kFieldOpenCityShare = 0.4;
-constexpr double kLateBagTiles = 12.0;
 }  // namespace
 
 Action RandomAgent::choose(const State& state, Rng& rng) {
@@ -176,9 +175,7 @@ std::string trimmed(const std::string& s) {
   size_t first = s.find_first_not_of(" \t"), last = s.find_last_not_of(" \t");
   return first == std::string::npos ? "" : s.substr(first, last - first + 1);
 }
-}  // namespace
 
-namespace {
 // The keys of comma-separated key=value options, in order.
 std::vector<std::string> option_keys_of(const std::string& options) {
   std::vector<std::string> keys;

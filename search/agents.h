@@ -59,6 +59,10 @@ void greedy_values(const State& state, const Action* actions, int n, double* val
 // not counted). Ties for the lead count for every leader.
 std::array<double, kMaxPlayers> feature_potential(const State& state);
 
+// Guesses of what an unfinished feature will be worth treat a bag of this many tiles or more as
+// early in the game ("late" = 1) and scale down as it empties ("late" = bag / this).
+inline constexpr double kLateBagTiles = 12.0;
+
 // What the field with root segment `field` would pay its farmers at the end, as guessed now: 3
 // per completed city next to it, and for an open one a share that falls with its open ends and
 // with `late` (1 early in the game, 0 with an empty bag).

@@ -10,8 +10,7 @@ namespace carc {
 
 namespace {
 // heuristic_values' guesses. Completion chances are "early" values (a bag of kLateBagTiles or
-// more), scaled down as the bag empties below that.
-constexpr double kLateBagTiles = 12.0;
+// more, search/agents.h), scaled down as the bag empties below that.
 // A meeple in supply is worth this many points early in the game (it can still be used).
 constexpr double kSupplyMeepleValue = 1.0;
 // An open city completes with chance (this / its open ends); a completed one doubles its points.
