@@ -196,10 +196,13 @@ bool contains(const std::vector<std::string>& list, const std::string& s) {
 std::string reference_options(const std::string& name, const std::string& options) {
   if (name != kReference202612) throw SearchError("unknown reference player '" + name + "'");
   std::vector<std::string> given = option_keys_of(options);
-  for (const std::string& key : given)
-    if (!contains(kReferenceFreeOptions, key))
-      throw SearchError("agent '" + name + "' pins its playing options; only the budget and resources may be set (" +
-                        "time, iters, threads, parallel, vl, memory, seed), got '" + key + "'");
+  for (const std::string& key : given) {
+    if (contains(kReferenceFreeOptions, key)) continue;
+    std::string free;
+    for (const std::string& k : kReferenceFreeOptions) free += (free.empty() ? "" : ", ") + k;
+    throw SearchError("agent '" + name + "' pins its playing options; only the budget and resources may be set (" +
+                      free + "), got '" + key + "'");
+  }
   // The pinned options the caller does not set; a time or iteration budget replaces iters.
   const std::string pinned = kReference202612Options;
   std::string merged;
