@@ -94,6 +94,7 @@ State State::from_position(const Position& position) {
   }
 
   // ---- Figures on the board.
+  std::vector<std::pair<int, int>> barn_points;  // where 4 tiles meet: a corner named from any of them
   for (size_t i = 0; i < position.figures.size(); ++i) {
     const Position::Figure& f = position.figures[i];
     std::string where = "figure #" + std::to_string(i) + " (" + f.kind + " at " + cell_text(f.cell) + ")";
@@ -112,7 +113,12 @@ State State::from_position(const Position& position) {
       if (f.feature < 0 || f.feature > 3) throw PositionError(where + ": a barn names a corner 0-3");
       if (!st.barn_corner_ok(f.cell, f.feature, &seg))
         throw PositionError(where + ": no four tiles whose fields meet at that corner (AM-B-1)");
-      // No AM-B-2 check: two fields with a barn each may since have been joined into one.
+      // One barn a corner; but a field may hold two (AM-B-2 holds when a barn is placed: two
+      // barned fields may since have been joined into one).
+      std::pair<int, int> point{f.cell.x + (f.feature <= 1), f.cell.y + (f.feature == 1 || f.feature == 2)};
+      if (std::find(barn_points.begin(), barn_points.end(), point) != barn_points.end())
+        throw PositionError(where + ": that corner has a barn already (AM-B-2)");
+      barn_points.push_back(point);
     } else {
       if (f.feature < 0 || f.feature >= tk.num_segments)
         throw PositionError(where + ": no feature #" + std::to_string(f.feature) + " on " + tk.name);

@@ -14,6 +14,11 @@ namespace {
 // cloister (itself and 8 neighbours) this in all.
 constexpr double kCityPointsPerTile = 2.0;
 constexpr double kCloisterPoints = 9.0;
+// field_value's guesses: a field scores this per completed city next to it...
+constexpr double kFieldPointsPerCity = 3.0;
+// ...and an open city next to it counts (this / its open ends) of a completed one, early in the
+// game; the share falls to 0 as the bag empties.
+constexpr double kFieldOpenCityShare = 0.4;
 }  // namespace
 
 Action RandomAgent::choose(const State& state, Rng& rng) {
@@ -45,6 +50,50 @@ std::array<double, kMaxPlayers> feature_potential(const State& state) {
   return potential;
 }
 
+double field_value(const State& state, int field, double late) {
+  const Features& f = state.features();
+  const Board& board = state.board();
+  const Catalogue& cat = Catalogue::builtin();
+  std::array<uint16_t, 48> seen;
+  int n = 0;
+  double value = 0;
+  f.for_each_member(field, [&](int m) {
+    const Segment& member = f[m];
+    const PlacedTile& t = board.tile(member.tile);
+    uint16_t cities = cat.kind(t.kind).rotations[0].segments[member.local].cities;
+    for (; cities; cities &= uint16_t(cities - 1)) {
+      uint16_t city = f.root(t.first_segment + __builtin_ctz(cities));
+      if (std::find(seen.begin(), seen.begin() + n, city) != seen.begin() + n || n == int(seen.size())) continue;
+      seen[size_t(n++)] = city;
+      value +=
+          f[city].open == 0 ? kFieldPointsPerCity : kFieldPointsPerCity * late * kFieldOpenCityShare / f[city].open;
+    }
+  });
+  return value;
+}
+
+std::array<double, kMaxPlayers> field_potential(const State& state) {
+  // As feature_potential: the fields with farmers are those the placed figures stand on.
+  std::array<double, kMaxPlayers> potential{};
+  std::array<uint16_t, kMaxPlacedFigures> seen;
+  int num_seen = 0;
+  const Features& f = state.features();
+  const double late = std::min(1.0, state.bag_size() / kLateBagTiles);
+  for (int i = 0; i < state.num_placed_figures(); ++i) {
+    const uint16_t root = f.root(state.placed_figure(i).segment);
+    const Segment& seg = f[root];
+    if (seg.type != FeatureType::Field || seg.occupants == 0) continue;
+    if (std::find(seen.begin(), seen.begin() + num_seen, root) != seen.begin() + num_seen) continue;
+    seen[size_t(num_seen++)] = root;
+    int best = *std::max_element(seg.meeples.begin(), seg.meeples.end());
+    if (best == 0) continue;  // a barn alone
+    double value = field_value(state, root, late);
+    for (int q = 0; q < state.num_players(); ++q)
+      if (seg.meeples[size_t(q)] == best) potential[size_t(q)] += value;
+  }
+  return potential;
+}
+
 int score_lead(const std::array<int, kMaxPlayers>& scores, int players, int p) {
   int other = INT_MIN;
   for (int q = 0; q < players; ++q)
@@ -52,10 +101,16 @@ int score_lead(const std::array<int, kMaxPlayers>& scores, int players, int p) {
   return scores[size_t(p)] - other;
 }
 
-double GreedyAgent::evaluate(const State& state, int p) {
+double GreedyAgent::evaluate(const State& state, int p, double field_weight) {
   // At the end final scoring is in the scores: figures and potential are moot.
   if (state.is_terminal()) return score_lead(state.scores_if_ended(), state.num_players(), p);
   std::array<double, kMaxPlayers> potential = feature_potential(state);
+  if (field_weight > 0) {
+    std::array<double, kMaxPlayers> fields = field_potential(state);
+    // potential is weighted by kGreedyPotentialWeight below.
+    for (int q = 0; q < state.num_players(); ++q)
+      potential[size_t(q)] += field_weight / kGreedyPotentialWeight * fields[size_t(q)];
+  }
   double mine = state.score(p) + kGreedyPotentialWeight * potential[size_t(p)] -
                 kGreedyMeepleCost * (kMeeplesPerPlayer - state.supply(p));
   double other = -1e9;
@@ -64,7 +119,7 @@ double GreedyAgent::evaluate(const State& state, int p) {
   return mine - other;
 }
 
-void greedy_values(const State& state, const Action* actions, int n, double* values) {
+void greedy_values(const State& state, const Action* actions, int n, double* values, double field_weight) {
   const int me = state.current_player();
   // Scratch states, refilled with copy_from: far fewer bytes than a fresh copy per action.
   State next = state;
@@ -81,10 +136,10 @@ void greedy_values(const State& state, const Action* actions, int n, double* val
         if (after) after->copy_from(next);
         else after.emplace(next);
         after->apply_unchecked(figures[j]);
-        values[i] = std::max(values[i], GreedyAgent::evaluate(*after, me));
+        values[i] = std::max(values[i], GreedyAgent::evaluate(*after, me, field_weight));
       }
     } else {
-      values[i] = GreedyAgent::evaluate(next, me);
+      values[i] = GreedyAgent::evaluate(next, me, field_weight);
     }
   }
 }
@@ -120,7 +175,47 @@ std::string trimmed(const std::string& s) {
   size_t first = s.find_first_not_of(" \t"), last = s.find_last_not_of(" \t");
   return first == std::string::npos ? "" : s.substr(first, last - first + 1);
 }
+
+// The keys of comma-separated key=value options, in order.
+std::vector<std::string> option_keys_of(const std::string& options) {
+  std::vector<std::string> keys;
+  for (size_t pos = 0; pos < options.size();) {
+    size_t comma = std::min(options.find(',', pos), options.size());
+    std::string item = options.substr(pos, comma - pos);
+    keys.push_back(item.substr(0, item.find('=')));
+    pos = comma + 1;
+  }
+  return keys;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
 }  // namespace
+
+std::string reference_options(const std::string& name, const std::string& options) {
+  if (name != kReference202612) throw SearchError("unknown reference player '" + name + "'");
+  std::vector<std::string> given = option_keys_of(options);
+  for (const std::string& key : given) {
+    if (contains(kReferenceFreeOptions, key)) continue;
+    std::string free;
+    for (const std::string& k : kReferenceFreeOptions) free += (free.empty() ? "" : ", ") + k;
+    throw SearchError("agent '" + name + "' pins its playing options; only the budget and resources may be set (" +
+                      free + "), got '" + key + "'");
+  }
+  // The pinned options the caller does not set; a time or iteration budget replaces iters.
+  const std::string pinned = kReference202612Options;
+  std::string merged;
+  for (size_t pos = 0; pos < pinned.size();) {
+    size_t comma = std::min(pinned.find(',', pos), pinned.size());
+    std::string key_value = pinned.substr(pos, comma - pos);
+    pos = comma + 1;
+    std::string key = key_value.substr(0, key_value.find('='));
+    bool replaced = contains(given, key) || (key == "iters" && contains(given, "time"));
+    if (!replaced) merged += (merged.empty() ? "" : ",") + key_value;
+  }
+  return options.empty() ? merged : merged + "," + options;
+}
 
 std::unique_ptr<Agent> make_agent(const std::string& spec) {
   size_t colon = spec.find(':');
@@ -129,7 +224,9 @@ std::unique_ptr<Agent> make_agent(const std::string& spec) {
   if (name == "random") return no_options(name, options), std::make_unique<RandomAgent>();
   if (name == "greedy") return no_options(name, options), std::make_unique<GreedyAgent>();
   if (name == "mcts") return std::make_unique<MctsAgent>(parse_mcts_options(options));
-  throw SearchError("unknown agent '" + name + "' (known: random, greedy, mcts)");
+  if (name == kReference202612)
+    return std::make_unique<MctsAgent>(parse_mcts_options(reference_options(name, options)));
+  throw SearchError("unknown agent '" + name + "' (known: random, greedy, mcts, " + kReference202612 + ")");
 }
 
 std::vector<std::string> split_agent_list(const std::string& list) {

@@ -41,8 +41,9 @@ class GreedyAgent final : public Agent {
  public:
   Action choose(const State& state, Rng& rng) override;
   std::string name() const override { return "greedy"; }
-  // The valuation above, for player p.
-  static double evaluate(const State& state, int p);
+  // The valuation above, for player p; with field_weight > 0 (the search's priors, pfields=)
+  // the led fields' field_potential counts this share too (GreedyAgent itself: 0).
+  static double evaluate(const State& state, int p, double field_weight = 0);
 };
 
 // GreedyAgent's choice, without allocating (rollouts use it too).
@@ -51,12 +52,25 @@ Action greedy_action(const State& state, Rng& rng);
 // GreedyAgent's value of each of the n actions (legal at `state`, a decision node) for the
 // mover: the valuation after the action, looking through the figure decision a placement leads
 // to. The search's greedy priors use it too.
-void greedy_values(const State& state, const Action* actions, int n, double* values);
+void greedy_values(const State& state, const Action* actions, int n, double* values, double field_weight = 0);
 
 // Per player: the value that the unfinished features each player leads would score now (cities
 // 2 per tile and pennant, roads 1 per tile, cloisters 9 less their empty neighbours; fields
 // not counted). Ties for the lead count for every leader.
 std::array<double, kMaxPlayers> feature_potential(const State& state);
+
+// Guesses of what an unfinished feature will be worth treat a bag of this many tiles or more as
+// early in the game ("late" = 1) and scale down as it empties ("late" = bag / this).
+inline constexpr double kLateBagTiles = 12.0;
+
+// What the field with root segment `field` would pay its farmers at the end, as guessed now: 3
+// per completed city next to it, and for an open one a share that falls with its open ends and
+// with `late` (1 early in the game, 0 with an empty bag).
+double field_value(const State& state, int field, double late);
+
+// Per player: field_value of the fields each player leads (ties: every leader), with `late` from
+// the bag's size. The search's cutoff valuation (fields=) and priors (pfields=) use it.
+std::array<double, kMaxPlayers> field_potential(const State& state);
 
 // scores[p] less the best of the other players' scores (players 0 .. players-1).
 int score_lead(const std::array<int, kMaxPlayers>& scores, int players, int p);
@@ -74,9 +88,29 @@ struct SearchError : Error {
   using Error::Error;
 };
 
-// Returns the agent named by a spec: "random", "greedy", or "mcts" with options after a colon,
-// e.g. "mcts:time=0.5,threads=2" (mcts_options() in search/mcts.h lists them). Throws
-// SearchError naming the unknown agent, option or bad value.
+// Fixed reference players (the strength ladder, search/RESULTS.md): a name that keeps meaning
+// the same player whatever the defaults become. "ref-2026-12" is the MCTS of December 2026 (the
+// defaults before issue 22) with every playing option pinned; a new option must be added here
+// with the value that plays as before. Its budget and resources may be set as for "mcts"
+// ("ref-2026-12:time=0.2"); without a budget it runs 1,000 iterations a move.
+inline constexpr const char* kReference202612 = "ref-2026-12";
+inline constexpr const char* kReference202612Options =
+    "iters=1000,threads=1,parallel=tree,vl=1,select=puct,c=2,fpu=0.1,chance=stratified,expand=1,"
+    "rollout=random,eps=0,cutoff=10,finish=20,eval=greedy,reward=margin,scale=40,mix=0.2,meeple=0,"
+    "endgame=2,temp=10,prior=greedy,ptemp=3,fields=0,farmers=1,pfields=0,memory=1024,reuse=1,seed=0";
+// The options a reference player takes from its spec: budget and resources, not play.
+inline const std::vector<std::string> kReferenceFreeOptions = {"time", "iters",  "threads", "parallel",
+                                                               "vl",   "memory", "seed"};
+
+// The "mcts" options of reference player `name` with the caller's `options` (budget and
+// resources only) in place of the pinned ones. Throws SearchError for an unknown name or a
+// playing option.
+std::string reference_options(const std::string& name, const std::string& options);
+
+// Returns the agent named by a spec: "random", "greedy", "mcts" with options after a colon,
+// e.g. "mcts:time=0.5,threads=2" (mcts_options() in search/mcts.h lists them), or a reference
+// player ("ref-2026-12", "ref-2026-12:time=0.2"). Throws SearchError naming the unknown agent,
+// option or bad value.
 std::unique_ptr<Agent> make_agent(const std::string& spec);
 
 // Splits a comma-separated list of agent specs: "greedy,mcts:iters=50,c=1,random" is

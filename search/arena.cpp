@@ -50,6 +50,7 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
   r.figures.assign(size_t(players), std::vector<int>(kNumFigureKinds, 0));
   r.tiles.assign(size_t(players), 0);
   r.tiles_by_kind.assign(size_t(players), {});
+  r.moves.resize(size_t(players));
   Config game = config.game;
   game.seed = mix(config.game.seed, uint64_t(deal));
   State state(game);
@@ -77,6 +78,7 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
     Action a = agents[size_t(seat)]->choose(state, rngs[size_t(seat)]);
     r.think_seconds[size_t(seat)] += seconds_since(t);
     ++r.decisions[size_t(seat)];
+    ++r.moves[size_t(seat)][move_kind(state, a)];
     state.apply(a);  // checked: an agent's illegal move is an error, not a silent corruption
     const ActionKind kind = a.kind();
     if ((phase == Phase::PlaceFigure && kind == ActionKind::Figure) || kind == ActionKind::Quarter)
@@ -100,6 +102,8 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
     r.scores.push_back(state.score(s));
     std::vector<int>& points = r.points.emplace_back();
     for (int c = 0; c < kNumCauses; ++c) points.push_back(state.score(s, Cause(c)));
+    r.field_points.push_back(state.score(s, Cause::Field) + state.score(s, Cause::FieldBarn) +
+                             state.score(s, Cause::Barn));
     if (auto* m = dynamic_cast<MctsAgent*>(agents[size_t(s)].get())) r.iterations[size_t(s)] = m->total_iterations();
   }
   for (int s = 0; s < players; ++s)
@@ -111,6 +115,23 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
   r.agent_seed = config.agent_seed;
   return r;
 }
+
+}  // namespace
+
+std::string move_kind(const State& state, Action action) {
+  const std::string text = state.action_to_string(action);
+  if (action.kind() == ActionKind::Place) return "place";
+  if (action.kind() == ActionKind::Figure) {
+    if (action.figure_kind() == FigureKind::Barn) return "barn";
+    // "meeple city#0" or "wagon road#1 @3,-1"
+    std::string kind = text.substr(0, text.find('#'));
+    return text.find('@') != std::string::npos ? kind + " moved" : kind;
+  }
+  if (action.kind() == ActionKind::Quarter) return text;  // "meeple @castle"
+  return text.substr(0, text.find(' '));                  // "pass", "abbey", "count", ...
+}
+
+namespace {
 
 // Mean and 95% confidence half-width (normal approximation) of the values.
 std::pair<double, double> mean_ci(const std::vector<double>& v) {

@@ -51,7 +51,15 @@ struct GameRecord {
   std::vector<uint32_t> actions;
   std::vector<int> deciders;
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> visits;
+  // Per seat, for studies of play (issue 22); not in the csv (empty for resumed games).
+  std::vector<int> field_points;                  // points scored by farmers and barns
+  std::vector<std::map<std::string, int>> moves;  // decisions by kind (move_kind)
 };
+
+// A decision's kind for GameRecord::moves: "place", "pass", a figure with the type of feature it
+// goes to ("meeple field", "mayor city", "wagon road"; "... moved" for a figure sent to another
+// tile), "barn", "abbey", "meeple @castle" (a City quarter), "count", ...
+std::string move_kind(const State& state, Action action);
 
 struct ArenaConfig {
   Config game;                      // rules: players, expansions, variants; seed picks the decks

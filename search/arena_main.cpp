@@ -16,10 +16,27 @@
 //     --resume           with --csv: keep the games FILE already holds (an interrupted run of
 //                        the same command) and play only the others
 //     --quiet            no line per game
-//   Agents: random, greedy, mcts[:key=value,...] (--help lists the keys), e.g.
+//     --sprt elo0=E0,elo1=E1[,alpha=A,beta=B]
+//                        2 players: a sequential probability ratio test of "agent 0 is stronger
+//                        than agent 1 by elo1 (logistic Elo), not by at most elo0" (search/sprt.h:
+//                        fishtest's GSPRT, pentanomial over the deal pairs); prints the LLR and its
+//                        bounds as games finish and stops once it is decided (alpha, beta default
+//                        0.05). --deals is then the most to play (default 100000). With --csv and
+//                        --resume a stopped test goes on where it was.
+//   At the end: field points (farmers and barns), farmers placed and every kind of decision per
+//   game, by agent, over the games played in this run (search/arena.h's move_kind).
+//   Agents: random, greedy, mcts[:key=value,...] (--help lists the keys), and the fixed reference
+//   ref-2026-12[:time=...|iters=...] (search/agents.h), e.g.
 //     carc_arena --deals 100 --threads 2 mcts:time=0.1 greedy
+//     carc_arena --threads 1 --csv t.csv --sprt elo0=0,elo1=20 mcts:time=0.2 ref-2026-12:time=0.2
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,6 +44,7 @@
 #include "search/agents.h"
 #include "search/arena.h"
 #include "search/mcts.h"
+#include "search/sprt.h"
 
 namespace {
 
@@ -34,13 +52,40 @@ void usage(const char* argv0) {
   std::fprintf(
       stderr,
       "usage: %s [--players N] [--deals N] [--unpaired] [--rotation R] [--threads N] [--seed S] [--agent-seed S]\n"
-      "          [--expansions a,b] [--variant k=v]... [--csv FILE [--resume]] [--quiet] AGENT AGENT [AGENT...]\n"
-      "agents: random, greedy, mcts[:key=value,...], e.g. mcts:time=0.5,threads=2\n"
+      "          [--expansions a,b] [--variant k=v]... [--csv FILE [--resume]] [--quiet]\n"
+      "          [--sprt elo0=0,elo1=20[,alpha=0.05,beta=0.05]] AGENT AGENT [AGENT...]\n"
+      "agents: random, greedy, mcts[:key=value,...], e.g. mcts:time=0.5,threads=2;\n"
+      "  reference players: ref-2026-12 (the MCTS defaults of December 2026, pinned; budget options only)\n"
       "mcts options:\n",
       argv0);
   for (const carc::MctsOptionInfo& o : carc::mcts_options())
     std::fprintf(stderr, "  %-8s %s; %s (default %s)\n", o.key.c_str(), o.help.c_str(), o.values.c_str(),
                  o.default_value.c_str());
+}
+
+// Per entrant, over the games that record them: field points and farmers placed per game, then
+// every kind of decision per game.
+void print_fields_and_moves(const std::vector<carc::GameRecord>& games, const std::vector<std::string>& agents) {
+  for (size_t e = 0; e < agents.size(); ++e) {
+    double points = 0, farmers = 0;
+    std::map<std::string, double> moves;
+    int n = 0;
+    for (const carc::GameRecord& g : games)
+      for (size_t s = 0; s < g.entrant.size() && s < g.field_points.size(); ++s) {
+        if (g.entrant[s] != int(e)) continue;
+        points += g.field_points[s], ++n;
+        for (const auto& [kind, count] : g.moves[s]) {
+          moves[kind] += count;
+          if (kind.size() > 6 && kind.compare(kind.size() - 6, 6, " field") == 0) farmers += count;
+        }
+      }
+    if (!n) continue;
+    std::printf("fields: %zu %-34s %5d games  %6.2f field points/game  %5.2f farmers/game\n", e, agents[e].c_str(), n,
+                points / n, farmers / n);
+    std::printf("moves/game: %zu", e);
+    for (const auto& [kind, count] : moves) std::printf("  %s %.2f", kind.c_str(), count / n);
+    std::printf("\n");
+  }
 }
 
 long long parse_int(const char* flag, const char* text) {
@@ -56,8 +101,9 @@ int main(int argc, char** argv) {
   carc::ArenaConfig config;
   config.game.seed = 1;
   int players = 0;
-  bool quiet = false, resume = false;
+  bool quiet = false, resume = false, deals_given = false;
   std::string csv;
+  std::optional<carc::SprtConfig> sprt;
   try {
     for (int i = 1; i < argc; ++i) {
       std::string arg = argv[i];
@@ -66,7 +112,8 @@ int main(int argc, char** argv) {
         return argv[++i];
       };
       if (arg == "--players") players = int(parse_int("--players", value()));
-      else if (arg == "--deals") config.deals = int(parse_int("--deals", value()));
+      else if (arg == "--deals") config.deals = int(parse_int("--deals", value())), deals_given = true;
+      else if (arg == "--sprt") sprt = carc::parse_sprt(value());
       else if (arg == "--unpaired") config.paired = false;
       else if (arg == "--rotation") config.rotation = int(parse_int("--rotation", value()));
       else if (arg == "--threads") config.threads = int(parse_int("--threads", value()));
@@ -99,20 +146,65 @@ int main(int argc, char** argv) {
     if (config.agents.size() < 2 && players == 0) throw std::invalid_argument("name at least two agents");
     config.game.players = players ? players : int(config.agents.size());
     if (resume && csv.empty()) throw std::invalid_argument("--resume needs --csv FILE");
+    const bool paired = config.paired && config.rotation < 0;
+    std::vector<carc::GameRecord> games;  // every game so far, resumed ones included (SPRT)
+    std::atomic<bool> decided{false};
+    if (sprt) {
+      if (config.game.players != 2) throw std::invalid_argument("--sprt needs 2 players");
+      if (!deals_given) config.deals = 100000;
+      config.cancel = &decided;
+      if (resume) {
+        std::ifstream in(csv);
+        std::stringstream text;
+        text << in.rdbuf();
+        games = carc::read_arena_csv(text.str(), config.agents, 2);
+      }
+    }
+    int sprt_units = -1;  // printed when a unit (a pair of games, or a game) completes
+    auto sprt_line = [&] {
+      carc::SprtStatus st = carc::sprt_status(games, paired, *sprt);
+      if (st.units != sprt_units) std::printf("sprt %s\n", st.text().c_str());
+      sprt_units = st.units;
+      std::fflush(stdout);
+      return st.decision != carc::SprtDecision::Continue;
+    };
+    if (sprt && !games.empty() && sprt_line()) return 0;  // a resumed test already decided
     int played = 0;
+    std::vector<carc::GameRecord> played_games;
     config.on_game = [&](const carc::GameRecord& g) {
       ++played;
-      if (quiet) return;
-      std::printf("game %d (deal %d, rotation %d):", g.index, g.deal, g.rotation);
-      for (size_t s = 0; s < g.scores.size(); ++s)
-        std::printf("  [%d] %s %d", g.entrant[s], config.agents[size_t(g.entrant[s])].c_str(), g.scores[s]);
-      std::printf("  (%.1f s)\n", g.seconds);
-      std::fflush(stdout);
+      played_games.push_back(g);
+      if (!quiet) {
+        std::printf("game %d (deal %d, rotation %d):", g.index, g.deal, g.rotation);
+        for (size_t s = 0; s < g.scores.size(); ++s)
+          std::printf("  [%d] %s %d", g.entrant[s], config.agents[size_t(g.entrant[s])].c_str(), g.scores[s]);
+        std::printf("  (%.1f s)\n", g.seconds);
+        std::fflush(stdout);
+      }
+      if (sprt) {
+        games.push_back(g);
+        if (sprt_line()) decided = true;
+      }
     };
-    carc::ArenaResult result = csv.empty() ? carc::run_arena(config) : carc::run_arena_csv(config, csv, resume);
+    carc::ArenaResult result;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      result = csv.empty() ? carc::run_arena(config) : carc::run_arena_csv(config, csv, resume);
+    } catch (const carc::Cancelled&) {
+      // The SPRT decided: summarise the games played (a game still in play is dropped).
+      result.players = 2;
+      result.paired = paired;
+      result.agents = config.agents;
+      result.games = games;
+      result.deals = int(games.size()) / (paired ? 2 : 1);
+      result.entrants = carc::summarise(games, config.agents);
+      result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
     if (resume)
       std::printf("resumed from %s: %zu game(s) already played\n", csv.c_str(), result.games.size() - size_t(played));
     std::printf("%s", result.report().c_str());
+    print_fields_and_moves(played_games, config.agents);
+    if (sprt) sprt_units = -1, sprt_line();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     usage(argv[0]);

@@ -10,8 +10,7 @@ namespace carc {
 
 namespace {
 // heuristic_values' guesses. Completion chances are "early" values (a bag of kLateBagTiles or
-// more), scaled down as the bag empties below that.
-constexpr double kLateBagTiles = 12.0;
+// more, search/agents.h), scaled down as the bag empties below that.
 // A meeple in supply is worth this many points early in the game (it can still be used).
 constexpr double kSupplyMeepleValue = 1.0;
 // An open city completes with chance (this / its open ends); a completed one doubles its points.
@@ -20,10 +19,6 @@ constexpr double kCityCompletion = 0.6;
 constexpr double kCloisterPoints = 9.0;
 // The share of a cloister's empty neighbours expected to fill.
 constexpr double kCloisterFill = 0.6;
-// A field scores this per completed city next to it...
-constexpr double kFieldPointsPerCity = 3.0;
-// ...and an open city next to it counts (this / its open ends) of a completed one.
-constexpr double kFieldOpenCityShare = 0.4;
 }  // namespace
 
 void Evaluator::priors(const State&, const Action*, int n, float* out) const {
@@ -33,7 +28,7 @@ void Evaluator::priors(const State&, const Action*, int n, float* out) const {
 void RolloutEvaluator::priors(const State& state, const Action* actions, int n, float* out) const {
   if (config_.prior == PriorKind::Uniform || n <= 1) return Evaluator::priors(state, actions, n, out);
   double values[kMaxActions];
-  greedy_values(state, actions, n, values);
+  greedy_values(state, actions, n, values, config_.prior_field_weight);
   const double top = *std::max_element(values, values + n);
   double sum = 0;
   for (int i = 0; i < n; ++i) sum += values[i] = std::exp((values[i] - top) / config_.prior_temperature);
@@ -97,8 +92,6 @@ std::array<double, kMaxPlayers> heuristic_values(const State& state) {
   // Expected final value of each unfinished feature for its leaders. Completion chances are
   // rough guesses that shrink with the open ends and vanish as the bag empties.
   const Features& f = state.features();
-  const Board& board = state.board();
-  const Catalogue& cat = Catalogue::builtin();
   const int players = state.num_players();
   const double late = std::min(1.0, state.bag_size() / kLateBagTiles);  // 1 early, 0 at the end
   std::array<double, kMaxPlayers> out{};
@@ -115,21 +108,7 @@ std::array<double, kMaxPlayers> heuristic_values(const State& state) {
     } else if (is_cloister_like(seg.type)) {
       value = kCloisterPoints - seg.open * (1.0 - kCloisterFill * late);
     } else if (seg.type == FeatureType::Field) {
-      // Points per completed city next to the field, and a share of them for the open ones.
-      std::array<uint16_t, 48> seen;
-      int n = 0;
-      f.for_each_member(s, [&](int m) {
-        const Segment& member = f[m];
-        const PlacedTile& t = board.tile(member.tile);
-        uint16_t cities = cat.kind(t.kind).rotations[0].segments[member.local].cities;
-        for (; cities; cities &= uint16_t(cities - 1)) {
-          uint16_t city = f.root(t.first_segment + __builtin_ctz(cities));
-          if (std::find(seen.begin(), seen.begin() + n, city) != seen.begin() + n || n == int(seen.size())) continue;
-          seen[size_t(n++)] = city;
-          value +=
-              f[city].open == 0 ? kFieldPointsPerCity : kFieldPointsPerCity * late * kFieldOpenCityShare / f[city].open;
-        }
-      });
+      value = field_value(state, s, late);
     } else {
       continue;
     }
@@ -177,9 +156,11 @@ void cutoff_evaluation(const State& state, const RolloutConfig& config, Evaluati
     for (int p = 0; p < state.num_players(); ++p) values[size_t(p)] = scores[size_t(p)];
   } else {
     std::array<double, kMaxPlayers> potential = feature_potential(state);
+    std::array<double, kMaxPlayers> fields{};
+    if (config.field_weight > 0) fields = field_potential(state);
     for (int p = 0; p < state.num_players(); ++p)
-      values[size_t(p)] =
-          state.score(p) + kGreedyPotentialWeight * potential[size_t(p)] + config.supply_value * state.supply(p);
+      values[size_t(p)] = state.score(p) + kGreedyPotentialWeight * potential[size_t(p)] +
+                          config.field_weight * fields[size_t(p)] + config.supply_value * state.supply(p);
   }
   int n = state.num_players();
   double top = *std::max_element(values.begin(), values.begin() + n);
@@ -225,6 +206,23 @@ Action greedy_rollout_action(const State& state, const RolloutConfig& config, Rn
   Action actions[kMaxActions];
   int n = state.legal_actions(actions);
   return greedy_figure(state, actions, n, rng);
+}
+
+// A uniformly random figure decision that places no farmer (rollouts with farmers=0: a farmer
+// placed at random in a rollout is noise to a cutoff valuation that counts fields).
+Action figure_without_farmer(const State& state, Rng& rng) {
+  Action actions[kMaxActions];
+  int n = state.legal_actions(actions), kept = 0;
+  const Features& f = state.features();
+  const PlacedTile& tile = state.board().tile(state.last_slot());
+  for (int i = 0; i < n; ++i) {
+    Action a = actions[i];
+    bool farmer = a.kind() == ActionKind::Figure && a.figure_kind() != FigureKind::Barn && !(a.code & (1u << 12)) &&
+                  tile.first_segment + a.feature() < f.size() &&
+                  f.feature(tile.first_segment + a.feature()).type == FeatureType::Field;
+    if (!farmer) actions[kept++] = a;
+  }
+  return kept ? actions[rng.below(uint32_t(kept))] : actions[rng.below(uint32_t(n))];
 }
 
 // The endgame rule of rollouts: the figure (or pass) that pays the mover most if the game ended
@@ -278,7 +276,9 @@ void RolloutEvaluator::evaluate(State& state, Rng& rng, Evaluation& out) const {
       return;
     }
     const bool endgame = state.bag_size() < config_.endgame_tiles && state.phase() == Phase::PlaceFigure;
+    const bool no_farmer = cutoff && !config_.rollout_farmers && state.phase() == Phase::PlaceFigure;
     Action a = endgame                                   ? endgame_figure(state, rng)
+               : no_farmer                               ? figure_without_farmer(state, rng)
                : config_.policy == RolloutPolicy::Random ? state.sample_legal_action(rng)
                                                          : greedy_rollout_action(state, config_, rng);
     state.apply_unchecked(a);

@@ -31,7 +31,8 @@ enum class RolloutPolicy : uint8_t {
 
 // How a position is valued at a rollout cutoff (search/RESULTS.md compares them).
 enum class Heuristic : uint8_t {
-  Greedy,    // score + half the potential of led features (GreedyAgent's terms, no fields)
+  Greedy,    // score + half the potential of led features (GreedyAgent's terms; fields only
+             // with RolloutConfig::field_weight)
   Final,     // the scores if the game ended now (State::scores_if_ended: fields included)
   Expected,  // heuristic_values: expected final scores (fields and supply included)
 };
@@ -60,6 +61,11 @@ struct RolloutConfig {
                                         // win estimates at a cutoff
   PriorKind prior = PriorKind::Greedy;  // PUCT priors (ignored under UCT)
   double prior_temperature = 3.0;       // points: Greedy priors' softmax temperature
+  // Fields (issue 22; 0, 1, 0 play as before).
+  double field_weight = 0.0;        // eval=greedy: this share of the led fields' field_potential
+                                    // (search/agents.h) counts at a cutoff
+  bool rollout_farmers = true;      // false: rollouts that end at a cutoff place no farmers
+  double prior_field_weight = 0.0;  // Greedy priors: this share of field_potential counts too
 };
 
 struct Evaluation {

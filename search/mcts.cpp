@@ -395,6 +395,8 @@ void validate(const MctsConfig& c) {
   if (!(c.rollout.supply_value >= 0)) fail("rollout.supply_value must be >= 0");
   if (c.rollout.endgame_tiles < 0) fail("rollout.endgame_tiles must be >= 0");
   if (!(c.rollout.cutoff_temperature > 0)) fail("rollout.cutoff_temperature must be > 0");
+  if (!(c.rollout.field_weight >= 0)) fail("rollout.field_weight must be >= 0");
+  if (!(c.rollout.prior_field_weight >= 0)) fail("rollout.prior_field_weight must be >= 0");
   int trees = c.parallelism == Parallelism::Root ? c.threads : 1;
   if (!(c.memory_mb > 0) || c.memory_mb * 1048576.0 / sizeof(Node) / trees < double(kMinPoolNodes))
     fail("memory_mb too small: each tree needs at least " + std::to_string(kMinPoolNodes * sizeof(Node) / 1024) +
@@ -658,6 +660,12 @@ const std::vector<Option>& option_table() {
                         CARC_FIELD(rollout.prior), {{"uniform", PriorKind::Uniform}, {"greedy", PriorKind::Greedy}}),
       real("ptemp", "points: softmax temperature of the greedy priors", CARC_FIELD(rollout.prior_temperature), 1e-3,
            1e6),
+      real("fields", "eval=greedy: share of the led fields' guessed worth counted at a cutoff (0: fields ignored)",
+           CARC_FIELD(rollout.field_weight), 0, 10),
+      choice<bool>("farmers", "rollouts ending at a cutoff may place farmers (0: never)",
+                   CARC_FIELD(rollout.rollout_farmers), {{"1", true}, {"0", false}}),
+      real("pfields", "prior=greedy: share of the led fields' guessed worth in the priors' values",
+           CARC_FIELD(rollout.prior_field_weight), 0, 10),
       real("memory", "MB of node pool per search (a full pool stops growth, not the search)", CARC_FIELD(memory_mb), 1,
            1 << 20),
       choice<bool>("reuse", "keep the subtree of the new position between searches", CARC_FIELD(reuse),

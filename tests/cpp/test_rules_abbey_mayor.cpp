@@ -169,13 +169,17 @@ TEST(AbbeyMayor, AM_B6_TwoBarnFieldsJoinedBothScoreInFull) {
   EXPECT_EQ(s.score(1, Cause::Barn), 8);
 }
 
-TEST(AbbeyMayor, AM_B2_NoSecondBarnOnAField) {
+// A position may hold two barns on one field (two barned fields joined later, AM-B-6), never
+// two at one corner.
+TEST(AbbeyMayor, AM_B2_NoTwoBarnsAtOneCorner) {
   std::vector<Position::Tile> tiles = farm();
   tiles.push_back({"base.B", {2, 0}, 0});
   Position p;
   p.config = am_config();
   p.tiles = tiles;
   p.figures = {{0, "barn", {1, 0}, 0}, {1, "barn", {1, 0}, 0}};
+  EXPECT_THROW(State::from_position(p), PositionError);
+  p.figures = {{0, "barn", {1, 0}, 0}, {1, "barn", {2, 0}, 3}};  // the same corner, named from its other tile
   EXPECT_THROW(State::from_position(p), PositionError);
 }
 

@@ -1,0 +1,216 @@
+// Issue 22: the SPRT of the arena, the reference players of the ladder, and the fields options.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "search/agents.h"
+#include "search/arena.h"
+#include "search/evaluator.h"
+#include "search/mcts.h"
+#include "search/sprt.h"
+
+namespace carc {
+namespace {
+
+const std::vector<double> kPentanomial = {0, 0.25, 0.5, 0.75, 1};
+const std::vector<double> kTrinomial = {0, 0.5, 1};
+
+TEST(Sprt, LlrMatchesAnIndependentOptimiser) {
+  // Expected values: the two constrained maximum-likelihood distributions found by scipy's SLSQP
+  // (a general optimiser, not the Lagrange root used here), elo0=0, elo1=20, unseen outcomes
+  // counting 1e-3: LLR = sum n_i log(p1_i / p0_i).
+  EXPECT_NEAR(gsprt_llr({10, 30, 60, 40, 12}, kPentanomial, elo_to_score(0), elo_to_score(20)), 0.581061, 1e-4);
+  EXPECT_NEAR(gsprt_llr({5, 20, 50, 25, 6}, kPentanomial, elo_to_score(0), elo_to_score(20)), 0.123045, 1e-4);
+  EXPECT_NEAR(gsprt_llr({40, 20, 60}, kTrinomial, elo_to_score(0), elo_to_score(20)), 1.144287, 1e-4);
+  EXPECT_NEAR(gsprt_llr({0, 0, 0, 0, 10}, kPentanomial, elo_to_score(0), elo_to_score(20)), 0.559195, 1e-4);
+}
+
+TEST(Sprt, LlrIsCloseToTheNormalApproximationAndAntisymmetric) {
+  // For many pairs the GSPRT approaches N (s1 - s0)(2 mean - s0 - s1) / (2 var).
+  std::vector<double> counts = {100, 300, 600, 400, 120};
+  double n = 0, mean = 0, var = 0;
+  for (size_t i = 0; i < counts.size(); ++i) n += counts[i], mean += counts[i] * kPentanomial[i];
+  mean /= n;
+  for (size_t i = 0; i < counts.size(); ++i) var += counts[i] * std::pow(kPentanomial[i] - mean, 2) / n;
+  const double s0 = elo_to_score(0), s1 = elo_to_score(20);
+  EXPECT_NEAR(gsprt_llr(counts, kPentanomial, s0, s1), n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var), 0.1);
+  // Swapping the hypotheses negates the ratio.
+  EXPECT_NEAR(gsprt_llr(counts, kPentanomial, s1, s0), -gsprt_llr(counts, kPentanomial, s0, s1), 1e-9);
+  EXPECT_NEAR(elo_to_score(0), 0.5, 1e-12);
+  EXPECT_NEAR(elo_to_score(400), 10.0 / 11.0, 1e-12);
+}
+
+GameRecord game(int deal, int rotation, double share_of_entrant0) {
+  GameRecord g;
+  g.deal = deal;
+  g.rotation = rotation;
+  g.entrant = rotation == 0 ? std::vector<int>{0, 1} : std::vector<int>{1, 0};
+  g.scores = {50, 40};
+  const size_t seat = rotation == 0 ? 0 : 1;
+  g.win_share = {0, 0};
+  g.win_share[seat] = share_of_entrant0;
+  g.win_share[1 - seat] = 1 - share_of_entrant0;
+  return g;
+}
+
+TEST(Sprt, CountsCompletePairsFromEntrantZerosSide) {
+  SprtConfig config;
+  std::vector<GameRecord> games = {game(0, 0, 1), game(0, 1, 1),    // won both: outcome 1
+                                   game(1, 0, 0.5), game(1, 1, 0),  // a tie and a loss: 1/4
+                                   game(2, 1, 1)};                  // pair not complete
+  SprtStatus st = sprt_status(games, true, config);
+  EXPECT_EQ(st.units, 2);
+  EXPECT_EQ(st.counts, (std::vector<int>{0, 1, 0, 0, 1}));
+  EXPECT_NEAR(st.llr, gsprt_llr({0, 1, 0, 0, 1}, kPentanomial, elo_to_score(config.elo0), elo_to_score(config.elo1)),
+              1e-12);
+  SprtStatus unpaired = sprt_status(games, false, config);
+  EXPECT_EQ(unpaired.units, 5);
+  EXPECT_EQ(unpaired.counts, (std::vector<int>{1, 1, 3}));
+  EXPECT_EQ(st.decision, SprtDecision::Continue);
+  EXPECT_NEAR(st.upper, std::log(0.95 / 0.05), 1e-12);
+  EXPECT_NEAR(st.lower, -std::log(0.95 / 0.05), 1e-12);
+}
+
+TEST(Sprt, DecidesOnceTheRatioLeavesItsBounds) {
+  SprtConfig config = parse_sprt("elo0=0,elo1=20");
+  std::vector<GameRecord> winning, losing;
+  for (int d = 0; d < 400; ++d) {
+    // Entrant 0 wins 3 games in 5 (about +70 Elo), or loses them.
+    double share = d % 5 < 3 ? 1 : 0;
+    winning.push_back(game(d, 0, share));
+    winning.push_back(game(d, 1, share));
+    losing.push_back(game(d, 0, 1 - share));
+    losing.push_back(game(d, 1, 1 - share));
+  }
+  EXPECT_EQ(sprt_status(winning, true, config).decision, SprtDecision::AcceptH1);
+  EXPECT_EQ(sprt_status(losing, true, config).decision, SprtDecision::AcceptH0);
+  winning.resize(4);  // two pairs decide nothing
+  EXPECT_EQ(sprt_status(winning, true, config).decision, SprtDecision::Continue);
+}
+
+TEST(Sprt, ParsesItsSettingsAndRejectsBadOnes) {
+  SprtConfig c = parse_sprt("elo1=10,elo0=-5,alpha=0.1,beta=0.02");
+  EXPECT_EQ(c.elo0, -5);
+  EXPECT_EQ(c.elo1, 10);
+  EXPECT_EQ(c.alpha, 0.1);
+  EXPECT_EQ(c.beta, 0.02);
+  for (const char* bad :
+       {"elo0=0", "elo0=20,elo1=0", "elo0=0,elo1=20,alpha=0.7", "elo0=0,elo1=x", "elo0=0,elo1=5,k=1", "elo0=0,elo1=5,"})
+    EXPECT_THROW(parse_sprt(bad), SearchError) << bad;
+}
+
+const MctsConfig& config_of(const Agent& agent) { return dynamic_cast<const MctsAgent&>(agent).config(); }
+
+TEST(ReferencePlayers, PinEveryPlayingOption) {
+  // A new option must get its old-behaviour value in kReference202612Options, or the reference
+  // would change with the defaults. (No time limit: its budget is iters.)
+  const std::string pinned = std::string(",") + kReference202612Options;
+  for (const MctsOptionInfo& o : mcts_options()) {
+    if (o.key == "time") continue;
+    EXPECT_NE(pinned.find("," + o.key + "="), std::string::npos) << o.key << " is not pinned by ref-2026-12";
+  }
+}
+
+TEST(ReferencePlayers, Ref202612PlaysTheDecember2026Search) {
+  MctsConfig c = config_of(*make_agent("ref-2026-12"));
+  EXPECT_EQ(c.iterations, 1000u);
+  EXPECT_EQ(c.selection, SelectionRule::Puct);
+  EXPECT_EQ(c.exploration, 2.0);
+  EXPECT_EQ(c.rollout.cutoff_turns, 10);
+  EXPECT_EQ(c.rollout.finish_tiles, 20);
+  EXPECT_EQ(c.rollout.heuristic, Heuristic::Greedy);
+  EXPECT_EQ(c.rollout.endgame_tiles, 2);
+  EXPECT_EQ(c.rollout.margin_scale, 40.0);
+  EXPECT_EQ(c.rollout.prior, PriorKind::Greedy);
+  EXPECT_EQ(c.rollout.field_weight, 0.0);
+  EXPECT_TRUE(c.rollout.rollout_farmers);
+  EXPECT_EQ(c.rollout.prior_field_weight, 0.0);
+  // A time budget replaces the iteration budget; resources may be set; play may not.
+  MctsConfig timed = config_of(*make_agent("ref-2026-12:time=0.2,threads=2"));
+  EXPECT_EQ(timed.seconds, 0.2);
+  EXPECT_EQ(timed.iterations, 0u);
+  EXPECT_EQ(timed.threads, 2);
+  EXPECT_EQ(config_of(*make_agent("ref-2026-12:iters=300")).iterations, 300u);
+  EXPECT_THROW(make_agent("ref-2026-12:c=1"), SearchError);
+  EXPECT_THROW(make_agent("ref-2026-12:fields=1"), SearchError);
+  EXPECT_THROW(make_agent("ref-2026-13"), SearchError);
+}
+
+TEST(Fields, PotentialPaysThreePerClosedCityToTheFieldsLeader) {
+  // The start tile's city closed by base.E: player 0's farmer on E's field and player 1's on the
+  // start tile's field north of the road both touch it; player 1's second farmer, south of the
+  // road, touches no city.
+  Position p;
+  p.tiles = {{"base.D-start", Cell{0, 0}, 0}, {"base.E", Cell{0, -1}, 2}};
+  p.figures = {{0, "meeple", Cell{0, -1}, 1}, {1, "meeple", Cell{0, 0}, 3}};
+  p.bag = std::vector<std::string>{"base.U", "base.U"};
+  State s = State::from_position(p);
+  std::array<double, kMaxPlayers> fields = field_potential(s);
+  EXPECT_EQ(fields[0], 3.0);
+  EXPECT_EQ(fields[1], 0.0);
+  p.figures.push_back({1, "meeple", Cell{0, 0}, 2});
+  fields = field_potential(State::from_position(p));
+  EXPECT_EQ(fields[0], 3.0);
+  EXPECT_EQ(fields[1], 3.0);
+  // GreedyAgent ignores fields; the priors' valuation counts them when asked.
+  State one = State::from_position(p);
+  EXPECT_EQ(GreedyAgent::evaluate(one, 0, 1.0) - GreedyAgent::evaluate(one, 0), 0.0);  // both lead one field
+  p.figures.pop_back();
+  State two = State::from_position(p);
+  EXPECT_NEAR(GreedyAgent::evaluate(two, 0, 1.0) - GreedyAgent::evaluate(two, 0), 3.0, 1e-9);
+}
+
+TEST(Arena, CountsDecisionsByKind) {
+  Position p;
+  p.tiles = {{"base.D-start", Cell{0, 0}, 0}};
+  p.bag = std::vector<std::string>{"base.E"};
+  State s = State::from_position(p);
+  s.apply(s.parse_action("draw base.E"));
+  EXPECT_EQ(move_kind(s, s.parse_action("place 0,-1 r2")), "place");
+  s.apply(s.parse_action("place 0,-1 r2"));
+  EXPECT_EQ(move_kind(s, s.parse_action("meeple field#1")), "meeple field");
+  EXPECT_EQ(move_kind(s, s.parse_action("pass")), "pass");
+}
+
+int farmers_on_board(const State& s) {
+  int n = 0;
+  for (int i = 0; i < s.num_placed_figures(); ++i)
+    n += s.placed_figure(i).kind != FigureKind::Barn &&
+         s.features()[s.features().root(s.placed_figure(i).segment)].type == FeatureType::Field;
+  return n;
+}
+
+TEST(Fields, CutoffRolloutsWithoutFarmersPlaceNone) {
+  // The evaluator plays its rollout on the state it is given: count the farmers it leaves.
+  RolloutConfig config;
+  config.cutoff_turns = 30;
+  int with = 0, without = 0;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    Config c;
+    c.seed = seed;
+    Evaluation out;
+    Rng rng(seed);
+    State a(c), b(c);
+    config.rollout_farmers = true;
+    RolloutEvaluator(config).evaluate(a, rng, out);
+    with += farmers_on_board(a);
+    config.rollout_farmers = false;
+    RolloutEvaluator(config).evaluate(b, rng, out);
+    without += farmers_on_board(b);
+    EXPECT_FALSE(b.is_terminal());  // stopped at the cutoff
+  }
+  EXPECT_GT(with, 0);
+  EXPECT_EQ(without, 0);
+}
+
+TEST(Fields, OptionsParseAndDefaultToTheOldSearch) {
+  MctsConfig c = parse_mcts_options("fields=0.5,farmers=0,pfields=1");
+  EXPECT_EQ(c.rollout.field_weight, 0.5);
+  EXPECT_FALSE(c.rollout.rollout_farmers);
+  EXPECT_EQ(c.rollout.prior_field_weight, 1.0);
+  EXPECT_THROW(parse_mcts_options("fields=-1"), SearchError);
+  EXPECT_THROW(parse_mcts_options("farmers=2"), SearchError);
+}
+
+}  // namespace
+}  // namespace carc
