@@ -102,8 +102,6 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
     r.scores.push_back(state.score(s));
     std::vector<int>& points = r.points.emplace_back();
     for (int c = 0; c < kNumCauses; ++c) points.push_back(state.score(s, Cause(c)));
-    r.field_points.push_back(state.score(s, Cause::Field) + state.score(s, Cause::FieldBarn) +
-                             state.score(s, Cause::Barn));
     if (auto* m = dynamic_cast<MctsAgent*>(agents[size_t(s)].get())) r.iterations[size_t(s)] = m->total_iterations();
   }
   for (int s = 0; s < players; ++s)

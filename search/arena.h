@@ -51,8 +51,8 @@ struct GameRecord {
   std::vector<uint32_t> actions;
   std::vector<int> deciders;
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> visits;
-  // Per seat, for studies of play (issue 22); not in the csv (empty for resumed games).
-  std::vector<int> field_points;                  // points scored by farmers and barns
+  // Per seat, for studies of play (issue 22; field points come from `points`); not in the csv
+  // (empty for resumed games).
   std::vector<std::map<std::string, int>> moves;  // decisions by kind (move_kind)
 };
 

@@ -71,9 +71,12 @@ void print_fields_and_moves(const std::vector<carc::GameRecord>& games, const st
     std::map<std::string, double> moves;
     int n = 0;
     for (const carc::GameRecord& g : games)
-      for (size_t s = 0; s < g.entrant.size() && s < g.field_points.size(); ++s) {
+      for (size_t s = 0; s < g.entrant.size() && s < g.moves.size(); ++s) {
         if (g.entrant[s] != int(e)) continue;
-        points += g.field_points[s], ++n;
+        const std::vector<int>& by_cause = g.points[s];
+        points += by_cause[int(carc::Cause::Field)] + by_cause[int(carc::Cause::FieldBarn)] +
+                  by_cause[int(carc::Cause::Barn)];
+        ++n;
         for (const auto& [kind, count] : g.moves[s]) {
           moves[kind] += count;
           if (kind.size() > 6 && kind.compare(kind.size() - 6, 6, " field") == 0) farmers += count;

@@ -12,13 +12,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace carc;
   fuzz::Input in(data, size);
-  Config config = in.config();
-  try {
-    config = validate(config);
-  } catch (const ConfigError&) {
-    return 0;
-  }
-  State s(config);
+  std::optional<Config> config = in.valid_config();
+  if (!config) return 0;
+  State s(*config);
   in.play(s, in.byte(), [](const State&) {});
   const std::string text = in.rest();
   Action a;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,15 @@ class Input {
       c.variants["count_move"] = std::vector<std::string>{"free", "clockwise", "follow"}[variants / 6 % 3];
     c.seed = sets ^ uint64_t(players) << 8 ^ uint64_t(variants) << 16;
     return c;
+  }
+
+  // config(), validated; nullopt for a mix the rules refuse (River II with the City, CK-0).
+  std::optional<Config> valid_config() {
+    try {
+      return validate(config());
+    } catch (const ConfigError&) {
+      return std::nullopt;
+    }
   }
 
   // Plays `moves` decisions and draws chosen by the input's bytes (at most; fewer if the game

@@ -11,13 +11,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace carc;
   fuzz::Input in(data, size);
-  Config config = in.config();
-  try {
-    config = validate(config);
-  } catch (const ConfigError&) {
-    return 0;  // e.g. River II with the City (CK-0)
-  }
-  State s(config);
+  std::optional<Config> config = in.valid_config();
+  if (!config) return 0;
+  State s(*config);
   const int round_trip_turn = in.byte() % 64;
   Rng rng(size);
   bool round_trip_done = false;

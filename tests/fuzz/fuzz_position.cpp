@@ -97,20 +97,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace carc;
   fuzz::Input in(data, size);
   const bool scratch = in.byte() % 2 == 0;
-  Config config = in.config();
-  try {
-    config = validate(config);
-  } catch (const ConfigError&) {
-    return 0;
-  }
-  Position position = scratch ? from_scratch(in, config) : changed(in, config);
+  std::optional<Config> config = in.valid_config();
+  if (!config) return 0;
+  Position position = scratch ? from_scratch(in, *config) : changed(in, *config);
   State s = [&] {
     try {
       return State::from_position(position);
     } catch (const ConfigError&) {
     } catch (const PositionError&) {
     }
-    return State(config);  // refused with a message: check the new game instead
+    return State(*config);  // refused with a message: check the new game instead
   }();
   s.check_consistency();
   if (s.phase() != Phase::Draw && s.phase() != Phase::AbbeyChoice) return 0;
