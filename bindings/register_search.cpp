@@ -21,6 +21,7 @@
 #include "search/arena.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
+#include "search/sprt.h"
 
 namespace py = pybind11;
 using namespace py::literals;
@@ -275,6 +276,31 @@ void register_search(py::module_& m) {
                ", win_rate=" + std::to_string(s.win_rate) + ")";
       });
 
+  py::class_<SprtConfig>(m, "SprtConfig", "A sequential probability ratio test's settings (search/sprt.h).")
+      .def(py::init(&parse_sprt), "text"_a,
+           "From 'elo0=0,elo1=20[,alpha=0.05,beta=0.05]'; SearchError for a bad key, number or bound.")
+      .def_readonly("elo0", &SprtConfig::elo0)
+      .def_readonly("elo1", &SprtConfig::elo1)
+      .def_readonly("alpha", &SprtConfig::alpha)
+      .def_readonly("beta", &SprtConfig::beta);
+
+  py::class_<SprtStatus>(m, "SprtStatus", "A sequential test's state over the games so far.")
+      .def_readonly("llr", &SprtStatus::llr, "The log-likelihood ratio of H1 (elo1) against H0 (elo0).")
+      .def_readonly("lower", &SprtStatus::lower, "H0 is accepted at or below this.")
+      .def_readonly("upper", &SprtStatus::upper, "H1 is accepted at or above this.")
+      .def_property_readonly(
+          "decision",
+          [](const SprtStatus& s) {
+            return s.decision == SprtDecision::AcceptH1   ? "H1"
+                   : s.decision == SprtDecision::AcceptH0 ? "H0"
+                                                          : "continue";
+          },
+          "'H1' (entrant 0 is stronger by elo1), 'H0' (not stronger than elo0) or 'continue'.")
+      .def_readonly("counts", &SprtStatus::counts, "Units per outcome: 5 (game pairs scored 0 .. 1) or 3 (games).")
+      .def_readonly("units", &SprtStatus::units, "Game pairs (paired decks) or games.")
+      .def("text", &SprtStatus::text)
+      .def("__repr__", [](const SprtStatus& s) { return "SprtStatus('" + s.text() + "')"; });
+
   py::class_<ArenaConfig>(m, "ArenaConfig", "An arena run (search/arena.h); on_game is not available from Python.")
       .def(py::init<>())
       .def_readwrite("game", &ArenaConfig::game)
@@ -285,7 +311,8 @@ void register_search(py::module_& m) {
       .def_readwrite("paired", &ArenaConfig::paired)
       .def_readwrite("rotation", &ArenaConfig::rotation)
       .def_readwrite("threads", &ArenaConfig::threads)
-      .def_readwrite("agent_seed", &ArenaConfig::agent_seed);
+      .def_readwrite("agent_seed", &ArenaConfig::agent_seed)
+      .def_readwrite("sprt", &ArenaConfig::sprt, "A SprtConfig (2 players): the run stops once it decides.");
 
   py::class_<ArenaResult>(m, "ArenaResult", "The games of an arena run and their statistics.")
       .def_readonly("players", &ArenaResult::players)
@@ -295,6 +322,7 @@ void register_search(py::module_& m) {
       .def_readonly("games", &ArenaResult::games, "In (deal, rotation) order.")
       .def_readonly("entrants", &ArenaResult::entrants)
       .def_readonly("seconds", &ArenaResult::seconds)
+      .def_readonly("sprt", &ArenaResult::sprt, "With ArenaConfig.sprt: the test after the last game.")
       .def("report", &ArenaResult::report, "A table of the entrant statistics.")
       .def("csv", &ArenaResult::csv, "One line per game and seat.");
 
@@ -313,6 +341,7 @@ void register_search(py::module_& m) {
         copy.rotation = config.rotation;
         copy.threads = config.threads;
         copy.agent_seed = config.agent_seed;
+        copy.sprt = config.sprt;
         if (resume && csv.empty()) throw SearchError("run_arena: resume needs a csv file");
         return run_interruptible([&](const std::atomic<bool>* cancel) {
           copy.cancel = cancel;

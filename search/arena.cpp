@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -30,7 +31,9 @@ uint64_t mix(uint64_t a, uint64_t b) { return mix_seeds(a, b, kArenaSeedSalt); }
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std::vector<KindId>& deck) {
+// `stop`: the run's own end (a decided SPRT), checked like config.cancel.
+GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std::vector<KindId>& deck,
+                    const std::atomic<bool>& stop) {
   const int players = config.game.players;
   const Catalogue& cat = Catalogue::builtin();
   GameRecord r;
@@ -71,7 +74,8 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
       }
       continue;
     }
-    if (config.cancel && config.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    if ((config.cancel && config.cancel->load(std::memory_order_relaxed)) || stop.load(std::memory_order_relaxed))
+      throw Cancelled();
     const int seat = state.current_player();
     const Phase phase = state.phase();
     const auto t = Clock::now();
@@ -276,6 +280,7 @@ ArenaResult run_arena(const ArenaConfig& config) {
     throw SearchError("arena: rotation must be -1 (every seating) or 0 to " + std::to_string(players - 1) + ", got " +
                       std::to_string(config.rotation));
   for (const std::string& spec : config.agents) make_agent(spec);  // SearchError for bad specs
+  if (config.sprt && players != 2) throw SearchError("arena: a sequential test needs 2 players");
 
   const bool paired = config.paired && config.rotation < 0;
   const int rotations = paired ? players : 1;
@@ -314,26 +319,47 @@ ArenaResult run_arena(const ArenaConfig& config) {
     result.games[size_t(g.index)] = g;
     played[size_t(g.index)] = 1;
   }
+  // The sequential test, if any, sees every finished game (the resumed ones first); once it has
+  // decided, no new move is made.
+  std::vector<GameRecord> finished;
+  std::atomic<bool> decided{false};
+  if (config.sprt) {
+    finished = config.done;
+    result.sprt = sprt_status(finished, paired, *config.sprt);
+    decided = result.sprt->decision != SprtDecision::Continue;
+  }
   std::mutex report_mutex;
   const auto start = Clock::now();
   auto play = [&](int i) {
-    if (played[size_t(i)]) return;
+    if (played[size_t(i)] || decided) return;
     const int deal = config.first_deal + i / rotations;
     GameRecord r;
     try {
-      r = play_one(config, deal, rotation_of(i), make_deck(config.game, deal));
+      r = play_one(config, deal, rotation_of(i), make_deck(config.game, deal), decided);
     } catch (const Cancelled&) {
       return;  // reported once every thread has stopped, below
     }
     r.index = i;
-    if (config.on_game) {
+    {
       std::lock_guard<std::mutex> lock(report_mutex);
-      config.on_game(r);
+      if (config.on_game) config.on_game(r);
+      if (config.sprt) {
+        finished.push_back(r);
+        result.sprt = sprt_status(finished, paired, *config.sprt);
+        if (result.sprt->decision != SprtDecision::Continue) decided = true;
+        if (config.on_sprt) config.on_sprt(*result.sprt);
+      }
     }
     result.games[size_t(i)] = std::move(r);
   };
   parallel_for(total, config.threads, play);  // config.threads 0: one per core
   if (config.cancel && config.cancel->load()) throw Cancelled();
+  if (decided) {  // the games not played (or dropped in play) go
+    std::erase_if(result.games, [](const GameRecord& g) { return g.entrant.empty(); });
+    std::set<int> deals;
+    for (const GameRecord& g : result.games) deals.insert(g.deal);
+    result.deals = int(deals.size());
+  }
   result.seconds = seconds_since(start);
   result.entrants = summarise(result.games, config.agents);
   return result;
@@ -357,6 +383,7 @@ std::string ArenaResult::report() const {
                   s.iterations_per_move);
     out += line;
   }
+  if (sprt) out += "sprt " + sprt->text() + "\n";
   return out;
 }
 

@@ -13,11 +13,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "engine/game.h"
+#include "sprt.h"
 
 namespace carc {
 
@@ -83,6 +85,11 @@ struct ArenaConfig {
   std::function<void(const GameRecord&)> on_game;
   // Optional: once set (from any thread), no new move is made and run_arena throws Cancelled.
   const std::atomic<bool>* cancel = nullptr;
+  // Optional, 2 players only: a sequential test (search/sprt.h) over every finished game, resumed
+  // ones included, that ends the run as soon as it decides; the games then in play are dropped.
+  std::optional<SprtConfig> sprt;
+  // Called after each game with the test's state, one call at a time (progress output).
+  std::function<void(const SprtStatus&)> on_sprt;
 };
 
 // Statistics treat a deal (its games with the seats rotated) as one unit: paired games share a
@@ -109,10 +116,11 @@ struct ArenaResult {
   int deals = 0;
   bool paired = true;
   std::vector<std::string> agents;
-  std::vector<GameRecord> games;  // in (deal, rotation) order
+  std::vector<GameRecord> games;  // in (deal, rotation) order (only those played if a test decided)
   std::vector<EntrantStats> entrants;
-  double seconds = 0;  // wall time of the run
-  // A table of the entrant statistics.
+  double seconds = 0;              // wall time of the run
+  std::optional<SprtStatus> sprt;  // with ArenaConfig::sprt: the test after the last game
+  // A table of the entrant statistics (and the test's line).
   std::string report() const;
   // One line per game and seat: game,deal,rotation,seat,entrant,agent,score,win_share,...,seed,
   // agent_seed, then rank, turns, tiles, the figures per kind and the points per cause

@@ -29,14 +29,9 @@
 //   ref-2026-12[:time=...|iters=...] (search/agents.h), e.g.
 //     carc_arena --deals 100 --threads 2 mcts:time=0.1 greedy
 //     carc_arena --threads 1 --csv t.csv --sprt elo0=0,elo1=20 mcts:time=0.2 ref-2026-12:time=0.2
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -106,7 +101,6 @@ int main(int argc, char** argv) {
   int players = 0;
   bool quiet = false, resume = false, deals_given = false;
   std::string csv;
-  std::optional<carc::SprtConfig> sprt;
   try {
     for (int i = 1; i < argc; ++i) {
       std::string arg = argv[i];
@@ -116,7 +110,7 @@ int main(int argc, char** argv) {
       };
       if (arg == "--players") players = int(parse_int("--players", value()));
       else if (arg == "--deals") config.deals = int(parse_int("--deals", value())), deals_given = true;
-      else if (arg == "--sprt") sprt = carc::parse_sprt(value());
+      else if (arg == "--sprt") config.sprt = carc::parse_sprt(value());
       else if (arg == "--unpaired") config.paired = false;
       else if (arg == "--rotation") config.rotation = int(parse_int("--rotation", value()));
       else if (arg == "--threads") config.threads = int(parse_int("--threads", value()));
@@ -149,29 +143,13 @@ int main(int argc, char** argv) {
     if (config.agents.size() < 2 && players == 0) throw std::invalid_argument("name at least two agents");
     config.game.players = players ? players : int(config.agents.size());
     if (resume && csv.empty()) throw std::invalid_argument("--resume needs --csv FILE");
-    const bool paired = config.paired && config.rotation < 0;
-    std::vector<carc::GameRecord> games;  // every game so far, resumed ones included (SPRT)
-    std::atomic<bool> decided{false};
-    if (sprt) {
-      if (config.game.players != 2) throw std::invalid_argument("--sprt needs 2 players");
-      if (!deals_given) config.deals = 100000;
-      config.cancel = &decided;
-      if (resume) {
-        std::ifstream in(csv);
-        std::stringstream text;
-        text << in.rdbuf();
-        games = carc::read_arena_csv(text.str(), config.agents, 2);
-      }
-    }
-    int sprt_units = -1;  // printed when a unit (a pair of games, or a game) completes
-    auto sprt_line = [&] {
-      carc::SprtStatus st = carc::sprt_status(games, paired, *sprt);
+    if (config.sprt && !deals_given) config.deals = 100000;  // until the test decides
+    int sprt_units = -1;  // a line when a unit (a pair of games, or a game) completes
+    config.on_sprt = [&](const carc::SprtStatus& st) {
       if (st.units != sprt_units) std::printf("sprt %s\n", st.text().c_str());
       sprt_units = st.units;
       std::fflush(stdout);
-      return st.decision != carc::SprtDecision::Continue;
     };
-    if (sprt && !games.empty() && sprt_line()) return 0;  // a resumed test already decided
     int played = 0;
     std::vector<carc::GameRecord> played_games;
     config.on_game = [&](const carc::GameRecord& g) {
@@ -184,30 +162,12 @@ int main(int argc, char** argv) {
         std::printf("  (%.1f s)\n", g.seconds);
         std::fflush(stdout);
       }
-      if (sprt) {
-        games.push_back(g);
-        if (sprt_line()) decided = true;
-      }
     };
-    carc::ArenaResult result;
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      result = csv.empty() ? carc::run_arena(config) : carc::run_arena_csv(config, csv, resume);
-    } catch (const carc::Cancelled&) {
-      // The SPRT decided: summarise the games played (a game still in play is dropped).
-      result.players = 2;
-      result.paired = paired;
-      result.agents = config.agents;
-      result.games = games;
-      result.deals = int(games.size()) / (paired ? 2 : 1);
-      result.entrants = carc::summarise(games, config.agents);
-      result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
+    carc::ArenaResult result = csv.empty() ? carc::run_arena(config) : carc::run_arena_csv(config, csv, resume);
     if (resume)
       std::printf("resumed from %s: %zu game(s) already played\n", csv.c_str(), result.games.size() - size_t(played));
     std::printf("%s", result.report().c_str());
     print_fields_and_moves(played_games, config.agents);
-    if (sprt) sprt_units = -1, sprt_line();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     usage(argv[0]);

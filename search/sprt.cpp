@@ -7,6 +7,7 @@
 #include <map>
 
 #include "agents.h"
+#include "arena.h"
 
 namespace carc {
 

@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "arena.h"
-
 namespace carc {
+
+struct GameRecord;  // search/arena.h
 
 struct SprtConfig {
   double elo0 = 0, elo1 = 20;        // logistic Elo of entrant 0 over entrant 1 under H0 and H1

@@ -64,6 +64,7 @@ def _arena(args: argparse.Namespace) -> int:
         agent_seed=args.agent_seed,
         csv=args.csv,
         resume=args.resume,
+        sprt=args.sprt,
     )
     print(result.report(), end="")
     return 0
@@ -116,6 +117,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     games.add_argument("--csv", default=None, help="write one line per game and seat here, as games finish")
     games.add_argument("--resume", action="store_true", help="with --csv: keep the games the file holds")
+    games.add_argument(
+        "--sprt",
+        default=None,
+        metavar="elo0=0,elo1=20",
+        help="2 players: stop once a sequential test decides if agent 0 is elo1 stronger (deals: the most)",
+    )
     games.set_defaults(run=_arena)
 
     server = commands.add_parser("serve", help="play against the computer in the browser")

@@ -83,6 +83,7 @@ def arena(
     resume: bool = False,
     first_deal: int = 0,
     record_actions: bool = False,
+    sprt: str | None = None,
 ) -> _core.ArenaResult:
     """Plays `deals` decks between the agents (one per seat; players defaults to their number),
     each deck once per seat rotation if `paired` (or only from seating `rotation`: seat s holds
@@ -97,7 +98,11 @@ def arena(
     `agents` is a list of specs, or one string listing them ("greedy,mcts:iters=50,c=1").
     The decks are numbers first_deal .. first_deal + deals - 1 (a long run played in chunks).
     Each game's record has per seat the points by cause, figures placed by kind, tiles placed
-    and rank; with `record_actions` also every action code and the MCTS agents' root visits."""
+    and rank; with `record_actions` also every action code and the MCTS agents' root visits.
+    With `sprt` ("elo0=0,elo1=20[,alpha=0.05,beta=0.05]", 2 players) a sequential test of
+    agent 0 against agent 1 stops the run as soon as it decides (`deals` is then the most it may
+    play; the games in play are dropped); its state is the result's `sprt` (llr, decision 'H1',
+    'H0' or 'continue'), and a resumed run starts from the file's games."""
     names = _agents(agents)
     config = _core.ArenaConfig()
     config.game = make_config(len(names) if players is None else players, expansions, variants, seed)
@@ -110,6 +115,8 @@ def arena(
     if rotation is not None:
         config.rotation = _int("rotation", rotation, 0, 2**31 - 1, SearchError)  # < players: C++
     config.agent_seed = _int("agent_seed", agent_seed, 0, 2**64 - 1, SearchError)
+    if sprt is not None:
+        config.sprt = _core.SprtConfig(sprt)
     if resume and csv is None:
         raise SearchError("arena: resume needs a csv file")
     return _core.run_arena(config, "" if csv is None else os.fspath(csv), bool(resume))
@@ -118,7 +125,7 @@ def arena(
 def arena_summary(result: _core.ArenaResult) -> dict[str, Any]:
     """An ArenaResult as plain data: {"games", "seconds", "report", "entrants": [{agent, games,
     win_rate, win_ci, score, margin, margin_ci, elo, elo_ci, seconds_per_move,
-    iterations_per_move}]}."""
+    iterations_per_move}], "sprt": None or {llr, decision, units}}."""
     return {
         "games": len(result.games),
         "seconds": result.seconds,
@@ -139,4 +146,7 @@ def arena_summary(result: _core.ArenaResult) -> dict[str, Any]:
             }
             for e in result.entrants
         ],
+        "sprt": None
+        if result.sprt is None
+        else {"llr": result.sprt.llr, "decision": result.sprt.decision, "units": result.sprt.units},
     }

@@ -169,6 +169,25 @@ TEST(AbbeyMayor, AM_B6_TwoBarnFieldsJoinedBothScoreInFull) {
   EXPECT_EQ(s.score(1, Cause::Barn), 8);
 }
 
+TEST(AbbeyMayor, AM_B2_NoBarnOfferedOnAFieldThatHasOne) {
+  // base.A at (3,0) completes the corner NW of it, on the same field as a barn NW of (2,0) (the
+  // cloister roads point away, north and south).
+  std::vector<Position::Tile> tiles = farm();
+  tiles.push_back({"base.B", {2, 0}, 0});
+  tiles.push_back({"base.A", {3, -1}, 2});
+  for (bool barn : {false, true}) {
+    std::vector<Position::Figure> figures;
+    if (barn) figures.push_back({1, "barn", {2, 0}, 3});
+    State s = am_position(tiles, figures, {"base.A", "base.U"});
+    play(s, {"draw base.A", "place 3,0 r0"});
+    std::vector<std::string> options = legal_texts(s);
+    EXPECT_EQ(std::count(options.begin(), options.end(), "barn NW"), barn ? 0 : 1) << "barn on the field: " << barn;
+    if (barn) {
+      EXPECT_THROW(s.apply(s.parse_action("barn NW")), IllegalActionError);
+    }
+  }
+}
+
 // A position may hold two barns on one field (two barned fields joined later, AM-B-6), never
 // two at one corner.
 TEST(AbbeyMayor, AM_B2_NoTwoBarnsAtOneCorner) {

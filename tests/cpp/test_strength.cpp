@@ -99,6 +99,38 @@ TEST(Sprt, ParsesItsSettingsAndRejectsBadOnes) {
     EXPECT_THROW(parse_sprt(bad), SearchError) << bad;
 }
 
+TEST(Sprt, TheArenaStopsWhenTheTestDecidesAndAResumedRunStaysDecided) {
+  // Greedy against random wins every pair: with wide bounds the test accepts H1 long before the
+  // 40 deals; one game at a time, so the run stops at the end of a pair.
+  ArenaConfig config;
+  config.agents = {"greedy", "random"};
+  config.game.players = 2;
+  config.deals = 40;
+  config.threads = 1;
+  config.sprt = parse_sprt("elo0=0,elo1=200,alpha=0.2,beta=0.2");
+  int reported = 0;
+  config.on_sprt = [&](const SprtStatus&) { ++reported; };
+  const std::string path = ::testing::TempDir() + "arena_sprt.csv";
+  ArenaResult first = run_arena_csv(config, path, false);
+  ASSERT_TRUE(first.sprt);
+  EXPECT_EQ(first.sprt->decision, SprtDecision::AcceptH1);
+  EXPECT_LT(first.games.size(), 80u);
+  EXPECT_EQ(first.games.size(), size_t(2 * first.sprt->units));  // whole pairs, none unplayed
+  EXPECT_EQ(first.deals, first.sprt->units);
+  EXPECT_EQ(reported, int(first.games.size()));
+  EXPECT_NE(first.report().find("sprt LLR"), std::string::npos);
+  // A resumed run reads the decided games back and plays none.
+  reported = 0;
+  ArenaResult again = run_arena_csv(config, path, true);
+  EXPECT_EQ(reported, 0);
+  EXPECT_EQ(again.games.size(), first.games.size());
+  EXPECT_EQ(again.sprt->llr, first.sprt->llr);
+  config.game.players = 3;
+  config.agents.push_back("greedy");
+  config.on_sprt = nullptr;
+  EXPECT_THROW(run_arena(config), SearchError);  // the test is for two players
+}
+
 const MctsConfig& config_of(const Agent& agent) { return dynamic_cast<const MctsAgent&>(agent).config(); }
 
 TEST(ReferencePlayers, PinEveryPlayingOption) {

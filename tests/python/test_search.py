@@ -313,11 +313,41 @@ def test_arena_unpaired_and_three_players() -> None:
         ({"threads": -1}, SearchError, "threads out of range"),
         ({"rotation": 2}, SearchError, "rotation must be -1"),
         ({"agents": "greedy,c=1"}, SearchError, "follows 'greedy', which has no options"),
+        ({"sprt": "elo0=20,elo1=0"}, SearchError, "elo0"),
+        ({"agents": ["greedy"] * 3, "sprt": "elo0=0,elo1=20"}, SearchError, "needs 2 players"),
     ],
 )
 def test_arena_rejects_bad_input(kwargs: dict, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         arena(**{"agents": ["greedy", "random"], "deals": 1, **kwargs})
+
+
+def test_arena_sprt_stops_once_decided_and_resumes_decided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Greedy wins every pair against random: wide bounds decide long before 30 deals.
+    csv = tmp_path / "sprt.csv"
+    kwargs = {
+        "agents": "greedy,random",
+        "deals": 30,
+        "threads": 1,
+        "sprt": "elo0=0,elo1=200,alpha=0.2,beta=0.2",
+    }
+    result = arena(**kwargs, csv=csv)
+    assert result.sprt is not None and result.sprt.decision == "H1"
+    assert result.sprt.llr >= result.sprt.upper
+    assert len(result.games) == 2 * result.sprt.units < 60
+    assert arena_summary(result)["sprt"]["decision"] == "H1"
+    again = arena(**kwargs, csv=csv, resume=True)
+    assert len(again.games) == len(result.games) and again.sprt.llr == result.sprt.llr
+    assert (
+        main(
+            ["arena", "--deals", "30", "--threads", "1", "--sprt", "elo0=0,elo1=200,alpha=0.2,beta=0.2"]
+            + ["greedy", "random"]
+        )
+        == 0
+    )
+    assert "H1 accepted" in capsys.readouterr().out
 
 
 def test_arena_command_prints_the_report(capsys: pytest.CaptureFixture[str]) -> None:

@@ -123,9 +123,10 @@ class Chunk:
 
 
 def chunks(spec: SweepSpec) -> list[Chunk]:
-    """Every chunk of the sweep, chunk by chunk across the cells (the first chunks cover every
-    cell, so a stopped sweep has some of each, and the progress bar's ETA sees every kind of game
-    early)."""
+    """Every chunk of the sweep, each line-up's chunks spread evenly over the run (a line-up of
+    r chunks per cell has its k-th at the fraction (k + 1/2) / r of the run): every stretch of
+    the run mixes the cheap greedy games and the slow MCTS ones as the whole does, so the progress
+    bar's ETA holds from the start, and a stopped sweep has some games of each cell."""
     deals = dict(spec.deals)
     unknown = set(deals) - set(LINEUPS)
     if unknown:
@@ -133,16 +134,16 @@ def chunks(spec: SweepSpec) -> list[Chunk]:
     if spec.chunk_deals < 1:
         raise SearchError(f"chunk_deals must be >= 1, got {spec.chunk_deals}")
     cells = [(mix, players, lineup) for mix in spec.mixes for players in spec.players for lineup in deals]
-    out = []
-    rounds = max(-(-n // spec.chunk_deals) for n in deals.values()) if deals else 0
-    for k in range(rounds):
-        for mix, players, lineup in cells:
+    keyed = []
+    for cell, (mix, players, lineup) in enumerate(cells):
+        rounds = -(-deals[lineup] // spec.chunk_deals)
+        agents = tuple(lineup_agents(lineup, players, spec.mcts))
+        for k in range(rounds):
             first = k * spec.chunk_deals
             n = min(spec.chunk_deals, deals[lineup] - first)
-            if n > 0:
-                agents = tuple(lineup_agents(lineup, players, spec.mcts))
-                out.append(Chunk(mix, players, lineup, agents, first, n, spec.seed, spec.agent_seed))
-    return out
+            chunk = Chunk(mix, players, lineup, agents, first, n, spec.seed, spec.agent_seed)
+            keyed.append(((k + 0.5) / rounds, cell, chunk))
+    return [chunk for _, _, chunk in sorted(keyed, key=lambda t: t[:2])]
 
 
 def play_chunk(chunk: Chunk, threads: int = 1) -> pa.Table:
@@ -319,9 +320,16 @@ def _parts(folder: Path) -> list[Path]:
     """A sweep folder's part files in the order of its spec's chunks (so its rows, tables and
     plots list the mixes in the spec's order), any others after them by name."""
     order: dict[str, int] = {}
-    spec = folder / SPEC_FILE
-    if spec.exists():
-        order = {c.name: i for i, c in enumerate(chunks(SweepSpec.from_json(spec.read_text())))}
+    spec_file = folder / SPEC_FILE
+    if spec_file.exists():
+        spec = SweepSpec.from_json(spec_file.read_text())
+        lineups = [lineup for lineup, _ in spec.deals]
+
+        def spec_order(c: Chunk) -> tuple[int, int, int, int]:
+            mix, players = spec.mixes.index(c.mix), spec.players.index(c.players)
+            return (mix, players, lineups.index(c.lineup), c.first_deal)
+
+        order = {c.name: i for i, c in enumerate(sorted(chunks(spec), key=spec_order))}
     return sorted(folder.glob("*.parquet"), key=lambda p: (order.get(p.stem, len(order)), p.name))
 
 
