@@ -61,10 +61,11 @@ struct RolloutConfig {
                                         // win estimates at a cutoff
   PriorKind prior = PriorKind::Greedy;  // PUCT priors (ignored under UCT)
   double prior_temperature = 3.0;       // points: Greedy priors' softmax temperature
-  // Fields (issue 22; 0, 1, 0 play as before).
-  double field_weight = 0.0;        // eval=greedy: this share of the led fields' field_potential
+  // Fields (issue 22: accepted by SPRT at 0.2 s a move, search/RESULTS.md; 0, 1, 0 play as
+  // ref-2026-12 does).
+  double field_weight = 0.5;        // eval=greedy: this share of the led fields' field_potential
                                     // (search/agents.h) counts at a cutoff
-  bool rollout_farmers = true;      // false: rollouts that end at a cutoff place no farmers
+  bool rollout_farmers = false;     // false: rollouts that end at a cutoff place no farmers
   double prior_field_weight = 0.0;  // Greedy priors: this share of field_potential counts too
 };
 

@@ -235,7 +235,14 @@ TEST(Fields, CutoffRolloutsWithoutFarmersPlaceNone) {
   EXPECT_EQ(without, 0);
 }
 
-TEST(Fields, OptionsParseAndDefaultToTheOldSearch) {
+TEST(Fields, OptionsParseAndDefaultToTheAcceptedCandidate) {
+  const MctsConfig defaults;  // issue 22's candidate, accepted at 0.2 s a move
+  EXPECT_EQ(defaults.rollout.field_weight, 0.5);
+  EXPECT_FALSE(defaults.rollout.rollout_farmers);
+  EXPECT_EQ(defaults.rollout.prior_field_weight, 0.0);
+  MctsConfig old = parse_mcts_options("fields=0,farmers=1");
+  EXPECT_EQ(old.rollout.field_weight, 0.0);
+  EXPECT_TRUE(old.rollout.rollout_farmers);
   MctsConfig c = parse_mcts_options("fields=0.5,farmers=0,pfields=1");
   EXPECT_EQ(c.rollout.field_weight, 0.5);
   EXPECT_FALSE(c.rollout.rollout_farmers);
