@@ -37,7 +37,7 @@ class Reader {
     for (int d; words >> d;) dims.push_back(d);
     if (tag != "tensor" || got != name || dims != shape) {
       std::string want;
-      for (int d : shape) want += " " + std::to_string(d);
+      for (int d : shape) want.append(" ").append(std::to_string(d));  // (GCC 12 -Wrestrict: no " " + s)
       fail("expected 'tensor " + name + want + "', found '" + line + "'");
     }
     size_t count = 1;
