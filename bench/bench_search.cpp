@@ -121,6 +121,9 @@ BENCHMARK(BM_Rollout)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 }  // namespace
 }  // namespace carc
 
+namespace carc {
+namespace {
+
 void BM_NetworkForward(benchmark::State& bench) {
   const auto network = load_network("");
   const ObservationEncoder encoder(network->players(), network->window());
@@ -165,5 +168,8 @@ void BM_MctsNet(benchmark::State& bench) {
   run_search(bench, position_at(36), c);
 }
 BENCHMARK(BM_MctsNet)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace carc
 
 BENCHMARK_MAIN();
