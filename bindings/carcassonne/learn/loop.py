@@ -296,7 +296,7 @@ def run(directory: str | os.PathLike[str], config: TrainConfig, progress: bool =
             plot_log(d / "log.csv", d / "training.png")
             r.mark(f"train-{g}")
         if not r.done(f"gate-{g}"):
-            promoted, summary = True, "generation 0: no network to beat"
+            promoted, summary = True, "no network to beat yet"
             if best is not None:
                 promoted, summary = _gate(candidate, best, config, g, progress)
             print(f"generation {g}: {summary}; {'promoted' if promoted else 'kept the best'}")
