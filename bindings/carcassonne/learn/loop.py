@@ -128,6 +128,7 @@ def plot_log(log: Path, png: Path) -> None:
 
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     rows = _log_rows(log)
     if not rows:
@@ -145,6 +146,8 @@ def plot_log(log: Path, png: Path) -> None:
     right.set_xlabel("epoch (all generations)")
     right.set_title("held-out games")
     right.legend()
+    for ax in (left, right):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     for gen_start in [i + 1 for i, r in enumerate(rows) if r["epoch"] == "1" and i > 0]:
         for ax in (left, right):
             ax.axvline(gen_start - 0.5, color="grey", linewidth=0.5)
