@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -595,10 +596,15 @@ Option integer(const char* key, std::string help, Field field, uint64_t lo, uint
           [=](MctsConfig& c) { return std::to_string(field(c)); }};
 }
 
-// Any text (a file name).
+// A file that can be opened for reading (empty: the default one).
 template <class Field>
-Option text(const char* key, std::string help, Field field) {
-  return {key, help, "a file name", [=](MctsConfig& c, const std::string& value) { field(c) = value; },
+Option file(const char* key, std::string help, Field field) {
+  const std::string values = "a readable file";
+  return {key, help, values,
+          [=](MctsConfig& c, const std::string& value) {
+            if (!value.empty() && !std::ifstream(value)) bad_value(key, value, values);
+            field(c) = value;
+          },
           [=](MctsConfig& c) { return field(c); }};
 }
 
@@ -683,7 +689,7 @@ const std::vector<Option>& option_table() {
                    CARC_FIELD(rollout.rollout_farmers), {{"1", true}, {"0", false}}),
       real("pfields", "prior=greedy: share of the led fields' guessed worth in the priors' values",
            CARC_FIELD(rollout.prior_field_weight), 0, 10),
-      text("net", "eval=net or prior=net: the network's CARCNET file (default: the shipped one, docs/network.md)",
+      file("net", "eval=net or prior=net: the network's CARCNET file (default: the shipped one, docs/network.md)",
            CARC_FIELD(rollout.network)),
       real("vmix", "eval=net: share of a rollout's value mixed into the network's value",
            CARC_FIELD(rollout.network_mix), 0, 1),

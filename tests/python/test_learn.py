@@ -136,3 +136,13 @@ def test_training_loop_end_to_end_and_resume(tmp_path: Path) -> None:
     assert [g["generation"] for g in state["gates"]] == [0, 1] and "gate-1" in state["done"]
     assert len(_log(run)) == 2
     assert main([*args[:2], str(run), "--generations", "2", "--games", "3", "--quiet"]) == 2  # other settings
+
+
+def test_training_loop_runs_on_other_rule_mixes(tmp_path: Path) -> None:
+    from carcassonne.__main__ import main
+
+    run = tmp_path / "mix"
+    args = ["train", "--dir", str(run), "--players", "3", "--expansions", "abbey-mayor,anniv20,king-robber"]
+    args += ["--generations", "1", "--games", "1", "--iters", "10", "--epochs", "1", "--gate-games", "1"]
+    assert main([*args, "--channels", "4", "4", "8", "--hidden", "8", "--quiet"]) == 0
+    assert _core.Network(str(run / "best.carcnet")).players == 3
