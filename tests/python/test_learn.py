@@ -106,8 +106,9 @@ def _log(run: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def test_training_loop_end_to_end_and_resume(tmp_path: Path) -> None:
+def test_training_loop_end_to_end_and_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from carcassonne.__main__ import main
+    from carcassonne.learn import loop
 
     run = tmp_path / "run"
     args = [
@@ -124,7 +125,18 @@ def test_training_loop_end_to_end_and_resume(tmp_path: Path) -> None:
         "1",
     ]
     args += ["--gate-games", "1", "--channels", "4", "4", "8", "--hidden", "8", "--quiet"]
-    assert main(args) == 0
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt  # Ctrl-C during training
+
+    with monkeypatch.context() as patch:
+        patch.setattr(loop, "train_epochs", interrupted)
+        assert main(args) == 130
+    state = json.loads((run / "run.json").read_text())
+    assert list(state["done"]) == ["selfplay-0"] and state["best"] is None
+    games_written = (run / "games-0.npz").stat().st_mtime_ns
+    assert main(args) == 0  # continues: trains and gates, without playing the games again
+    assert (run / "games-0.npz").stat().st_mtime_ns == games_written
     state = json.loads((run / "run.json").read_text())
     assert state["best"] == "candidate-0.carcnet" and _core.Network(str(run / "best.carcnet")).players == 2
     rows = _log(run)

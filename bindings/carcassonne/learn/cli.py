@@ -35,7 +35,11 @@ def _train(args: argparse.Namespace) -> int:
         seed=args.seed,
         threads=args.threads,
     )
-    state = run(args.dir, config, progress=not args.quiet)
+    try:
+        state = run(args.dir, config, progress=not args.quiet)
+    except KeyboardInterrupt:
+        print(f"interrupted: rerun the same command to continue the run in {args.dir}")
+        return 130
     print(f"best network: {state['best']} (in {args.dir}; log.csv, training.png)")
     return 0
 
