@@ -96,8 +96,6 @@ void im2col(const Eigen::MatrixXf& in, int side, int stride, Eigen::MatrixXf& co
     }
 }
 
-float relu(float x) { return std::max(x, 0.0f); }
-
 }  // namespace
 
 Network::Network(const std::string& path) {
@@ -206,26 +204,26 @@ void Network::forward(int n, const uint8_t* planes, const float* globals, std::v
     const Eigen::VectorXf base = conv1_b_ + conv1_g_ * g.col(b);
     Eigen::MatrixXf& h1 = out[size_t(b)].cells;
     h1.resize(c1, cells);
-    h1.colwise() = base.unaryExpr(&relu);
-    const Eigen::MatrixXf filled = ((conv1_w_ * x).colwise() + base).unaryExpr(&relu);
+    h1.colwise() = base.cwiseMax(0.0f);
+    const Eigen::MatrixXf filled = ((conv1_w_ * x).colwise() + base).cwiseMax(0.0f);
     for (size_t j = 0; j < columns.size(); ++j) h1.col(columns[j]) = filled.col(Eigen::Index(j));
     im2col(h1, side, 2, col2, Eigen::Index(b) * side2 * side2);
   }
   // Two 3x3 stride-2 convolutions over the whole batch at once, then the mean over cells.
-  const Eigen::MatrixXf h2 = ((conv2_w_ * col2).colwise() + conv2_b_).unaryExpr(&relu);
+  const Eigen::MatrixXf h2 = ((conv2_w_ * col2).colwise() + conv2_b_).cwiseMax(0.0f);
   Eigen::MatrixXf col3(9 * channels_[1], side3 * side3 * n);
   Eigen::MatrixXf sample;
   for (int b = 0; b < n; ++b) {
     sample = h2.middleCols(Eigen::Index(b) * side2 * side2, side2 * side2);
     im2col(sample, side2, 2, col3, Eigen::Index(b) * side3 * side3);
   }
-  const Eigen::MatrixXf h3 = ((conv3_w_ * col3).colwise() + conv3_b_).unaryExpr(&relu);
+  const Eigen::MatrixXf h3 = ((conv3_w_ * col3).colwise() + conv3_b_).cwiseMax(0.0f);
   Eigen::MatrixXf features(channels_[2] + globals_, n);
   for (int b = 0; b < n; ++b) {
     features.col(b).head(channels_[2]) = h3.middleCols(Eigen::Index(b) * side3 * side3, side3 * side3).rowwise().mean();
     features.col(b).tail(globals_) = g.col(b);
   }
-  const Eigen::MatrixXf hidden = ((fc_w_ * features).colwise() + fc_b_).unaryExpr(&relu);
+  const Eigen::MatrixXf hidden = ((fc_w_ * features).colwise() + fc_b_).cwiseMax(0.0f);
   const Eigen::MatrixXf win = (win_w_ * hidden).colwise() + win_b_;
   const Eigen::MatrixXf margin = (margin_w_ * hidden).colwise() + margin_b_;
   const Eigen::MatrixXf dense = (dense_w_ * hidden).colwise() + dense_b_;
@@ -382,8 +380,13 @@ void NetworkEvaluator::priors(const State& state, const Action* actions, int n, 
   bool any = false;
   for (int i = 0; i < n; ++i) {
     const int index = space.index(window, actions[i]);
-    out[i] = index >= 0 ? network_->logit(o, index) : NAN;
-    if (index >= 0) lowest = any ? std::min(lowest, out[i]) : out[i], any = true;
+    if (index < 0) {
+      out[i] = NAN;
+      continue;
+    }
+    out[i] = network_->logit(o, index);
+    lowest = any ? std::min(lowest, out[i]) : out[i];
+    any = true;
   }
   float top = lowest;
   for (int i = 0; i < n; ++i) {

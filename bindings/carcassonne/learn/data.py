@@ -47,16 +47,6 @@ class Samples:
         self.margin += other.margin
         self.game += [g + offset for g in other.game]
 
-    def subset(self, indices: Sequence[int]) -> Samples:
-        return Samples(
-            [self.states[i] for i in indices],
-            [self.observers[i] for i in indices],
-            [self.policy[i] for i in indices],
-            [self.win[i] for i in indices],
-            [self.margin[i] for i in indices],
-            [self.game[i] for i in indices],
-        )
-
 
 def _targets(scores: Sequence[int], observer: int) -> tuple[np.ndarray, np.ndarray]:
     """Per relative seat: win share (ties split) and margin reward over the best other score."""

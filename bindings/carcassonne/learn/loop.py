@@ -280,7 +280,7 @@ def run(directory: str | os.PathLike[str], config: TrainConfig, progress: bool =
             def on_epoch(
                 epoch: int, train: dict[str, float], held: dict[str, float], g: int = g, n: int = len(samples)
             ) -> None:
-                row = {"generation": g, "epoch": epoch, "samples": n}
+                row: dict[str, Any] = {"generation": g, "epoch": epoch, "samples": n}
                 row.update({k: train[k] for k in ("loss", "policy_loss", "value_loss")})
                 row.update({k: held[k] for k in ("value_accuracy", "policy_top1")})
                 _append_log(d / "log.csv", row)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
@@ -59,14 +58,6 @@ class PolicyValueNet(nn.Module):
         self.margin = nn.Linear(hidden, players)
         self.dense = nn.Linear(hidden, DENSE_OUTPUTS)
         self.cell = nn.Conv2d(c1, CELL_OUTPUTS, 3, padding=1)
-
-    def config(self) -> dict[str, Any]:
-        return {
-            "players": self.players,
-            "window": self.window,
-            "channels": list(self.channels),
-            "hidden": self.hidden,
-        }
 
     def forward(self, planes: torch.Tensor, globals_: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """planes float [N, P, W, W], raw globals [N, G] -> (win logits [N, players], margin
