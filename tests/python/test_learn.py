@@ -9,11 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch  # the `learn` extra (tools/deps.sh installs it for CI)
 
-torch = pytest.importorskip("torch")  # the `learn` extra: installed in CI (tools/deps.sh)
-
-from carcassonne import Game, SearchError, _core, arena, rl  # noqa: E402
-from carcassonne.learn.net import PolicyValueNet, export  # noqa: E402
+from carcassonne import Game, SearchError, _core, arena, rl
+from carcassonne.learn.net import PolicyValueNet, export
 
 SHIPPED = Path(_core.default_network_path())
 
