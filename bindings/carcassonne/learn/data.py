@@ -12,6 +12,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -65,15 +66,21 @@ def _targets(scores: Sequence[int], observer: int) -> tuple[np.ndarray, np.ndarr
     return win, margin
 
 
-def load_samples(path: str | os.PathLike[str], window: int = rl.DEFAULT_WINDOW) -> Samples:
+def load_samples(
+    path: str | os.PathLike[str], window: int = rl.DEFAULT_WINDOW, progress: bool = False
+) -> Samples:
     """Replays every game of a trajectory file and keeps its searched decisions. A decision whose
     best actions lie outside the window (docs/observation.md: very rare) is dropped."""
+    from tqdm import tqdm
+
     data = load_trajectories(path)
     config = data["config"]
     space = rl.action_space(window)
     out = Samples()
     starts, visit_starts = data["game_start"], data["visit_start"]
-    for g in range(len(starts) - 1):
+    for g in tqdm(
+        range(len(starts) - 1), desc=f"replaying {Path(path).name}", unit="game", disable=not progress
+    ):
         state = Game(config["players"], config["expansions"], config["variants"])._state
         scores = [int(s) for s in data["scores"][g]]
         for i in range(int(starts[g]), int(starts[g + 1])):

@@ -268,7 +268,7 @@ def run(directory: str | os.PathLike[str], config: TrainConfig, progress: bool =
             samples = Samples()
             first = max(0, g - config.replay + 1)
             for h in range(first, g + 1):
-                samples.extend(load_samples(d / f"games-{h}.npz"))
+                samples.extend(load_samples(d / f"games-{h}.npz", progress=progress))
             print(f"generation {g}: training on {len(samples)} decisions of generations {first}-{g}")
             torch.manual_seed(config.seed * 1000 + g)
             net = _new_net(config)
