@@ -10,11 +10,19 @@
 //   BM_Rollout/K        one leaf evaluation from the start, to the end of the game: K = 0 random,
 //                       1 greedy-biased figures, 2 greedy-biased with eps = 0.1; K = 3 random with
 //                       the default 10-turn cutoff and heuristic
+//   BM_NetworkForward/B the shipped network (search/network.h) on B observations at once from
+//                       turn 36 (encoding included): items_per_second is evaluations per second
+//   BM_NetworkPriors    one NetworkEvaluator::priors call (encode, forward, the legal actions'
+//                       logits) at turn 36
+//   BM_MctsNet          MCTS iterations/s with eval=net (network values and priors) from turn 36
 #include <benchmark/benchmark.h>
+
+#include <vector>
 
 #include "engine/game.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
+#include "search/network.h"
 
 namespace carc {
 namespace {
@@ -109,6 +117,57 @@ void BM_Rollout(benchmark::State& bench) {
   bench.SetItemsProcessed(bench.iterations());
 }
 BENCHMARK(BM_Rollout)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace carc
+
+namespace carc {
+namespace {
+
+void BM_NetworkForward(benchmark::State& bench) {
+  const auto network = load_network("");
+  const ObservationEncoder encoder(network->players(), network->window());
+  const int batch = int(bench.range(0));
+  std::vector<State> states;
+  for (int i = 0; i < batch; ++i) states.push_back(position_at(36, uint64_t(3 + i)));
+  std::vector<uint8_t> planes(size_t(batch) * size_t(encoder.plane_bytes()));
+  std::vector<float> globals(size_t(batch) * size_t(encoder.num_globals()));
+  std::vector<NetworkOutput> out;
+  for (auto _ : bench) {
+    for (int i = 0; i < batch; ++i)
+      encoder.encode(states[size_t(i)], states[size_t(i)].current_player(),
+                     planes.data() + size_t(i) * size_t(encoder.plane_bytes()),
+                     globals.data() + size_t(i) * size_t(encoder.num_globals()));
+    network->forward(batch, planes.data(), globals.data(), out);
+    benchmark::DoNotOptimize(out[0].win);
+  }
+  bench.SetItemsProcessed(int64_t(bench.iterations()) * batch);
+}
+BENCHMARK(BM_NetworkForward)->Arg(1)->Arg(16)->Unit(benchmark::kMicrosecond);
+
+void BM_NetworkPriors(benchmark::State& bench) {
+  RolloutConfig config;
+  config.heuristic = Heuristic::Net;
+  config.prior = PriorKind::Net;
+  const NetworkEvaluator evaluator(config);
+  const State s = position_at(36);
+  Action actions[kMaxActions];
+  float priors[kMaxActions];
+  const int n = s.legal_actions(actions);
+  for (auto _ : bench) {
+    evaluator.priors(s, actions, n, priors);
+    benchmark::DoNotOptimize(priors[0]);
+  }
+  bench.SetItemsProcessed(int64_t(bench.iterations()));
+  bench.counters["legal_actions"] = n;
+}
+BENCHMARK(BM_NetworkPriors)->Unit(benchmark::kMicrosecond);
+
+void BM_MctsNet(benchmark::State& bench) {
+  MctsConfig c = parse_mcts_options("eval=net,iters=2000");
+  run_search(bench, position_at(36), c);
+}
+BENCHMARK(BM_MctsNet)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace carc

@@ -154,4 +154,5 @@ PYBIND11_MODULE(_core, m) {
   py_bindings::register_play(m);
   py_bindings::register_search(m);
   py_bindings::register_rl(m);
+  py_bindings::register_network(m);
 }

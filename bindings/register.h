@@ -21,6 +21,8 @@ void register_search(pybind11::module_& m);
 // Registers ObservationEncoder, ActionSpace, observation_window, OBSERVATION_VERSION,
 // DEFAULT_WINDOW, and State's to_bytes / from_bytes / pickling (after register_state).
 void register_rl(pybind11::module_& m);
+// Registers Network, default_network_path and set_default_network_path (search/network.h).
+void register_network(pybind11::module_& m);
 
 // Returns the action with this code; throws IllegalActionError if the code is not a 32-bit
 // unsigned value (Python ints are unbounded, action codes are not).

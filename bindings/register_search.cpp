@@ -84,6 +84,7 @@ void register_search(py::module_& m) {
       .value("GREEDY", Heuristic::Greedy)
       .value("FINAL", Heuristic::Final)
       .value("EXPECTED", Heuristic::Expected)
+      .value("NET", Heuristic::Net)
       .finalize();
   py::native_enum<RewardKind>(m, "RewardKind", "enum.Enum", "What the search maximises.")
       .value("WIN", RewardKind::Win)
@@ -93,6 +94,7 @@ void register_search(py::module_& m) {
   py::native_enum<PriorKind>(m, "PriorKind", "enum.Enum", "PUCT priors of the rollout evaluator.")
       .value("UNIFORM", PriorKind::Uniform)
       .value("GREEDY", PriorKind::Greedy)
+      .value("NET", PriorKind::Net)
       .finalize();
 
   // ---- Configs ---------------------------------------------------------------------------------
@@ -110,7 +112,9 @@ void register_search(py::module_& m) {
       .def_readwrite("endgame_tiles", &RolloutConfig::endgame_tiles)
       .def_readwrite("cutoff_temperature", &RolloutConfig::cutoff_temperature)
       .def_readwrite("prior", &RolloutConfig::prior)
-      .def_readwrite("prior_temperature", &RolloutConfig::prior_temperature);
+      .def_readwrite("prior_temperature", &RolloutConfig::prior_temperature)
+      .def_readwrite("network", &RolloutConfig::network)
+      .def_readwrite("network_mix", &RolloutConfig::network_mix);
 
   py::class_<MctsConfig>(m, "MctsConfig",
                          "MCTS settings (search/mcts.h). Checked when a search starts: bad values raise SearchError.")

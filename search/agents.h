@@ -97,7 +97,7 @@ inline constexpr const char* kReference202612 = "ref-2026-12";
 inline constexpr const char* kReference202612Options =
     "iters=1000,threads=1,parallel=tree,vl=1,select=puct,c=2,fpu=0.1,chance=stratified,expand=1,"
     "rollout=random,eps=0,cutoff=10,finish=20,eval=greedy,reward=margin,scale=40,mix=0.2,meeple=0,"
-    "endgame=2,temp=10,prior=greedy,ptemp=3,fields=0,farmers=1,pfields=0,memory=1024,reuse=1,seed=0";
+    "endgame=2,temp=10,prior=greedy,ptemp=3,fields=0,farmers=1,pfields=0,net=,vmix=0,memory=1024,reuse=1,seed=0";
 // The options a reference player takes from its spec: budget and resources, not play.
 inline const std::vector<std::string> kReferenceFreeOptions = {"time", "iters",  "threads", "parallel",
                                                                "vl",   "memory", "seed"};

@@ -25,6 +25,8 @@ void Evaluator::priors(const State&, const Action*, int n, float* out) const {
   std::fill(out, out + n, n > 0 ? 1.0f / float(n) : 0.0f);
 }
 
+void Evaluator::check(const State&) const {}
+
 void RolloutEvaluator::priors(const State& state, const Action* actions, int n, float* out) const {
   if (config_.prior == PriorKind::Uniform || n <= 1) return Evaluator::priors(state, actions, n, out);
   double values[kMaxActions];

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "engine/game.h"
 #include "engine/rng.h"
@@ -35,12 +36,14 @@ enum class Heuristic : uint8_t {
              // with RolloutConfig::field_weight)
   Final,     // the scores if the game ended now (State::scores_if_ended: fields included)
   Expected,  // heuristic_values: expected final scores (fields and supply included)
+  Net,       // no rollout: a policy/value network values the leaf (search/network.h)
 };
 
 // The PUCT priors of the rollout evaluator.
 enum class PriorKind : uint8_t {
   Uniform,  // every legal action alike
   Greedy,   // a softmax of GreedyAgent's one-ply values (greedy_values), prior_temperature wide
+  Net,      // a policy/value network's policy (search/network.h)
 };
 
 struct RolloutConfig {
@@ -67,6 +70,9 @@ struct RolloutConfig {
                                     // (search/agents.h) counts at a cutoff
   bool rollout_farmers = false;     // false: rollouts that end at a cutoff place no farmers
   double prior_field_weight = 0.0;  // Greedy priors: this share of field_potential counts too
+  // Networks (issue 19; heuristic or prior Net, search/network.h).
+  std::string network;       // the CARCNET file; empty: the shipped one (default_network_path)
+  double network_mix = 0.0;  // heuristic Net: this share of a rollout's value is mixed in
 };
 
 struct Evaluation {
@@ -84,6 +90,9 @@ class Evaluator {
   // Writes priors (non-negative, summing to 1) for the n legal actions at a decision node, for
   // PUCT. The default is uniform. Same threading contract as evaluate().
   virtual void priors(const State& state, const Action* actions, int n, float* out) const;
+  // Throws SearchError if this evaluator cannot evaluate states like `state` (a network made for
+  // another player count). The search calls it before it starts.
+  virtual void check(const State& state) const;
 };
 
 // Plays the leaf out with a rollout policy (to the end or to a cutoff) and scores it.

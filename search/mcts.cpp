@@ -6,12 +6,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
 
+#include "network.h"
 #include "parallel.h"
 #include "tree.h"
 
@@ -397,6 +399,7 @@ void validate(const MctsConfig& c) {
   if (!(c.rollout.cutoff_temperature > 0)) fail("rollout.cutoff_temperature must be > 0");
   if (!(c.rollout.field_weight >= 0)) fail("rollout.field_weight must be >= 0");
   if (!(c.rollout.prior_field_weight >= 0)) fail("rollout.prior_field_weight must be >= 0");
+  if (!(c.rollout.network_mix >= 0 && c.rollout.network_mix <= 1)) fail("rollout.network_mix must be in [0, 1]");
   int trees = c.parallelism == Parallelism::Root ? c.threads : 1;
   if (!(c.memory_mb > 0) || c.memory_mb * 1048576.0 / sizeof(Node) / trees < double(kMinPoolNodes))
     fail("memory_mb too small: each tree needs at least " + std::to_string(kMinPoolNodes * sizeof(Node) / 1024) +
@@ -405,7 +408,7 @@ void validate(const MctsConfig& c) {
 
 Mcts::Mcts(const MctsConfig& config) : config_(config), impl_(std::make_unique<MctsImpl>()) {
   validate(config_);
-  impl_->evaluator = config_.evaluator ? config_.evaluator : std::make_shared<RolloutEvaluator>(config_.rollout);
+  impl_->evaluator = config_.evaluator ? config_.evaluator : make_evaluator(config_.rollout);
   int trees = config_.parallelism == Parallelism::Root ? config_.threads : 1;
   size_t capacity = size_t(config_.memory_mb * 1048576.0 / sizeof(Node)) / size_t(trees);
   for (int t = 0; t < trees; ++t)
@@ -422,6 +425,7 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
   if (state.is_terminal() || state.is_chance())
     throw SearchError("Mcts::search: the state must be a decision node (player " +
                       std::to_string(state.current_player()) + " to move)");
+  impl_->evaluator->check(state);
   const auto start = Clock::now();
   const int threads = config_.threads;
   const uint64_t base = mix(config_.seed, seed);
@@ -592,6 +596,18 @@ Option integer(const char* key, std::string help, Field field, uint64_t lo, uint
           [=](MctsConfig& c) { return std::to_string(field(c)); }};
 }
 
+// A file that can be opened for reading (empty: the default one).
+template <class Field>
+Option file(const char* key, std::string help, Field field) {
+  const std::string values = "a readable file";
+  return {key, help, values,
+          [=](MctsConfig& c, const std::string& value) {
+            if (!value.empty() && !std::ifstream(value)) bad_value(key, value, values);
+            field(c) = value;
+          },
+          [=](MctsConfig& c) { return field(c); }};
+}
+
 // One of the named choices (the first name of a value is the one shown as its default).
 template <class E, class Field>
 Option choice(const char* key, std::string help, Field field, std::vector<std::pair<std::string, E>> choices) {
@@ -643,9 +659,13 @@ const std::vector<Option>& option_table() {
               CARC_FIELD(rollout.cutoff_turns), 0, 10000),
       integer("finish", "tiles left in the bag from which rollouts play to the end", CARC_FIELD(rollout.finish_tiles),
               0, 10000),
-      choice<Heuristic>(
-          "eval", "the value of a position at a rollout cutoff", CARC_FIELD(rollout.heuristic),
-          {{"greedy", Heuristic::Greedy}, {"final", Heuristic::Final}, {"expected", Heuristic::Expected}}),
+      choice<Heuristic>("eval",
+                        "the value of a position at a rollout cutoff; net: the network values the leaf, no rollout",
+                        CARC_FIELD(rollout.heuristic),
+                        {{"greedy", Heuristic::Greedy},
+                         {"final", Heuristic::Final},
+                         {"expected", Heuristic::Expected},
+                         {"net", Heuristic::Net}}),
       choice<RewardKind>("reward", "what the search maximises: win share, score margin, or a mix",
                          CARC_FIELD(rollout.reward),
                          {{"win", RewardKind::Win}, {"margin", RewardKind::Margin}, {"mixed", RewardKind::Mixed}}),
@@ -656,8 +676,11 @@ const std::vector<Option>& option_table() {
               CARC_FIELD(rollout.endgame_tiles), 0, 10000),
       real("temp", "points: softmax temperature turning cutoff values into win estimates",
            CARC_FIELD(rollout.cutoff_temperature), 1e-3, 1e6),
-      choice<PriorKind>("prior", "PUCT priors: uniform, or a softmax of the greedy one-ply values",
-                        CARC_FIELD(rollout.prior), {{"uniform", PriorKind::Uniform}, {"greedy", PriorKind::Greedy}}),
+      choice<PriorKind>("prior",
+                        "PUCT priors: uniform, a softmax of the greedy one-ply values, or the network's policy "
+                        "(eval=net without prior takes prior=net)",
+                        CARC_FIELD(rollout.prior),
+                        {{"uniform", PriorKind::Uniform}, {"greedy", PriorKind::Greedy}, {"net", PriorKind::Net}}),
       real("ptemp", "points: softmax temperature of the greedy priors", CARC_FIELD(rollout.prior_temperature), 1e-3,
            1e6),
       real("fields", "eval=greedy: share of the led fields' guessed worth counted at a cutoff (0: fields ignored)",
@@ -666,6 +689,10 @@ const std::vector<Option>& option_table() {
                    CARC_FIELD(rollout.rollout_farmers), {{"1", true}, {"0", false}}),
       real("pfields", "prior=greedy: share of the led fields' guessed worth in the priors' values",
            CARC_FIELD(rollout.prior_field_weight), 0, 10),
+      file("net", "eval=net or prior=net: the network's CARCNET file (default: the shipped one, docs/network.md)",
+           CARC_FIELD(rollout.network)),
+      real("vmix", "eval=net: share of a rollout's value mixed into the network's value",
+           CARC_FIELD(rollout.network_mix), 0, 1),
       real("memory", "MB of node pool per search (a full pool stops growth, not the search)", CARC_FIELD(memory_mb), 1,
            1 << 20),
       choice<bool>("reuse", "keep the subtree of the new position between searches", CARC_FIELD(reuse),
@@ -715,6 +742,7 @@ MctsConfig parse_mcts_options(const std::string& options) {
   }
   if (given("time") && !given("iters")) c.iterations = 0;  // a time budget alone
   if (c.selection == SelectionRule::Uct && !given("c")) c.exploration = kUctExploration;
+  if (c.rollout.heuristic == Heuristic::Net && !given("prior")) c.rollout.prior = PriorKind::Net;
   validate(c);
   return c;
 }

@@ -29,6 +29,8 @@ python3 -m pip install -q --disable-pip-version-check \
   pyarrow pandas matplotlib tqdm ray
 # The research extras (carcassonne.rl's OpenSpiel and PettingZoo adapters, the notebooks' tests).
 python3 -m pip install -q --disable-pip-version-check open_spiel pettingzoo gymnasium nbclient nbformat ipykernel
+# The learn extra (carcassonne.learn, python -m carcassonne train): the CPU build of PyTorch.
+python3 -m pip install -q --disable-pip-version-check torch==2.13.0
 
 # The fuzzers (tools/fuzz.sh): clang with its libFuzzer and sanitizer runtimes.
 if [ "${CARC_FUZZ_TESTS:-0}" = 1 ]; then

@@ -12,6 +12,9 @@ between agents with win rates, confidence intervals and Elo). Ctrl-C stops each 
 PositionError, RecordError, SearchError (all carcassonne.Error).
 """
 
+from pathlib import Path as _Path
+
+from . import _core
 from ._core import (
     ACTION_KINDS,
     CAUSES,
@@ -46,6 +49,9 @@ from ._core import (
 )
 from .game import RECORD_FORMAT, Action, Game, RecordError, make_config, play_game, play_random_games
 from .search import analyse, arena, arena_summary, mcts_config
+
+# eval=net / prior=net without net= read the network shipped in this package (docs/network.md).
+_core.set_default_network_path(str(_Path(__file__).parent / "data" / "network-base-2p.carcnet"))
 
 __version__ = "0.1.0"
 

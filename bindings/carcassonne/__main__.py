@@ -1,5 +1,6 @@
 """Command line: `python -m carcassonne selfplay ...`, `... bench ...`, `... arena ...`,
-`... serve` (the play server) and `... balance run|report` (balance sweeps)."""
+`... serve` (the play server), `... balance run|report` (balance sweeps) and `... train` (a
+policy/value network)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 from . import _core, arena, play_game, play_random_games
 from ._core import Error
 from .balance.cli import add_parser as _add_balance_parser
+from .learn.cli import add_parser as _add_learn_parser
 
 
 def _selfplay(args: argparse.Namespace) -> int:
@@ -132,6 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     server.set_defaults(run=_serve)
 
     _add_balance_parser(commands)
+    _add_learn_parser(commands)
     return parser
 
 

@@ -213,6 +213,7 @@ class Heuristic(enum.Enum):
     GREEDY = 0
     FINAL = 1
     EXPECTED = 2
+    NET = 3
 
 class RewardKind(enum.Enum):
     WIN = 0
@@ -222,6 +223,7 @@ class RewardKind(enum.Enum):
 class PriorKind(enum.Enum):
     UNIFORM = 0
     GREEDY = 1
+    NET = 2
 
 class RolloutConfig(metaclass=_Pybind11Type):
     policy: RolloutPolicy
@@ -237,6 +239,8 @@ class RolloutConfig(metaclass=_Pybind11Type):
     cutoff_temperature: float
     prior: PriorKind
     prior_temperature: float
+    network: str
+    network_mix: float
     def __init__(self) -> None: ...
 
 class MctsConfig(metaclass=_Pybind11Type):
@@ -479,3 +483,18 @@ class ActionSpace(metaclass=_Pybind11Type):
     def legal_mask(self, state: State) -> tuple[Any, int]: ...
     def legal_indices(self, state: State) -> tuple[list[int], int]: ...
     def legal_masks(self, states: Sequence[State]) -> tuple[Any, Any]: ...
+
+class Network(metaclass=_Pybind11Type):
+    def __init__(self, path: str) -> None: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def window(self) -> int: ...
+    @property
+    def num_planes(self) -> int: ...
+    @property
+    def num_globals(self) -> int: ...
+    def forward(self, planes: Any, globals: Any, indices: Any) -> tuple[Any, Any, Any]: ...
+
+def default_network_path() -> str: ...
+def set_default_network_path(path: str) -> None: ...

@@ -1,0 +1,67 @@
+// The policy/value network's C++ side (search/network.h) for Python: loading a CARCNET file,
+// the forward pass (tests compare it with PyTorch's), and the shipped network's default path.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "register.h"
+#include "search/network.h"
+
+namespace py = pybind11;
+using namespace py::literals;
+
+namespace carc::py_bindings {
+
+void register_network(py::module_& m) {
+  py::class_<Network, std::shared_ptr<Network>>(
+      m, "Network", "A policy/value network read from a CARCNET file (docs/network.md), run with Eigen.")
+      .def(py::init<const std::string&>(), "path"_a,
+           "Reads and validates the file; raises SearchError naming the problem.")
+      .def_property_readonly("players", &Network::players)
+      .def_property_readonly("window", &Network::window)
+      .def_property_readonly("num_planes", &Network::num_planes)
+      .def_property_readonly("num_globals", &Network::num_globals)
+      .def(
+          "forward",
+          [](const Network& net, py::array_t<uint8_t, py::array::c_style | py::array::forcecast> planes,
+             py::array_t<float, py::array::c_style | py::array::forcecast> globals,
+             py::array_t<int64_t, py::array::c_style | py::array::forcecast> indices) {
+            const py::ssize_t n = planes.ndim() > 0 ? planes.shape(0) : 0;
+            const py::ssize_t plane_size = py::ssize_t(net.num_planes()) * net.window() * net.window();
+            if (planes.ndim() != 4 || planes.size() != n * plane_size || globals.ndim() != 2 || globals.shape(0) != n ||
+                globals.shape(1) != net.num_globals() || n < 1)
+              throw SearchError("Network.forward: expected planes [n, " + std::to_string(net.num_planes()) + ", " +
+                                std::to_string(net.window()) + ", " + std::to_string(net.window()) +
+                                "] and globals [n, " + std::to_string(net.num_globals()) + "], n >= 1");
+            const int64_t actions = net.space().size();
+            for (py::ssize_t i = 0; i < indices.size(); ++i)
+              if (indices.data()[i] < 0 || indices.data()[i] >= actions)
+                throw SearchError("Network.forward: action index " + std::to_string(indices.data()[i]) +
+                                  " outside [0, " + std::to_string(actions) + ")");
+            std::vector<NetworkOutput> out;
+            {
+              py::gil_scoped_release release;
+              net.forward(int(n), planes.data(), globals.data(), out);
+            }
+            const py::ssize_t p = net.players(), k = indices.size();
+            py::array_t<float> win({n, p}), margin({n, p}), logits({n, k});
+            for (py::ssize_t b = 0; b < n; ++b) {
+              for (py::ssize_t r = 0; r < p; ++r) {
+                win.mutable_at(b, r) = out[size_t(b)].win[size_t(r)];
+                margin.mutable_at(b, r) = out[size_t(b)].margin[size_t(r)];
+              }
+              for (py::ssize_t j = 0; j < k; ++j)
+                logits.mutable_at(b, j) = net.logit(out[size_t(b)], int(indices.data()[j]));
+            }
+            return py::make_tuple(win, margin, logits);
+          },
+          "planes"_a, "globals"_a, "indices"_a,
+          "(win share [n, players], margin reward [n, players], policy logits [n, len(indices)]) of\n"
+          "encoded observations (uint8 planes [n, planes, window, window], float32 globals [n, globals]);\n"
+          "per relative seat, the logits of the given action indexes.");
+  m.def("default_network_path", &default_network_path, "The shipped network's path (docs/network.md).");
+  m.def("set_default_network_path", &set_default_network_path, "path"_a,
+        "Sets the file that eval=net / prior=net read when no net= is given.");
+}
+
+}  // namespace carc::py_bindings

@@ -1,0 +1,159 @@
+"""The learned evaluator (issue 19): the C++ network (search/network.h) against PyTorch, the
+CARCNET file's validation, the eval=net agent, and the training loop end to end at a tiny size."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch  # the `learn` extra (tools/deps.sh installs it for CI)
+
+from carcassonne import Game, SearchError, _core, arena, rl
+from carcassonne.learn.net import PolicyValueNet, export
+
+SHIPPED = Path(_core.default_network_path())
+
+
+def _random_net(players: int = 2, seed: int = 0) -> PolicyValueNet:
+    torch.manual_seed(seed)
+    net = PolicyValueNet(players, channels=(8, 8, 16), hidden=16)
+    with torch.no_grad():  # larger than the initial weights: every unit active somewhere
+        for p in net.parameters():
+            p.add_(torch.randn_like(p) * 0.2)
+        net.global_scale.uniform_(0.01, 0.5)
+    return net
+
+
+def _positions(players: int, expansions: tuple[str, ...] = (), count: int = 24, seed: int = 5) -> list[Game]:
+    """Decision nodes of a game played with varied choices (figures, passes and placements)."""
+    game = Game(players, expansions, seed=seed)
+    out: list[Game] = []
+    i = 0
+    while len(out) < count and not game.is_terminal:
+        if game.is_chance:
+            game.apply_random_chance()
+            continue
+        out.append(game.clone())
+        legal = game.legal_actions()
+        game.apply(legal[(i * 7) % len(legal)])
+        i += 1
+    return out
+
+
+@pytest.mark.parametrize(("players", "expansions"), [(2, ()), (3, ("abbey-mayor", "anniv20"))])
+def test_cpp_forward_matches_pytorch(tmp_path: Path, players: int, expansions: tuple[str, ...]) -> None:
+    net = _random_net(players)
+    path = export(net, tmp_path / "random.carcnet")
+    cpp = _core.Network(str(path))
+    games = _positions(players, expansions)
+    planes, globals_ = rl.encode_batch(games)
+    indices = np.array(sorted({i for g in games for i in rl.legal_indices(g)}), dtype=np.int64)
+    win, margin, logits = cpp.forward(planes, globals_, indices)  # batch of all
+    with torch.no_grad():
+        t_win, t_margin, t_logits = net(
+            torch.as_tensor(planes, dtype=torch.float32), torch.as_tensor(globals_)
+        )
+    np.testing.assert_allclose(win, torch.softmax(t_win, 1).numpy(), atol=1e-5)
+    np.testing.assert_allclose(margin, t_margin.numpy(), atol=1e-5)
+    np.testing.assert_allclose(logits, t_logits.numpy()[:, indices], atol=1e-4, rtol=1e-4)
+    assert np.ptp(logits) > 1  # the check compared something that varies
+    one = cpp.forward(planes[:1], globals_[:1], indices)  # batch 1 gives the batch's first row
+    np.testing.assert_allclose(one[2][0], logits[0], atol=1e-5)
+
+
+def test_bad_files_raise_search_error(tmp_path: Path) -> None:
+    good = export(_random_net(), tmp_path / "good.carcnet").read_bytes()
+    cases = {
+        "missing": None,
+        "empty": b"",
+        "magic": b"NOTANET\0" + good[8:],
+        "version": good[:8] + (99).to_bytes(4, "little") + good[12:],
+        "short": good[:-4],
+        "long": good + b"\0\0\0\0",
+        "header": good.replace(b"hidden 16", b"hidden 17"),
+        "nan": good[:-4] + np.array([np.nan], "<f4").tobytes(),
+    }
+    for name, data in cases.items():
+        path = tmp_path / f"{name}.carcnet"
+        if data is not None:
+            path.write_bytes(data)
+        with pytest.raises(SearchError, match="network file"):
+            _core.Network(str(path))
+    three = export(_random_net(players=3), tmp_path / "three.carcnet")
+    game = Game(2, seed=1)
+    game.apply_random_chance()
+    with pytest.raises(SearchError, match="for 3 players"):  # a search over a 2-player game
+        _core.choose_action(game.core_state(), f"mcts:eval=net,net={three},iters=10")
+
+
+def test_shipped_network_plays_as_an_agent() -> None:
+    assert SHIPPED.exists(), "the shipped network is missing"
+    net = _core.Network(str(SHIPPED))
+    assert (net.players, net.window) == (2, rl.DEFAULT_WINDOW)
+    assert SHIPPED.stat().st_size < 1_000_000
+    result = arena(["mcts:eval=net,iters=30", "mcts:prior=net,iters=30,vmix=0"], deals=1, threads=1)
+    assert len(result.games) == 2 and all(sum(g.scores) > 0 for g in result.games)
+    with pytest.raises(SearchError, match="vmix"):
+        _core.parse_mcts_options("eval=net,vmix=2")
+
+
+def _log(run: Path) -> list[dict[str, str]]:
+    with open(run / "log.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_training_loop_end_to_end_and_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from carcassonne.__main__ import main
+    from carcassonne.learn import loop
+
+    run = tmp_path / "run"
+    args = [
+        "train",
+        "--dir",
+        str(run),
+        "--generations",
+        "1",
+        "--games",
+        "1",
+        "--iters",
+        "20",
+        "--epochs",
+        "1",
+    ]
+    args += ["--gate-games", "1", "--channels", "4", "4", "8", "--hidden", "8", "--quiet"]
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt  # Ctrl-C during training
+
+    with monkeypatch.context() as patch:
+        patch.setattr(loop, "train_epochs", interrupted)
+        assert main(args) == 130
+    state = json.loads((run / "run.json").read_text())
+    assert list(state["done"]) == ["selfplay-0"] and state["best"] is None
+    games_written = (run / "games-0.npz").stat().st_mtime_ns
+    assert main(args) == 0  # continues: trains and gates, without playing the games again
+    assert (run / "games-0.npz").stat().st_mtime_ns == games_written
+    state = json.loads((run / "run.json").read_text())
+    assert state["best"] == "candidate-0.carcnet" and _core.Network(str(run / "best.carcnet")).players == 2
+    rows = _log(run)
+    assert len(rows) == 1 and 0 <= float(rows[0]["policy_top1"]) <= 1 and float(rows[0]["loss"]) > 0
+    assert (run / "training.png").stat().st_size > 0
+    # A second generation continues the run (network self-play, training, a gate against the best).
+    assert main([*args[:4], "2", *args[5:]]) == 0
+    state = json.loads((run / "run.json").read_text())
+    assert [g["generation"] for g in state["gates"]] == [0, 1] and "gate-1" in state["done"]
+    assert len(_log(run)) == 2
+    assert main([*args[:2], str(run), "--generations", "2", "--games", "3", "--quiet"]) == 2  # other settings
+
+
+def test_training_loop_runs_on_other_rule_mixes(tmp_path: Path) -> None:
+    from carcassonne.__main__ import main
+
+    run = tmp_path / "mix"
+    args = ["train", "--dir", str(run), "--players", "3", "--expansions", "abbey-mayor,anniv20,king-robber"]
+    args += ["--generations", "1", "--games", "1", "--iters", "10", "--epochs", "1", "--gate-games", "1"]
+    assert main([*args, "--channels", "4", "4", "8", "--hidden", "8", "--quiet"]) == 0
+    assert _core.Network(str(run / "best.carcnet")).players == 3
