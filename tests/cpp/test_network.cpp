@@ -34,6 +34,16 @@ TEST(Network, ShippedNetworkPlaysALegalMove) {
   EXPECT_EQ(agent.last_result().iterations, 50u);
 }
 
+TEST(Network, TwoSearchThreadsShareOneNetwork) {
+  // Tree parallelism: both threads evaluate leaves with the one shared network (CI runs this
+  // under ThreadSanitizer too).
+  MctsAgent agent(parse_mcts_options("eval=net,iters=100,threads=2"));
+  const State s = first_decision();
+  Rng rng(2);
+  EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
+  EXPECT_GE(agent.last_result().iterations, 100u);
+}
+
 TEST(Network, PriorsAreADistributionOverTheLegalActions) {
   RolloutConfig config;
   config.prior = PriorKind::Net;
