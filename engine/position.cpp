@@ -340,9 +340,17 @@ Position State::to_position() const {
     }
     p.figures.push_back({f.owner, figure_kind_name(f.kind), t.cell, feature});
   }
+  // A breakdown is written only if it accounts for every score: a position given scores without
+  // one (the points' causes unknown) round-trips without inventing it.
+  bool breakdown_known = true;
+  for (int pl = 0; pl < rules_.players; ++pl) {
+    int sum = 0;
+    for (int16_t points : breakdown_[pl]) sum += points;
+    breakdown_known = breakdown_known && sum == scores_[pl];
+  }
   for (int pl = 0; pl < rules_.players; ++pl) {
     p.scores.push_back(scores_[pl]);
-    p.breakdown.emplace_back(breakdown_[pl].begin(), breakdown_[pl].end());
+    if (breakdown_known) p.breakdown.emplace_back(breakdown_[pl].begin(), breakdown_[pl].end());
     p.abbeys.push_back(abbeys_[pl]);
     for (int q = 0; q < kNumQuarters; ++q)
       for (int k = 0; k < 3; ++k)

@@ -205,6 +205,22 @@ State meeple_in_quarter(const std::string& quarter) {
   return s;
 }
 
+TEST(Api, ScoresWithoutABreakdownRoundTrip) {
+  // Found by carc_fuzz_position: a position with scores but no breakdown was accepted, and its
+  // own position() (zero breakdown beside the scores) was refused.
+  Position p;
+  p.tiles = {{"base.D-start", Cell{0, 0}, 0}};
+  p.scores = {5, 3};
+  State s = State::from_position(p);
+  Position again = s.to_position();
+  EXPECT_TRUE(again.breakdown.empty());
+  State t = State::from_position(again);
+  EXPECT_EQ(t.score(0), 5);
+  EXPECT_EQ(t.score(1), 3);
+  // A known breakdown is still written.
+  EXPECT_FALSE(State(Config{}).to_position().breakdown.empty());
+}
+
 TEST(Api, SamePositionComparesTheWholeGameButNotThePrng) {
   // Same board, figures on it, scores, supply and legal actions; only the City differs (CK-3),
   // which decides later moves out of it (CK-4): not the same position.
