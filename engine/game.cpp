@@ -493,8 +493,8 @@ int State::legal_actions(Action* out) const {
 }
 
 std::vector<Action> State::legal_actions() const {
-  std::vector<Action> out(kMaxActions);
-  out.resize(size_t(legal_actions(out.data())));
+  Action buffer[kMaxActions];  // uninitialized: a sized vector would zero all kMaxActions
+  std::vector<Action> out(buffer, buffer + legal_actions(buffer));
   std::sort(out.begin(), out.end());
   return out;
 }
