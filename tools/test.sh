@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the C++ suite (release build, via ctest), the same suite under AddressSanitizer
 # and UndefinedBehaviorSanitizer with a 100,000-move random-game invariant run, the search tests
-# under ThreadSanitizer, a Python lint, and the Python suite against the installed package, the
+# under ThreadSanitizer, a Python lint and type check (mypy), and the Python suite against the installed package, the
 # play server's browser tests in headless Chromium included (screenshots in build/screenshots/),
 # after the hand-written stub _core.pyi is checked against the built module (mypy's stubtest), and
 # a short pass of every fuzzer (tools/fuzz.sh: libFuzzer on the engine; Atheris on the Python API).
@@ -33,6 +33,8 @@ bash tools/fuzz.sh "$CARC_FUZZ_SECONDS"
 
 echo "== Python lint"
 python3 -m ruff check bindings tests tools
+echo "== Python types (mypy, settings in pyproject.toml)"
+python3 -m mypy
 echo "== Formatting: C++ (clang-format) and Python (ruff format); bash tools/format.sh applies it"
 bash tools/format.sh --check
 

@@ -467,7 +467,11 @@ class ObservationEncoder(metaclass=_Pybind11Type):
     def encode(self, state: State, observer: int | None = None) -> tuple[Any, Any]: ...
     def encode_into(self, state: State, observer: int | None, planes: Any, globals: Any) -> None: ...
     def encode_batch(
-        self, states: Sequence[State], observers: list[int] | None = None
+        self,
+        states: Sequence[State],
+        observers: list[int] | None = None,
+        planes_out: Any | None = None,
+        globals_out: Any | None = None,
     ) -> tuple[Any, Any]: ...
 
 class ActionSpace(metaclass=_Pybind11Type):

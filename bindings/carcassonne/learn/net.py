@@ -33,6 +33,8 @@ DENSE_OUTPUTS = 58  # figure 40, pass 1, take-tile 1, quarter 12, count 4
 
 
 class PolicyValueNet(nn.Module):
+    global_scale: torch.Tensor  # a buffer: saved with the weights, not trained
+
     def __init__(
         self,
         players: int = 2,

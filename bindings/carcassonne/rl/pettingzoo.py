@@ -65,6 +65,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(players)]
         size = self._encoder.num_planes * window * window + self._encoder.num_globals
+        self._observation_size = size
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
@@ -99,7 +100,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[self.core.current_player()]
 
     def _resolve_chance(self) -> None:
@@ -110,7 +111,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         assert self.core is not None
         seat = self.possible_agents.index(agent)
-        observation = np.empty(self.observation_spaces[agent]["observation"].shape, np.float32)
+        observation = np.empty(self._observation_size, np.float32)
         planes = self._encoder.num_planes * self._window * self._window
         self._encoder.encode_into(self.core, seat, self._planes, observation[planes:])
         observation[:planes] = self._planes.ravel()  # one float vector: planes, then globals
