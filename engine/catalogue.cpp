@@ -274,6 +274,7 @@ Catalogue Catalogue::parse(std::string_view text) {
       }
     }
     finish_kind(kind, line);
+    cat.by_name_.emplace(kind.name, kind.id);
     cat.kinds_.push_back(std::move(kind));
   }
   return cat;
@@ -285,14 +286,12 @@ const Catalogue& Catalogue::builtin() {
 }
 
 KindId Catalogue::find(std::string_view name) const {
-  for (const TileKind& k : kinds_)
-    if (k.name == name) return k.id;
-  throw std::invalid_argument("unknown tile '" + std::string(name) + "'");
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) throw std::invalid_argument("unknown tile '" + std::string(name) + "'");
+  return it->second;
 }
 
-bool Catalogue::contains(std::string_view name) const {
-  return std::any_of(kinds_.begin(), kinds_.end(), [&](const TileKind& k) { return k.name == name; });
-}
+bool Catalogue::contains(std::string_view name) const { return by_name_.find(name) != by_name_.end(); }
 
 std::vector<KindId> Catalogue::set_kinds(std::string_view set) const {
   std::vector<KindId> out;

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +91,7 @@ class Catalogue {
 
  private:
   std::vector<TileKind> kinds_;
+  std::map<std::string, KindId, std::less<>> by_name_;  // action text and records look names up
   std::vector<std::string> sets_;
 };
 
