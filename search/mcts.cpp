@@ -176,8 +176,13 @@ class SearchTree {
     while (!s.is_terminal()) {
       Node& node = path.back();
       Expansion e = node.expansion.load(std::memory_order_acquire);
-      if (e == Expansion::None && node.visits.load(std::memory_order_relaxed) >= config_.expand_after)
+      const uint32_t visits = node.visits.load(std::memory_order_relaxed);
+      if (e == Expansion::None && visits >= config_.expand_after) {
         e = expand(node, s, w);
+        // expand=0 (AlphaZero's way): a node is expanded at its first visit and valued itself,
+        // so a network's priors and value for it come from one forward pass.
+        if (visits == 0 && e == Expansion::Done) break;
+      }
       if (e != Expansion::Done) break;  // a leaf (or busy elsewhere, or no room): evaluate here
       Node& next = s.is_chance() ? select_outcome(node, w) : select_action(node, s.current_player());
       assert(s.is_legal(next.action));  // the tree's moves were listed in this very position
@@ -389,7 +394,6 @@ void validate(const MctsConfig& c) {
   if (!(c.virtual_loss >= 0)) fail("virtual_loss must be >= 0");
   if (!(c.exploration >= 0)) fail("exploration must be >= 0");
   if (!std::isfinite(c.fpu_reduction)) fail("fpu_reduction must be finite");
-  if (c.expand_after < 1) fail("expand_after must be >= 1");
   if (!(c.rollout.greedy_eps >= 0 && c.rollout.greedy_eps <= 1)) fail("rollout.greedy_eps must be in [0, 1]");
   if (c.rollout.cutoff_turns < 0) fail("rollout.cutoff_turns must be >= 0");
   if (!(c.rollout.margin_scale > 0)) fail("rollout.margin_scale must be > 0");
@@ -650,7 +654,10 @@ const std::vector<Option>& option_table() {
            1),
       choice<ChanceMode>("chance", "chance nodes: sample an outcome, or visit outcomes in proportion (stratified)",
                          CARC_FIELD(chance), {{"sample", ChanceMode::Sample}, {"stratified", ChanceMode::Stratified}}),
-      integer("expand", "a leaf is expanded once it has this many visits", CARC_FIELD(expand_after), 1, 1000000),
+      integer("expand",
+              "a leaf is expanded once it has this many visits (0: at its first visit, valued itself; "
+              "with eval=net,prior=net one forward pass gives both)",
+              CARC_FIELD(expand_after), 0, 1000000),
       choice<RolloutPolicy>("rollout", "rollout move policy", CARC_FIELD(rollout.policy),
                             {{"random", RolloutPolicy::Random}, {"greedy", RolloutPolicy::Greedy}}),
       real("eps", "rollout=greedy: chance of a full one-ply greedy move at a decision", CARC_FIELD(rollout.greedy_eps),

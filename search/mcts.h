@@ -51,7 +51,8 @@ struct MctsConfig {
                                // tuned at kUctExploration (parse_mcts_options uses it for select=uct)
   double fpu_reduction = 0.1;  // PUCT: an unvisited child is valued at the parent's mean - this
   ChanceMode chance = ChanceMode::Stratified;
-  uint32_t expand_after = 1;  // a leaf is expanded once it has this many visits (root: always)
+  uint32_t expand_after = 1;  // a leaf is expanded once it has this many visits (root: always);
+                              // 0: at its first visit, and that node is evaluated (AlphaZero)
   // ---- Leaf evaluation.
   RolloutConfig rollout;                       // the default evaluator's settings
   std::shared_ptr<const Evaluator> evaluator;  // if set, used instead of rollouts (a network)

@@ -309,9 +309,12 @@ RolloutConfig without_network(RolloutConfig config) {
 }
 
 // Per-thread buffers of one observation and its output (the search calls from every thread).
+// The last input and its output stay: the search asks for a node's priors and then its value
+// (expand=0), and the second question costs an encoding, not a forward pass.
 struct Scratch {
-  std::vector<uint8_t> planes;
-  std::vector<float> globals;
+  std::vector<uint8_t> planes, last_planes;
+  std::vector<float> globals, last_globals;
+  std::weak_ptr<const Network> last_network;  // weak: its address cannot be another network's
   std::vector<NetworkOutput> out;
 };
 }  // namespace
@@ -329,24 +332,29 @@ void NetworkEvaluator::check(const State& state) const {
                       std::to_string(state.num_players()));
 }
 
-namespace {
-// The network's output for `state` (a decision node) from `observer`'s seat.
-const NetworkOutput& run(const Network& network, const ObservationEncoder& encoder, const State& state, int observer) {
+const NetworkOutput& NetworkEvaluator::output(const State& state, int observer) const {
   thread_local Scratch scratch;
-  scratch.planes.resize(size_t(encoder.plane_bytes()));
-  scratch.globals.resize(size_t(encoder.num_globals()));
-  encoder.encode(state, observer, scratch.planes.data(), scratch.globals.data());
-  network.forward(1, scratch.planes.data(), scratch.globals.data(), scratch.out);
+  scratch.planes.resize(size_t(encoder_.plane_bytes()));
+  scratch.globals.resize(size_t(encoder_.num_globals()));
+  encoder_.encode(state, observer, scratch.planes.data(), scratch.globals.data());
+  const bool same_network =
+      !scratch.last_network.owner_before(network_) && !network_.owner_before(scratch.last_network);
+  if (same_network && scratch.planes == scratch.last_planes && scratch.globals == scratch.last_globals)
+    return scratch.out[0];
+  network_->forward(1, scratch.planes.data(), scratch.globals.data(), scratch.out);
+  forward_passes_.fetch_add(1, std::memory_order_relaxed);
+  scratch.last_network = network_;
+  scratch.last_planes = scratch.planes;
+  scratch.last_globals = scratch.globals;
   return scratch.out[0];
 }
-}  // namespace
 
 void NetworkEvaluator::evaluate(State& state, Rng& rng, Evaluation& out) const {
   if (config_.heuristic != Heuristic::Net) return rollout_.evaluate(state, rng, out);
   while (state.is_chance()) state.apply_unchecked(sample_draw(state, rng));
   if (state.is_terminal()) return terminal_evaluation(state, config_, out);
   const int players = state.num_players(), observer = state.current_player();
-  const NetworkOutput& o = run(*network_, encoder_, state, observer);
+  const NetworkOutput& o = output(state, observer);
   for (int r = 0; r < players; ++r) {
     const size_t p = size_t((observer + r) % players);
     const float win = o.win[size_t(r)], margin = o.margin[size_t(r)];
@@ -372,7 +380,7 @@ void NetworkEvaluator::evaluate(State& state, Rng& rng, Evaluation& out) const {
 
 void NetworkEvaluator::priors(const State& state, const Action* actions, int n, float* out) const {
   if (config_.prior != PriorKind::Net || n <= 1) return rollout_.priors(state, actions, n, out);
-  const NetworkOutput& o = run(*network_, encoder_, state, state.current_player());
+  const NetworkOutput& o = output(state, state.current_player());
   const Window window = observation_window(state, network_->window());
   const ActionSpace& space = network_->space();
   // An action outside the window (docs/observation.md: very rare) gets the lowest logit.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,12 +74,17 @@ class NetworkEvaluator final : public Evaluator {
   void evaluate(State& state, Rng& rng, Evaluation& out) const override;
   void priors(const State& state, const Action* actions, int n, float* out) const override;
   const Network& network() const { return *network_; }
+  // Forward passes run so far (a repeated question about the same input is answered without one).
+  uint64_t forward_passes() const { return forward_passes_.load(std::memory_order_relaxed); }
 
  private:
+  const NetworkOutput& output(const State& state, int observer) const;
+
   RolloutConfig config_;
   RolloutEvaluator rollout_;  // the settings with Net replaced by the rollout's defaults
   std::shared_ptr<const Network> network_;
   ObservationEncoder encoder_;
+  mutable std::atomic<uint64_t> forward_passes_{0};
 };
 
 // The evaluator a search uses for `config`: a NetworkEvaluator if it asks for a network, else

@@ -44,6 +44,23 @@ TEST(Network, TwoSearchThreadsShareOneNetwork) {
   EXPECT_GE(agent.last_result().iterations, 100u);
 }
 
+TEST(Network, ExpandingAtTheFirstVisitTakesOneForwardPassANode) {
+  // expand=0: a node's priors and its value are asked for together and answered from one pass;
+  // with expand=1 a node is valued at its first visit and expanded (priors) at its second.
+  auto passes_per_iteration = [](const std::string& options) {
+    MctsConfig config = parse_mcts_options(options + ",eval=net,prior=net,iters=300,reuse=0");
+    auto evaluator = std::make_shared<const NetworkEvaluator>(config.rollout);
+    config.evaluator = evaluator;
+    Mcts mcts(config);
+    const SearchResult result = mcts.search(first_decision(), 5);
+    return double(evaluator->forward_passes() - 1) / double(result.iterations);  // - the root's priors
+  };
+  const double first_visit = passes_per_iteration("expand=0"), second_visit = passes_per_iteration("expand=1");
+  EXPECT_LE(first_visit, 1.0);  // chance nodes and terminals need no pass of their own
+  EXPECT_GT(first_visit, 0.5);
+  EXPECT_GT(second_visit, first_visit + 0.1) << "expand=0: " << first_visit;  // leaves visited twice: two passes
+}
+
 TEST(Network, PriorsAreADistributionOverTheLegalActions) {
   RolloutConfig config;
   config.prior = PriorKind::Net;
