@@ -5,6 +5,8 @@
 #   carc_fuzz_action_text  the action-text parser at a node the input reaches
 #   carc_fuzz_position     State::from_position on positions decoded from the input
 # Usage: bash tools/fuzz.sh [seconds per target, default 60] [target ...]
+#   CARC_FUZZ_RUNS=N also stops each target after N executions (the long runs in the README:
+#   CARC_FUZZ_RUNS=1050000 bash tools/fuzz.sh 100000 position).
 # Each target starts from its seed corpus, tests/fuzz/corpus/<target> (read only); what it finds
 # goes to build-fuzz/corpus/<target>, crashes to build-fuzz/crashes/ (a crash fails the script;
 # run the target on the file to reproduce it, then make it a regression test).
@@ -26,6 +28,6 @@ for target in "${targets[@]}"; do
   dict=()
   [ -f "tests/fuzz/$target.dict" ] && dict=(-dict="tests/fuzz/$target.dict")
   ./build-fuzz/carc_fuzz_$target "build-fuzz/corpus/$target" "tests/fuzz/corpus/$target" "${dict[@]}" \
-    -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
+    -max_total_time="$seconds" -runs="${CARC_FUZZ_RUNS:--1}" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix=build-fuzz/crashes/ 2>&1 | grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added)|ERROR|SUMMARY|what\(\)'
 done
