@@ -78,22 +78,59 @@ Eigen::MatrixXf kernel_columns(const Eigen::MatrixXf& w, int in) {
   return out;
 }
 
-// 3x3 convolution input columns, padding 1: in is channels x (side*side) per sample, `col`
-// gets 9*channels rows and out_side^2 columns per sample from column `first` on.
-void im2col(const Eigen::MatrixXf& in, int side, int stride, Eigen::MatrixXf& col, Eigen::Index first) {
-  const int channels = int(in.rows());
-  const int out_side = (side - 1) / stride + 1;
-  for (int oy = 0; oy < out_side; ++oy)
-    for (int ox = 0; ox < out_side; ++ox) {
-      auto column = col.col(first + oy * out_side + ox);
-      for (int ky = 0; ky < 3; ++ky)
-        for (int kx = 0; kx < 3; ++kx) {
-          const int y = oy * stride + ky - 1, x = ox * stride + kx - 1;
-          auto block = column.segment((ky * 3 + kx) * channels, channels);
-          if (y < 0 || y >= side || x < 0 || x >= side) block.setZero();
-          else block = in.col(y * side + x);
-        }
-    }
+// A 3x3 convolution, padding 1, stride 2, of a map that is one constant vector except at a few
+// `live` cells (the board's tiles, and what they reach): only the outputs whose window holds a
+// live cell or the padding are computed (an im2col of their columns, one product); all the
+// others are one vector, `constant_out`, computed once. `in` is channels x side^2; `out` gets
+// out_side^2 columns. Returns the computed outputs' indices: the next layer's live cells.
+struct Conv {
+  const Eigen::MatrixXf& w;    // out channels x 9 * channels (kernel_columns order)
+  const Eigen::MatrixXf& sum;  // out channels x channels: w's nine kernel blocks summed
+  const Eigen::VectorXf& bias;
+};
+
+std::vector<int> sparse_conv(const Conv& conv, const Eigen::MatrixXf& in, const Eigen::VectorXf& constant_in,
+                             const std::vector<int>& live, int side, Eigen::MatrixXf& out,
+                             Eigen::VectorXf& constant_out) {
+  const int channels = int(in.rows()), out_side = (side - 1) / 2 + 1;
+  std::vector<uint8_t> in_live(size_t(side * side), 0), out_live(size_t(out_side * out_side), 0);
+  for (int oy = 0; oy < out_side; ++oy)  // the windows that reach into the padding
+    for (int ox = 0; ox < out_side; ++ox)
+      if (oy == 0 || ox == 0 || 2 * oy + 1 >= side || 2 * ox + 1 >= side) out_live[size_t(oy * out_side + ox)] = 1;
+  for (int c : live) {  // output o's window is input rows and columns 2o-1 .. 2o+1
+    in_live[size_t(c)] = 1;
+    const int y = c / side, x = c % side;
+    for (int oy = y / 2; oy <= std::min((y + 1) / 2, out_side - 1); ++oy)
+      for (int ox = x / 2; ox <= std::min((x + 1) / 2, out_side - 1); ++ox) out_live[size_t(oy * out_side + ox)] = 1;
+  }
+  std::vector<int> outputs;
+  for (int o = 0; o < out_side * out_side; ++o)
+    if (out_live[size_t(o)]) outputs.push_back(o);
+  Eigen::MatrixXf col(9 * channels, Eigen::Index(outputs.size()));
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    const int oy = outputs[j] / out_side, ox = outputs[j] % out_side;
+    for (int ky = 0; ky < 3; ++ky)
+      for (int kx = 0; kx < 3; ++kx) {
+        const int y = oy * 2 + ky - 1, x = ox * 2 + kx - 1;
+        auto block = col.col(Eigen::Index(j)).segment((ky * 3 + kx) * channels, channels);
+        if (y < 0 || y >= side || x < 0 || x >= side) block.setZero();
+        else if (in_live[size_t(y * side + x)]) block = in.col(y * side + x);
+        else block = constant_in;
+      }
+  }
+  constant_out = (conv.sum * constant_in + conv.bias).cwiseMax(0.0f);
+  out.resize(conv.w.rows(), out_side * out_side);
+  out.colwise() = constant_out;
+  const Eigen::MatrixXf computed = ((conv.w * col).colwise() + conv.bias).cwiseMax(0.0f);
+  for (size_t j = 0; j < outputs.size(); ++j) out.col(outputs[j]) = computed.col(Eigen::Index(j));
+  return outputs;
+}
+
+// w's nine kernel blocks (kernel_columns order) summed: its convolution of a constant map.
+Eigen::MatrixXf kernel_sum(const Eigen::MatrixXf& w, int in) {
+  Eigen::MatrixXf sum = Eigen::MatrixXf::Zero(w.rows(), in);
+  for (int k = 0; k < 9; ++k) sum += w.middleCols(k * in, in);
+  return sum;
 }
 
 }  // namespace
@@ -159,6 +196,8 @@ Network::Network(const std::string& path) {
   conv2_b_ = tensors.tensor(header, "conv2.bias", {c2});
   conv3_w_ = kernel_columns(tensors.tensor(header, "conv3.weight", {c3, c2, 3, 3}), c2);
   conv3_b_ = tensors.tensor(header, "conv3.bias", {c3});
+  conv2_sum_ = kernel_sum(conv2_w_, c1);
+  conv3_sum_ = kernel_sum(conv3_w_, c2);
   fc_w_ = tensors.tensor(header, "fc.weight", {hidden_, c3 + globals_});
   fc_b_ = tensors.tensor(header, "fc.bias", {hidden_});
   win_w_ = tensors.tensor(header, "win.weight", {players_, hidden_});
@@ -175,21 +214,18 @@ Network::Network(const std::string& path) {
 }
 
 void Network::forward(int n, const uint8_t* planes, const float* globals, std::vector<NetworkOutput>& out) const {
-  const int side = window_, cells = side * side, c1 = channels_[0];
-  const int side2 = (side - 1) / 2 + 1, side3 = (side2 - 1) / 2 + 1;
+  const int cells = window_ * window_, c1 = channels_[0];
   out.resize(size_t(n));
-  Eigen::MatrixXf g(globals_, n);
-  for (int b = 0; b < n; ++b)
-    g.col(b) =
-        Eigen::Map<const Eigen::VectorXf>(globals + size_t(b) * size_t(globals_), globals_).cwiseProduct(global_scale_);
-
-  // 1x1 convolution. An empty cell's planes are all 0 (docs/observation.md), so it is the bias
-  // (plus the globals' term) alone: only cells holding something are multiplied.
+  Eigen::MatrixXf features(channels_[2] + globals_, n);
   std::vector<uint8_t> occupied(static_cast<size_t>(cells));
   std::vector<int> columns;
-  Eigen::MatrixXf x;
-  Eigen::MatrixXf col2(9 * c1, side2 * side2 * n);
+  Eigen::MatrixXf x, h2, h3;
+  Eigen::VectorXf constant2, constant3;
   for (int b = 0; b < n; ++b) {
+    const Eigen::VectorXf g =
+        Eigen::Map<const Eigen::VectorXf>(globals + size_t(b) * size_t(globals_), globals_).cwiseProduct(global_scale_);
+    // 1x1 convolution. An empty cell's planes are all 0 (docs/observation.md), so it is the
+    // bias (plus the globals' term) alone: only cells holding something are multiplied.
     const uint8_t* p = planes + size_t(b) * size_t(planes_) * size_t(cells);
     std::fill(occupied.begin(), occupied.end(), 0);
     for (int plane = 0; plane < planes_; ++plane)
@@ -201,27 +237,18 @@ void Network::forward(int n, const uint8_t* planes, const float* globals, std::v
     for (int plane = 0; plane < planes_; ++plane)
       for (size_t j = 0; j < columns.size(); ++j)
         x(plane, Eigen::Index(j)) = float(p[size_t(plane) * size_t(cells) + size_t(columns[j])]);
-    const Eigen::VectorXf base = conv1_b_ + conv1_g_ * g.col(b);
+    const Eigen::VectorXf base = conv1_b_ + conv1_g_ * g, empty = base.cwiseMax(0.0f);
     Eigen::MatrixXf& h1 = out[size_t(b)].cells;
     h1.resize(c1, cells);
-    h1.colwise() = base.cwiseMax(0.0f);
+    h1.colwise() = empty;
     const Eigen::MatrixXf filled = ((conv1_w_ * x).colwise() + base).cwiseMax(0.0f);
     for (size_t j = 0; j < columns.size(); ++j) h1.col(columns[j]) = filled.col(Eigen::Index(j));
-    im2col(h1, side, 2, col2, Eigen::Index(b) * side2 * side2);
-  }
-  // Two 3x3 stride-2 convolutions over the whole batch at once, then the mean over cells.
-  const Eigen::MatrixXf h2 = ((conv2_w_ * col2).colwise() + conv2_b_).cwiseMax(0.0f);
-  Eigen::MatrixXf col3(9 * channels_[1], side3 * side3 * n);
-  Eigen::MatrixXf sample;
-  for (int b = 0; b < n; ++b) {
-    sample = h2.middleCols(Eigen::Index(b) * side2 * side2, side2 * side2);
-    im2col(sample, side2, 2, col3, Eigen::Index(b) * side3 * side3);
-  }
-  const Eigen::MatrixXf h3 = ((conv3_w_ * col3).colwise() + conv3_b_).cwiseMax(0.0f);
-  Eigen::MatrixXf features(channels_[2] + globals_, n);
-  for (int b = 0; b < n; ++b) {
-    features.col(b).head(channels_[2]) = h3.middleCols(Eigen::Index(b) * side3 * side3, side3 * side3).rowwise().mean();
-    features.col(b).tail(globals_) = g.col(b);
+    // Two 3x3 stride-2 convolutions, computed where the board reaches, then the mean over cells.
+    const std::vector<int> live =
+        sparse_conv({conv2_w_, conv2_sum_, conv2_b_}, h1, empty, columns, window_, h2, constant2);
+    sparse_conv({conv3_w_, conv3_sum_, conv3_b_}, h2, constant2, live, (window_ - 1) / 2 + 1, h3, constant3);
+    features.col(b).head(channels_[2]) = h3.rowwise().mean();
+    features.col(b).tail(globals_) = g;
   }
   const Eigen::MatrixXf hidden = ((fc_w_ * features).colwise() + fc_b_).cwiseMax(0.0f);
   const Eigen::MatrixXf win = (win_w_ * hidden).colwise() + win_b_;

@@ -52,6 +52,7 @@ class Network {
   // Weights as matrices: output rows, input columns (3x3 kernels as (ky, kx, channel) columns).
   Eigen::VectorXf global_scale_, conv1_b_, conv2_b_, conv3_b_, fc_b_, win_b_, margin_b_, dense_b_, cell_b_;
   Eigen::MatrixXf conv1_w_, conv1_g_, conv2_w_, conv3_w_, fc_w_, win_w_, margin_w_, dense_w_, cell_w_;
+  Eigen::MatrixXf conv2_sum_, conv3_sum_;  // each kernel's nine blocks summed: a constant map's convolution
 };
 
 // The network of a file, loaded once per path and shared (thread-safe). An empty path means

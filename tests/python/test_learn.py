@@ -27,8 +27,11 @@ def _random_net(players: int = 2, seed: int = 0) -> PolicyValueNet:
     return net
 
 
-def _positions(players: int, expansions: tuple[str, ...] = (), count: int = 24, seed: int = 5) -> list[Game]:
-    """Decision nodes of a game played with varied choices (figures, passes and placements)."""
+def _positions(
+    players: int, expansions: tuple[str, ...] = (), count: int = 24, seed: int = 5, every: int = 1
+) -> list[Game]:
+    """Every `every`-th decision node of a game played with varied choices (figures, passes and
+    placements)."""
     game = Game(players, expansions, seed=seed)
     out: list[Game] = []
     i = 0
@@ -36,7 +39,8 @@ def _positions(players: int, expansions: tuple[str, ...] = (), count: int = 24, 
         if game.is_chance:
             game.apply_random_chance()
             continue
-        out.append(game.clone())
+        if i % every == 0:
+            out.append(game.clone())
         legal = game.legal_actions()
         game.apply(legal[(i * 7) % len(legal)])
         i += 1
@@ -48,7 +52,9 @@ def test_cpp_forward_matches_pytorch(tmp_path: Path, players: int, expansions: t
     net = _random_net(players)
     path = export(net, tmp_path / "random.carcnet")
     cpp = _core.Network(str(path))
-    games = _positions(players, expansions)
+    # Openings and a whole game's later boards: the C++ pass computes the convolutions only where
+    # the board reaches, so small and large boards take different paths.
+    games = _positions(players, expansions) + _positions(players, expansions, count=20, every=9)
     planes, globals_ = rl.encode_batch(games)
     indices = np.array(sorted({i for g in games for i in rl.legal_indices(g)}), dtype=np.int64)
     win, margin, logits = cpp.forward(planes, globals_, indices)  # batch of all
