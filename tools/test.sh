@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test: the C++ suite (release build, via ctest), the same suite under AddressSanitizer
 # and UndefinedBehaviorSanitizer with a 100,000-move random-game invariant run, the search tests
-# under ThreadSanitizer, a Python lint and type check (mypy), and the Python suite against the installed package, the
-# play server's browser tests in headless Chromium included (screenshots in build/screenshots/),
-# after the hand-written stub _core.pyi is checked against the built module (mypy's stubtest), and
-# a short pass of every fuzzer (tools/fuzz.sh: libFuzzer on the engine; Atheris on the Python API).
+# under ThreadSanitizer, a Python lint and type check (mypy), and the Python suite against the
+# installed package, the play server's browser tests in headless Chromium included (screenshots
+# in build/screenshots/), after the hand-written stub _core.pyi is checked against the built
+# module (mypy's stubtest), and a short pass of every fuzzer (tools/fuzz.sh: libFuzzer on the
+# engine; Atheris on the Python API).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARC_BROWSER_TESTS=1 CARC_FUZZ_TESTS=1 source tools/deps.sh
