@@ -13,12 +13,6 @@ def _train(args: argparse.Namespace) -> int:
         from .. import Error
 
         raise Error(f"train needs the learn extra (pip install 'carcassonne[learn]'): {e}") from e
-    if args.address is not None:
-        from .. import Error
-
-        raise Error(
-            "--address (self-play on Ray actors) is not implemented: self-play runs in C++ threads here"
-        )
     config = TrainConfig(
         players=args.players,
         expansions=tuple(e.strip() for e in args.expansions.split(",") if e.strip()),
@@ -36,7 +30,7 @@ def _train(args: argparse.Namespace) -> int:
         threads=args.threads,
     )
     try:
-        state = run(args.dir, config, progress=not args.quiet)
+        state = run(args.dir, config, progress=not args.quiet, address=args.address)
     except KeyboardInterrupt:
         print(f"interrupted: rerun the same command to continue the run in {args.dir}")
         return 130
@@ -68,6 +62,11 @@ def add_parser(commands: Any) -> None:
     train.add_argument("--hidden", type=int, default=64)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--threads", type=int, default=1, help="games at once (C++ threads)")
-    train.add_argument("--address", default=None, help="a Ray cluster for self-play (not implemented)")
+    train.add_argument(
+        "--address",
+        default=None,
+        help="self-play on a Ray cluster's actors: 'auto' or host:port of its head "
+        "(the workers need this package; network files are shipped)",
+    )
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(run=_train)

@@ -3,8 +3,9 @@
 Generation 0 learns from games of the rollout MCTS (a random network's self-play would teach
 nothing in the time a run has); every later generation from self-play of the best network so
 far (`mcts:eval=net`). Each generation:
-  1. self-play: `games` deals (each from every seat rotation) in the arena's C++ threads, with
-     the root's visit counts recorded (carcassonne.rl.trajectories), into games-G.npz;
+  1. self-play: `games` deals (each from every seat rotation) in the arena's C++ threads, or
+     on the actors of a Ray cluster (`address`), with the root's visit counts recorded
+     (carcassonne.rl.trajectories), into games-G.npz;
   2. training: the best network's weights (or fresh ones) trained `epochs` passes over the
      replay window (the last `replay` generations' games), 10% of the games held out for the
      log's value accuracy and policy top-1; candidate-G.pt and .carcnet;
@@ -240,8 +241,16 @@ def _new_net(config: TrainConfig) -> PolicyValueNet:
     return PolicyValueNet(config.players, channels=config.channels, hidden=config.hidden)
 
 
-def run(directory: str | os.PathLike[str], config: TrainConfig, progress: bool = True) -> dict[str, Any]:
-    """Runs (or continues) the loop in `directory`; returns run.json's content."""
+def run(
+    directory: str | os.PathLike[str],
+    config: TrainConfig,
+    progress: bool = True,
+    address: str | None = None,
+) -> dict[str, Any]:
+    """Runs (or continues) the loop in `directory`; returns run.json's content. With `address`
+    (a Ray cluster: "auto" or "host:port" of its head) self-play runs on the cluster's actors,
+    one a CPU; training and gating run here. The address is no setting of the run: a rerun may
+    give another one, or none."""
     torch.set_num_threads(1)
     r = Run(directory, config)
     d = r.dir
@@ -261,6 +270,7 @@ def run(directory: str | os.PathLike[str], config: TrainConfig, progress: bool =
                 agent_seed=config.seed * 1000 + g + 1,
                 threads=config.threads,
                 progress=progress,
+                address=address,
             )
             r.mark(f"selfplay-{g}")
         candidate = d / f"candidate-{g}.carcnet"

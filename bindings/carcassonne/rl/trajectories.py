@@ -21,12 +21,44 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .. import CAUSES, SearchError, arena
 from .._common import _agents
+
+
+class PlainGame(NamedTuple):
+    """The parts of an arena GameRecord that trajectories keep, as picklable Python data."""
+
+    deal: int
+    rotation: int
+    entrant: list[int]
+    scores: list[int]
+    points: list[list[int]]
+    actions: list[int]
+    deciders: list[int]
+    visits: list[list[tuple[int, int]]]
+
+
+def plain(record: Any) -> PlainGame:
+    return PlainGame(
+        int(record.deal),
+        int(record.rotation),
+        list(record.entrant),
+        list(record.scores),
+        [list(p) for p in record.points],
+        list(record.actions),
+        list(record.deciders),
+        [list(pairs) for pairs in record.visits],
+    )
+
+
+def play_chunk(names: Sequence[str], first: int, deals: int, options: dict[str, Any]) -> list[PlainGame]:
+    """Deals first .. first+deals-1 (each from every seat rotation) with full records."""
+    result = arena(list(names), deals=deals, first_deal=first, record_actions=True, **options)
+    return [plain(g) for g in result.games]
 
 
 def write_trajectories(
@@ -41,33 +73,37 @@ def write_trajectories(
     threads: int = 1,
     chunk_deals: int = 1,
     progress: bool = True,
+    address: str | None = None,
 ) -> Path:
     """Plays `deals` decks between `agents`, each from every seat rotation (the arena's paired
     games), `chunk_deals` at a time for the progress bar, and writes the trajectories to `path`
-    (.npz, compressed). Ctrl-C stops it (KeyboardInterrupt; nothing is written). Returns the path."""
+    (.npz, compressed). With `address` ("auto" or "host:port" of a Ray cluster's head) the chunks
+    are played by Ray actors, one a CPU of the cluster (rl/ray_selfplay.py), and give the same
+    file as a local run. Ctrl-C stops it (KeyboardInterrupt; nothing is written). Returns the path."""
     from tqdm import tqdm
 
     names = _agents(agents)
     players = len(names) if players is None else players
     if deals < 1 or chunk_deals < 1:
         raise SearchError(f"deals and chunk_deals must be >= 1, got {deals} and {chunk_deals}")
-    games: list[Any] = []
+    chunks = [(first, min(chunk_deals, deals - first)) for first in range(0, deals, chunk_deals)]
+    options = {
+        "players": players,
+        "expansions": list(expansions),
+        "variants": dict(variants or {}),
+        "seed": seed,
+        "agent_seed": agent_seed,
+    }
+    games: list[PlainGame] = []
     with tqdm(total=deals * players, unit="game", disable=not progress) as bar:
-        for first in range(0, deals, chunk_deals):
-            result = arena(
-                names,
-                deals=min(chunk_deals, deals - first),
-                first_deal=first,
-                players=players,
-                expansions=expansions,
-                variants=variants,
-                seed=seed,
-                agent_seed=agent_seed,
-                threads=threads,
-                record_actions=True,
-            )
-            games.extend(result.games)
-            bar.update(len(result.games))
+        if address is None:
+            for first, count in chunks:
+                games.extend(play_chunk(names, first, count, {**options, "threads": threads}))
+                bar.update(count * players)
+        else:
+            from .ray_selfplay import play_on_ray
+
+            games = play_on_ray(address, names, chunks, {**options, "threads": 1}, bar.update)
     config = {
         "players": players,
         "expansions": list(expansions),
@@ -83,7 +119,7 @@ def write_trajectories(
     return out if out.suffix == ".npz" else out.with_name(out.name + ".npz")
 
 
-def _arrays(games: Sequence[Any], players: int) -> dict[str, np.ndarray]:
+def _arrays(games: Sequence[PlainGame], players: int) -> dict[str, np.ndarray]:
     actions: list[int] = []
     player: list[int] = []
     game_start = [0]
