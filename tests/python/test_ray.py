@@ -91,6 +91,16 @@ def test_self_play_on_ray_actors_writes_the_file_a_local_run_writes(cluster: str
             np.testing.assert_array_equal(local[name], remote[name], err_msg=name)
 
 
+def test_an_actor_s_error_reaches_the_caller_as_its_own_class(cluster: str, tmp_path: Path) -> None:
+    from carcassonne import SearchError
+
+    with pytest.raises(SearchError, match="bogus"):
+        write_trajectories(
+            tmp_path / "t.npz", ["mcts:bogus=1", "greedy"], deals=1, address=cluster, progress=False
+        )
+    assert not (tmp_path / "t.npz").exists()
+
+
 def test_a_missing_network_is_named_before_the_cluster_is_asked(tmp_path: Path) -> None:
     from carcassonne import SearchError
 
