@@ -107,14 +107,31 @@ uint64_t view(const State& s) {
   return h;
 }
 
+// Returns true if `segment` (cloister-like) is in a challenge (SH-4) that this turn's tile
+// decides against it: the other side is complete, it is not, so its figures go back with nothing
+// in this turn's scoring (SH-5).
+bool loses_its_challenge(const State& s, int segment) {
+  for (int i = 0; i < s.num_challenges(); ++i) {
+    auto [shrine, cloister] = s.challenge(i);
+    int other = segment == shrine ? cloister : segment == cloister ? shrine : -1;
+    if (other >= 0 && s.features().feature(other).open == 0 && s.features().feature(segment).open != 0) return true;
+  }
+  return false;
+}
+
 // Returns true if the figure action puts a figure where it scores and returns at once (a wagon
 // moves on, if it can): on a feature the new tile completed, from the City onto the feature
-// about to score, or a market meeple on a barn's field.
+// about to score, or a market meeple on a barn's field; or where it returns at once with
+// nothing: beside one's own figure (XX-4) on a cult place that loses its challenge this turn.
 bool scores_at_once(const State& s, Action a) {
   if (s.phase() == Phase::CityMove) return a.kind() == ActionKind::Figure;  // CK-4: onto the feature scored next
   if (s.phase() == Phase::MarketMove) {                                     // CK-6: onto a field with a barn
     const PlacedTile& t = s.board().tile(s.board().slot_at(a.figure_cell()));
     return s.features().feature(t.first_segment + a.feature()).barns > 0;
+  }
+  if (a.kind() == ActionKind::Figure && a.elsewhere() && s.phase() == Phase::PlaceFigure) {  // XX-4, XX-5
+    const PlacedTile& t = s.board().tile(s.board().slot_at(a.figure_cell()));
+    return loses_its_challenge(s, t.first_segment + a.feature());
   }
   if (a.kind() != ActionKind::Figure || a.elsewhere() || a.figure_kind() == FigureKind::Barn) return false;
   const Segment& f = s.features().feature(s.board().tile(s.last_slot()).first_segment + a.feature());
@@ -125,8 +142,8 @@ bool scores_at_once(const State& s, Action a) {
 // positions (a duplicate inflates the search's branching and the action space). Two kinds of
 // coincidence are no duplicates: figures that score at once and return may score the same (a
 // meeple or a wagon with nowhere to go, two roads of one length, a mayor without pennants and
-// no figure at all), and arrows of different kinds do the same, nothing, when the player has no
-// figure to deploy.
+// no figure at all, a meeple beside one's own on a shrine that loses its challenge this turn),
+// and arrows of different kinds do the same, nothing, when the player has no figure to deploy.
 }  // namespace
 
 void check_distinct_successors(const State& s, const std::vector<Action>& legal) {

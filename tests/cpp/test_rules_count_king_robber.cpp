@@ -227,6 +227,31 @@ TEST(Shrines, SH4_SH5_AHereticBesideAnUnfinishedMonkStartsAChallengeThatTheMonas
   EXPECT_EQ(s.num_challenges(), 0);
 }
 
+// Found by the moves fuzzer (a "duplicate" action): a meeple put beside one's own heretic (XX-4)
+// on a shrine whose challenge this very tile decides against it returns with it, with nothing
+// (SH-5): the choice ends exactly as passing does. Both stay legal (the rules allow both; the
+// coincidence is documented in docs/rules.md, "One action per choice").
+TEST(Shrines, SH5_XX4_AMeepleBesideAHereticWhoseShrineLosesThisTurnReturnsWithIt) {
+  std::vector<Position::Tile> tiles = monastery_missing_its_south_east();
+  tiles.erase(tiles.begin() + 7);  // (-1,1) empty: the monastery's last hole
+  State s = testing::position_in({"shrines", "anniv20"}, tiles, {{1, "meeple", {0, 0}, 1}},
+                                 {"shrines.E", "base.E", "anniv20.B", "base.U"});
+  play(s, {"draw shrines.E", "place 1,1 r0", "meeple shrine#1"});  // player 0's heretic
+  ASSERT_EQ(s.num_challenges(), 1);
+  play(s, {"draw base.E", "place 0,-2 r2", "pass"});  // player 1, away from both
+  play(s, {"draw anniv20.B", "place -1,1 r0"});       // completes the monastery; arrow north at a tile
+  ASSERT_EQ(s.active_arrow(), ArrowKind::MeepleBeside);
+  ASSERT_TRUE(offers(s, "meeple shrine#1 @1,1"));  // the shrine is unfinished: XX-4 allows it
+  State passed = s;
+  play(passed, {"pass"});
+  play(s, {"meeple shrine#1 @1,1"});
+  EXPECT_EQ(s.score(1, Cause::Cloister), 9);  // the monastery wins the challenge
+  EXPECT_EQ(s.score(0), 0);
+  EXPECT_EQ(s.supply(0), 7);  // the heretic and the meeple beside it are back, with nothing
+  EXPECT_EQ(s.num_challenges(), 0);
+  EXPECT_TRUE(s.same_position(passed));
+}
+
 // A shrine at (0,0) (player 0's heretic) with 7 of its 8 neighbours; (1,0) a hole beside it, and
 // (2,-1) empty so that an abbey in the hole stays unfinished.
 TEST(Shrines, SH4_AnAbbeyThatCompletesAShrineIsNotChallengedByIt) {
