@@ -104,14 +104,7 @@ def write_trajectories(
             from .ray_selfplay import play_on_ray
 
             games = play_on_ray(address, names, chunks, {**options, "threads": 1}, bar.update)
-    config = {
-        "players": players,
-        "expansions": list(expansions),
-        "variants": dict(variants or {}),
-        "agents": names,
-        "seed": seed,
-        "agent_seed": agent_seed,
-    }
+    config = {**options, "agents": names}
     arrays = _arrays(games, players)
     out = Path(path)
     arrays["config"] = np.array(json.dumps(config))
