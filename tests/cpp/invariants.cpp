@@ -123,7 +123,7 @@ bool loses_its_challenge(const State& s, int segment) {
 // moves on, if it can): on a feature the new tile completed, from the City onto the feature
 // about to score, or a market meeple on a barn's field; or where it returns at once with
 // nothing: beside one's own figure (XX-4) on a cult place that loses its challenge this turn.
-bool scores_at_once(const State& s, Action a) {
+bool returns_at_once(const State& s, Action a) {
   if (s.phase() == Phase::CityMove) return a.kind() == ActionKind::Figure;  // CK-4: onto the feature scored next
   if (s.phase() == Phase::MarketMove) {                                     // CK-6: onto a field with a barn
     const PlacedTile& t = s.board().tile(s.board().slot_at(a.figure_cell()));
@@ -164,8 +164,8 @@ void check_distinct_successors(const State& s, const std::vector<Action>& legal)
       next.apply_unchecked(x);
       other.copy_from(s);
       other.apply_unchecked(y);
-      auto passes_or_scores = [&](Action a) { return a == Action::pass() || scores_at_once(s, a); };
-      if (passes_or_scores(x) && passes_or_scores(y)) continue;
+      auto passes_or_returns = [&](Action a) { return a == Action::pass() || returns_at_once(s, a); };
+      if (passes_or_returns(x) && passes_or_returns(y)) continue;
       if (x.kind() == ActionKind::Arrow && next.phase() != Phase::PlaceFigure) continue;
       if (next.same_position(other))
         fail("'", s.action_to_string(x), "' and '", s.action_to_string(y), "' have the same effect");
