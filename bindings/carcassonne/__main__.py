@@ -10,6 +10,7 @@ import time
 from collections.abc import Sequence
 
 from . import _core, arena, play_game, play_random_games
+from ._common import variant_options
 from ._core import Error
 from .balance.cli import add_parser as _add_balance_parser
 from .learn.cli import add_parser as _add_learn_parser
@@ -59,6 +60,7 @@ def _arena(args: argparse.Namespace) -> int:
         deals=args.deals,
         players=args.players,
         expansions=[e.strip() for e in args.expansions.split(",") if e.strip()],
+        variants=variant_options(args.variant),
         seed=args.seed,
         threads=args.threads,
         paired=not args.unpaired,
@@ -110,6 +112,9 @@ def _parser() -> argparse.ArgumentParser:
     games.add_argument("--deals", type=int, default=10, help="decks, each played once per seat rotation")
     games.add_argument("--players", type=int, default=None, help="default: the number of agents")
     games.add_argument("--expansions", default="", help="comma-separated")
+    games.add_argument(
+        "--variant", action="append", metavar="KEY=VALUE", help="a rule variant, e.g. start=city (repeatable)"
+    )
     games.add_argument("--threads", type=int, default=0, help="games at once (0: all cores)")
     games.add_argument("--seed", type=int, default=0, help="picks the decks")
     games.add_argument("--agent-seed", type=int, default=1)

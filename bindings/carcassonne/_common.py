@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _core
-from ._core import SearchError
+from ._core import ConfigError, SearchError
 
 
 def _int(name: str, value: Any, lo: int, hi: int, error: type[Exception]) -> int:
@@ -36,6 +36,20 @@ def _names(name: str, value: Any) -> list[str]:
         if not isinstance(item, str):
             raise TypeError(f"{name} must hold strings, not {type(item).__name__}")
     return items
+
+
+def variant_options(items: Sequence[str] | None) -> dict[str, str]:
+    """The command lines' `--variant KEY=VALUE` items (repeatable) as a variants dict; an item
+    without `=` or a key given twice is a ConfigError (the game checks the names and values)."""
+    variants: dict[str, str] = {}
+    for item in items or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key or not value:
+            raise ConfigError(f"--variant '{item}': expected KEY=VALUE, e.g. start=city")
+        if key in variants:
+            raise ConfigError(f"--variant {key} is given twice")
+        variants[key] = value
+    return variants
 
 
 def _agents(agents: str | Sequence[str]) -> list[str]:

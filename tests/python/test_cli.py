@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -32,6 +33,23 @@ def test_selfplay_and_arena_take_agent_options_after_commas(capsys: pytest.Captu
     assert re.search(r"^1\s+mcts:iters=30,c=1\s+2 ", out, re.MULTILINE)
 
 
+def test_arena_takes_rule_variants(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from carcassonne import arena
+
+    def scores(csv: Path) -> list[str]:
+        return [line.split(",")[6] for line in csv.read_text().splitlines()[1:]]
+
+    base = ["arena", "--deals", "2", "--threads", "1", "--expansions", "king-robber", "greedy", "greedy"]
+    assert main([*base, "--csv", str(tmp_path / "tile.csv")]) == 0
+    assert main([*base, "--variant", "start=city", "--csv", str(tmp_path / "city.csv")]) == 0
+    capsys.readouterr()
+    city = arena(
+        ["greedy", "greedy"], deals=2, threads=1, expansions=["king-robber"], variants={"start": "city"}
+    )
+    assert scores(tmp_path / "city.csv") == [str(g.scores[s]) for g in city.games for s in range(2)]
+    assert scores(tmp_path / "city.csv") != scores(tmp_path / "tile.csv")
+
+
 def test_bench_prints_games_per_second(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--games", "200", "--threads", "1"]) == 0
     out = capsys.readouterr().out
@@ -48,6 +66,9 @@ def test_bench_prints_games_per_second(capsys: pytest.CaptureFixture[str]) -> No
         (["selfplay", "--agents", "c=1,greedy"], "option 'c=1' follows no agent"),
         (["arena", "--deals", "1", "greedy,mcts:iters=5,iters=6"], "mcts option 'iters' is given twice"),
         (["bench", "--games", "-5"], "out of range"),
+        (["arena", "--variant", "start", "greedy", "greedy"], "--variant 'start': expected KEY=VALUE"),
+        (["arena", "--variant", "start=city", "--variant", "start=tile", "greedy"], "start is given twice"),
+        (["arena", "--deals", "1", "--variant", "start=moon", "greedy", "greedy"], "no value 'moon'"),
     ],
 )
 def test_bad_options_print_an_error(

@@ -160,6 +160,11 @@ def test_training_loop_runs_on_other_rule_mixes(tmp_path: Path) -> None:
 
     run = tmp_path / "mix"
     args = ["train", "--dir", str(run), "--players", "3", "--expansions", "abbey-mayor,anniv20,king-robber"]
-    args += ["--generations", "1", "--games", "1", "--iters", "10", "--epochs", "1", "--gate-games", "1"]
-    assert main([*args, "--channels", "4", "4", "8", "--hidden", "8", "--quiet"]) == 0
+    args += ["--variant", "start=city", "--generations", "1", "--games", "1", "--iters", "10"]
+    args += ["--epochs", "1", "--gate-games", "1", "--channels", "4", "4", "8", "--hidden", "8", "--quiet"]
+    assert main(args) == 0
     assert _core.Network(str(run / "best.carcnet")).players == 3
+    # The variant reached the games: they start from the City (CK-0), the games file says so.
+    with np.load(run / "games-0.npz") as games:
+        assert json.loads(str(games["config"]))["variants"] == {"start": "city"}
+    assert json.loads((run / "run.json").read_text())["config"]["variants"] == {"start": "city"}

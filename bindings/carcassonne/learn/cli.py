@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .._common import variant_options
+
 
 def _train(args: argparse.Namespace) -> int:
     try:
@@ -16,6 +18,7 @@ def _train(args: argparse.Namespace) -> int:
     config = TrainConfig(
         players=args.players,
         expansions=tuple(e.strip() for e in args.expansions.split(",") if e.strip()),
+        variants=variant_options(args.variant),
         generations=args.generations,
         games=args.games,
         iters=args.iters,
@@ -46,6 +49,9 @@ def add_parser(commands: Any) -> None:
     train.add_argument("--dir", required=True, help="the run's folder (rerun with it to continue)")
     train.add_argument("--players", type=int, default=2)
     train.add_argument("--expansions", default="", help="comma-separated")
+    train.add_argument(
+        "--variant", action="append", metavar="KEY=VALUE", help="a rule variant, e.g. start=city (repeatable)"
+    )
     train.add_argument("--generations", type=int, default=3)
     train.add_argument(
         "--games", type=int, default=100, help="deals of self-play per generation (x seat rotations)"

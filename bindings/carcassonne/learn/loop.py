@@ -24,7 +24,7 @@ import json
 import os
 import random
 import shutil
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,7 @@ LOG_FIELDS = [
 class TrainConfig:
     players: int = 2
     expansions: tuple[str, ...] = ()
+    variants: dict[str, str] = field(default_factory=dict)  # e.g. {"start": "city"}
     generations: int = 3
     games: int = 100  # deals per generation (each played from every seat rotation)
     iters: int = 200  # MCTS iterations per move in self-play and gating
@@ -79,6 +80,7 @@ class Run:
             saved = json.loads(self.path.read_text())
             mine = json.loads(json.dumps(asdict(config)))
             # The shape of the run must stay; its length (generations) may grow on a rerun.
+            saved["config"].setdefault("variants", {})  # runs from before variants were settings
             fixed = {k: v for k, v in saved["config"].items() if k != "generations"}
             if fixed != {k: v for k, v in mine.items() if k != "generations"}:
                 raise SearchError(f"{self.dir} holds a run with other settings: {saved['config']}")
@@ -266,6 +268,7 @@ def run(
                 deals=config.games,
                 players=config.players,
                 expansions=config.expansions,
+                variants=config.variants,
                 seed=config.seed * 1000 + g,
                 agent_seed=config.seed * 1000 + g + 1,
                 threads=config.threads,
@@ -345,6 +348,7 @@ def _gate(candidate: Path, best: Path, config: TrainConfig, g: int, progress: bo
                 deals=deals,
                 players=config.players,
                 expansions=config.expansions,
+                variants=config.variants,
                 seed=config.seed * 1000 + 500 + g,
                 threads=config.threads,
                 csv=games_csv,
