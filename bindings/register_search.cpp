@@ -174,7 +174,9 @@ void register_search(py::module_& m) {
       .def_readonly("seconds", &SearchResult::seconds)
       .def_readonly("nodes", &SearchResult::nodes)
       .def_readonly("reused_visits", &SearchResult::reused_visits)
-      .def_readonly("win", &SearchResult::win)
+      .def_readonly("win", &SearchResult::win, "Estimated win share of every player at the root.")
+      .def_readonly("reward", &SearchResult::reward,
+                    "Mean reward of every player at the root (what the search maximises).")
       .def_readonly("actions", &SearchResult::actions, "Every legal action, most visited first.")
       .def("__repr__", [](const SearchResult& r) {
         return "SearchResult(player=" + std::to_string(r.player) + ", iterations=" + std::to_string(r.iterations) +
@@ -258,7 +260,13 @@ void register_search(py::module_& m) {
                     "With ArenaConfig.record_actions, per action: the seat that chose it (-1 for draws).")
       .def_readonly("visits", &GameRecord::visits,
                     "With ArenaConfig.record_actions, per action: an MCTS agent's root (action code, visits)\n"
-                    "pairs, most visited first; empty for draws, forced moves and agents without search.");
+                    "pairs, most visited first; empty for draws, forced moves and agents without search.")
+      .def_readonly("search_win", &GameRecord::search_win,
+                    "Alongside visits, per action: that search's estimated win share of every seat at the\n"
+                    "root (SearchResult.win); empty where visits is.")
+      .def_readonly("search_reward", &GameRecord::search_reward,
+                    "Alongside visits, per action: that search's mean reward of every seat at the root\n"
+                    "(SearchResult.reward); empty where visits is.");
 
   py::class_<EntrantStats>(m, "EntrantStats", "One entrant's statistics; intervals are 95% CIs.")
       .def_readonly("agent", &EntrantStats::agent)

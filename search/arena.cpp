@@ -71,6 +71,8 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
         r.actions.push_back(a.code);
         r.deciders.push_back(-1);
         r.visits.emplace_back();
+        r.search_win.emplace_back();
+        r.search_reward.emplace_back();
       }
       continue;
     }
@@ -96,9 +98,17 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
       r.actions.push_back(a.code);
       r.deciders.push_back(seat);
       r.visits.emplace_back();
+      r.search_win.emplace_back();
+      r.search_reward.emplace_back();
       auto* mcts = dynamic_cast<MctsAgent*>(agents[size_t(seat)].get());
-      if (mcts)
-        for (const ActionStats& s : mcts->last_result().actions) r.visits.back().emplace_back(s.action.code, s.visits);
+      if (mcts) {
+        const SearchResult& searched = mcts->last_result();
+        for (const ActionStats& s : searched.actions) r.visits.back().emplace_back(s.action.code, s.visits);
+        if (!r.visits.back().empty()) {
+          r.search_win.back().assign(searched.win.begin(), searched.win.end());
+          r.search_reward.back().assign(searched.reward.begin(), searched.reward.end());
+        }
+      }
     }
   }
   r.turns = state.turn_number();

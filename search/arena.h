@@ -53,6 +53,10 @@ struct GameRecord {
   std::vector<uint32_t> actions;
   std::vector<int> deciders;
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> visits;
+  // Alongside `visits`, per action: that search's estimates at the root for every seat: win
+  // share (SearchResult::win) and mean reward (SearchResult::reward); empty where visits is.
+  std::vector<std::vector<float>> search_win;
+  std::vector<std::vector<float>> search_reward;
   // Per seat, for studies of play (issue 22; field points come from `points`); not in the csv
   // (empty for resumed games).
   std::vector<std::map<std::string, int>> moves;  // decisions by kind (move_kind)

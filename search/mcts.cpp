@@ -493,8 +493,8 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
       }
     }
   }
-  std::array<double, kMaxPlayers> root_win{};
-  uint64_t root_count = 0;
+  std::array<double, kMaxPlayers> root_win{}, root_reward{};
+  uint64_t root_count = 0, root_visits = 0;
   for (const auto& [code, s] : sums) {
     ActionStats a;
     a.action = Action{code};
@@ -509,12 +509,16 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
                                : 1.0 / players;
       a.win.push_back(win);
       root_win[size_t(p)] += s.win[size_t(p)];
+      root_reward[size_t(p)] += s.fallback[size_t(p)];
     }
     root_count += s.win_count;
+    root_visits += s.visits;
     result.actions.push_back(std::move(a));
   }
-  for (int p = 0; p < players; ++p)
+  for (int p = 0; p < players; ++p) {
     result.win.push_back(root_count ? root_win[size_t(p)] / double(root_count) : 1.0 / players);
+    result.reward.push_back(root_visits ? root_reward[size_t(p)] / double(root_visits) : 0.5);
+  }
   std::stable_sort(result.actions.begin(), result.actions.end(), [](const ActionStats& a, const ActionStats& b) {
     return a.visits != b.visits ? a.visits > b.visits : a.value > b.value;
   });

@@ -102,6 +102,7 @@ struct SearchResult {
   uint64_t nodes = 0;                // nodes in the pool(s) at the end
   uint64_t reused_visits = 0;        // root visits carried over from the previous search
   std::vector<double> win;           // estimated win share of every player at the root
+  std::vector<double> reward;        // mean reward of every player at the root (what the search maximises)
   std::vector<ActionStats> actions;  // every legal action, most visited first
 };
 

@@ -307,8 +307,10 @@ TEST(MctsSearch, AnalysisCoversEveryLegalActionAndEveryPlayer) {
     std::vector<Action> legal = s.legal_actions();
     ASSERT_EQ(r.actions.size(), legal.size());
     uint64_t visits = 0;
+    double mover_reward = 0;  // the root's mean reward for the mover: its children's, visit-weighted
     for (const ActionStats& a : r.actions) {
       visits += a.visits;
+      mover_reward += a.value * a.visits;
       EXPECT_EQ(a.text, s.action_to_string(a.action));
       ASSERT_EQ(a.win.size(), size_t(players));
       EXPECT_GE(a.value, 0.0);
@@ -323,6 +325,12 @@ TEST(MctsSearch, AnalysisCoversEveryLegalActionAndEveryPlayer) {
                                [](const ActionStats& x, const ActionStats& y) { return x.visits > y.visits; }));
     EXPECT_EQ(r.best, r.actions.front().action);
     EXPECT_NEAR(std::accumulate(r.win.begin(), r.win.end(), 0.0), 1.0, 1e-3);
+    ASSERT_EQ(r.reward.size(), size_t(players));
+    EXPECT_NEAR(r.reward[size_t(r.player)], mover_reward / double(visits), 1e-4);
+    for (double x : r.reward) {
+      EXPECT_GT(x, 0.0);  // margin rewards lie strictly inside (0, 1)
+      EXPECT_LT(x, 1.0);
+    }
   }
 }
 
@@ -839,6 +847,8 @@ TEST(Arena, GameRecordsReplayAndAccountForEveryPointTileAndFigure) {
     EXPECT_EQ(g.deal, 3);
     ASSERT_EQ(g.visits.size(), g.actions.size());
     ASSERT_EQ(g.deciders.size(), g.actions.size());
+    ASSERT_EQ(g.search_win.size(), g.actions.size());
+    ASSERT_EQ(g.search_reward.size(), g.actions.size());
     State replay(a.game);  // the draws are actions too, so any seed replays the game
     int figure_actions = 0, searched = 0;
     std::vector<int> tiles(2, 0);
@@ -855,6 +865,11 @@ TEST(Arena, GameRecordsReplayAndAccountForEveryPointTileAndFigure) {
           if (code == action.code) chosen = visits;
         }
         EXPECT_EQ(chosen, most) << "the move played is a most visited one, action " << i;
+        ASSERT_EQ(g.search_win[i].size(), 2u);
+        ASSERT_EQ(g.search_reward[i].size(), 2u);
+        EXPECT_NEAR(g.search_win[i][0] + g.search_win[i][1], 1.0, 1e-3) << "win shares, action " << i;
+      } else {
+        EXPECT_TRUE(g.search_win[i].empty() && g.search_reward[i].empty()) << "no search, no estimates";
       }
       if (action.kind() == ActionKind::Figure && replay.phase() == Phase::PlaceFigure) ++figure_actions;
       if (action.kind() == ActionKind::Place || action.kind() == ActionKind::Abbey) ++tiles[size_t(seat)];

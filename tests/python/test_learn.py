@@ -106,6 +106,33 @@ def test_shipped_network_plays_as_an_agent() -> None:
         _core.parse_mcts_options("eval=net,vmix=2")
 
 
+def test_value_targets_mix_in_the_search_estimates(tmp_path: Path) -> None:
+    from carcassonne.learn.data import load_samples
+    from carcassonne.rl.trajectories import load_trajectories, write_trajectories
+
+    path = write_trajectories(tmp_path / "t.npz", ["mcts:iters=40,memory=16"] * 3, deals=1, progress=False)
+    final, mixed = load_samples(path), load_samples(path, search_weight=0.25)
+    assert len(final) == len(mixed) > 50
+    data = load_trajectories(path)
+    searched = np.flatnonzero(data["visit_start"][1:] > data["visit_start"][:-1])
+    assert len(searched) == len(final)
+    moved = 0
+    for k, i in enumerate(searched):  # 40 visits per search: no decision dropped off the window
+        seats = [(mixed.observers[k] + r) % 3 for r in range(3)]
+        assert np.allclose(mixed.win[k], 0.75 * final.win[k] + 0.25 * data["search_win"][i][seats], atol=1e-6)
+        assert np.allclose(mixed.margin[k], 0.75 * final.margin[k] + 0.25 * data["search_reward"][i][seats])
+        assert np.array_equal(mixed.result[k], final.win[k])  # accuracy is still against the final result
+        moved += not np.allclose(mixed.win[k], final.win[k])
+    assert moved > len(mixed) // 2  # late in a game the search may already know the result
+    with pytest.raises(SearchError, match="search_weight"):
+        load_samples(path, search_weight=1.5)
+    old = tmp_path / "old.npz"  # a file from before the estimates were recorded
+    np.savez(old, **{k: v for k, v in np.load(path).items() if not k.startswith("search_")})
+    assert len(load_samples(old)) == len(final)
+    with pytest.raises(SearchError, match="no search estimates"):
+        load_samples(old, search_weight=0.5)
+
+
 def _log(run: Path) -> list[dict[str, str]]:
     with open(run / "log.csv", newline="") as f:
         return list(csv.DictReader(f))
@@ -160,11 +187,13 @@ def test_training_loop_runs_on_other_rule_mixes(tmp_path: Path) -> None:
 
     run = tmp_path / "mix"
     args = ["train", "--dir", str(run), "--players", "3", "--expansions", "abbey-mayor,anniv20,king-robber"]
-    args += ["--variant", "start=city", "--generations", "1", "--games", "1", "--iters", "10"]
+    args += ["--variant", "start=city", "--search-value", "0.5", "--generations", "1", "--games", "1"]
+    args += ["--iters", "10"]
     args += ["--epochs", "1", "--gate-games", "1", "--channels", "4", "4", "8", "--hidden", "8", "--quiet"]
     assert main(args) == 0
     assert _core.Network(str(run / "best.carcnet")).players == 3
     # The variant reached the games: they start from the City (CK-0), the games file says so.
     with np.load(run / "games-0.npz") as games:
         assert json.loads(str(games["config"]))["variants"] == {"start": "city"}
-    assert json.loads((run / "run.json").read_text())["config"]["variants"] == {"start": "city"}
+    config = json.loads((run / "run.json").read_text())["config"]
+    assert config["variants"] == {"start": "city"} and config["search_weight"] == 0.5

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from carcassonne import CAUSES, Game
 from carcassonne.rl.trajectories import game_actions, load_trajectories, write_trajectories
 
@@ -40,3 +42,10 @@ def test_a_written_trajectory_replays_to_its_scores(tmp_path: Path) -> None:
         assert game.scores == data["scores"][g].tolist()
         assert [[game.score(p, c) for c in CAUSES] for p in range(2)] == data["points"][g].tolist()
         assert searched > 20
+    # The searches' estimates at the root: a row per action, NaN exactly where nothing was searched.
+    searched_rows = data["visit_start"][1:] > data["visit_start"][:-1]
+    for key in ("search_win", "search_reward"):
+        assert data[key].shape == (len(data["actions"]), 2)
+        assert (np.isnan(data[key]).all(axis=1) == ~searched_rows).all()
+        assert ((data[key][searched_rows] >= 0) & (data[key][searched_rows] <= 1)).all()
+    assert np.allclose(data["search_win"][searched_rows].sum(axis=1), 1.0, atol=1e-3)

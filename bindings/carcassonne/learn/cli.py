@@ -31,6 +31,7 @@ def _train(args: argparse.Namespace) -> int:
         hidden=args.hidden,
         seed=args.seed,
         threads=args.threads,
+        search_weight=args.search_value,
     )
     try:
         state = run(args.dir, config, progress=not args.quiet, address=args.address)
@@ -68,6 +69,13 @@ def add_parser(commands: Any) -> None:
     train.add_argument("--hidden", type=int, default=64)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--threads", type=int, default=1, help="games at once (C++ threads)")
+    train.add_argument(
+        "--search-value",
+        type=float,
+        default=0.0,
+        metavar="W",
+        help="value targets: W x the search's root estimates + (1 - W) x the final result (default 0)",
+    )
     train.add_argument(
         "--address",
         default=None,

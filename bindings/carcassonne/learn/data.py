@@ -1,6 +1,7 @@
 """Training samples from trajectory files (carcassonne.rl.trajectories): every decision an MCTS
 agent searched, with the root's visit distribution as the policy target and the game's final
-result as the value targets, seen from the decider's seat (docs/network.md).
+result as the value targets, seen from the decider's seat (docs/network.md); optionally mixed
+with the search's own estimates at the root, a less noisy target than one game's end.
 
 Samples keep the engine state (a memcpy-sized copy), not its observation: 74 KB of planes per
 sample would not fit a replay window in memory. Minibatches are encoded when drawn
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import Game, _core, rl
+from .. import Game, SearchError, _core, rl
 from ..rl.trajectories import load_trajectories
 
 MARGIN_SCALE = 40.0  # points: the margin reward 0.5 + 0.5 tanh(margin / 40), the search's default
@@ -27,13 +28,15 @@ MARGIN_SCALE = 40.0  # points: the margin reward 0.5 + 0.5 tanh(margin / 40), th
 class Samples:
     """Decisions with targets. Per sample: the state, the deciding seat, the policy target as
     (action index, visit share) pairs over the root's actions, and per relative seat (0 = the
-    decider) the win share and the margin reward."""
+    decider) the value targets (win share, margin reward) and the game's final win share
+    (`result`: what the held-out value accuracy is measured against)."""
 
     states: list[_core.State] = field(default_factory=list)
     observers: list[int] = field(default_factory=list)
     policy: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
     win: list[np.ndarray] = field(default_factory=list)
     margin: list[np.ndarray] = field(default_factory=list)
+    result: list[np.ndarray] = field(default_factory=list)
     game: list[int] = field(default_factory=list)  # which game (a running number): validation splits by game
 
     def __len__(self) -> int:
@@ -46,6 +49,7 @@ class Samples:
         self.policy += other.policy
         self.win += other.win
         self.margin += other.margin
+        self.result += other.result
         self.game += [g + offset for g in other.game]
 
 
@@ -67,13 +71,24 @@ def _targets(scores: Sequence[int], observer: int) -> tuple[np.ndarray, np.ndarr
 
 
 def load_samples(
-    path: str | os.PathLike[str], window: int = rl.DEFAULT_WINDOW, progress: bool = False
+    path: str | os.PathLike[str],
+    window: int = rl.DEFAULT_WINDOW,
+    progress: bool = False,
+    search_weight: float = 0.0,
 ) -> Samples:
     """Replays every game of a trajectory file and keeps its searched decisions. A decision whose
-    best actions lie outside the window (docs/observation.md: very rare) is dropped."""
+    best actions lie outside the window (docs/observation.md: very rare) is dropped. The value
+    targets are (1 - search_weight) x the final result + search_weight x the search's estimates
+    at the root (win share; mean reward for the margin head)."""
     from tqdm import tqdm
 
+    if not 0.0 <= search_weight <= 1.0:
+        raise SearchError(f"search_weight must lie in [0, 1], got {search_weight}")
     data = load_trajectories(path)
+    if search_weight > 0 and "search_win" not in data:
+        raise SearchError(
+            f"{path} has no search estimates (written before they were recorded): use search_weight=0"
+        )
     config = data["config"]
     space = rl.action_space(window)
     out = Samples()
@@ -95,11 +110,18 @@ def load_samples(
                 if visits.sum() > 0 and inside.all():
                     observer = int(data["player"][i])
                     win, margin = _targets(scores, observer)
+                    out.result.append(win)
+                    if search_weight > 0:
+                        seats = [(observer + r) % len(scores) for r in range(len(scores))]
+                        win = (1 - search_weight) * win + search_weight * data["search_win"][i][seats]
+                        margin = (1 - search_weight) * margin + search_weight * data["search_reward"][i][
+                            seats
+                        ]
                     out.states.append(state.clone())
                     out.observers.append(observer)
                     out.policy.append((indices, visits / visits.sum()))
-                    out.win.append(win)
-                    out.margin.append(margin)
+                    out.win.append(win.astype(np.float32))
+                    out.margin.append(margin.astype(np.float32))
                     out.game.append(g)
             state.apply(code)
     return out
@@ -117,7 +139,7 @@ class Batches:
 
     def batch(self, indices: Sequence[int]) -> dict[str, np.ndarray]:
         """planes uint8, globals, legal (bool [n, actions]: the root's actions), policy target
-        [n, actions], win and margin targets [n, players]."""
+        [n, actions], win and margin targets and the final result [n, players]."""
         n = len(indices)
         if n not in self._buffers:
             self._buffers[n] = (
@@ -141,4 +163,5 @@ class Batches:
             "policy": policy,
             "win": np.stack([s.win[i] for i in indices]),
             "margin": np.stack([s.margin[i] for i in indices]),
+            "result": np.stack([s.result[i] for i in indices]),
         }

@@ -67,6 +67,7 @@ class TrainConfig:
     hidden: int = 64
     seed: int = 0
     threads: int = 1  # arena threads (games at once)
+    search_weight: float = 0.0  # share of the root search's estimates in the value targets (data.py)
 
 
 class Run:
@@ -80,7 +81,8 @@ class Run:
             saved = json.loads(self.path.read_text())
             mine = json.loads(json.dumps(asdict(config)))
             # The shape of the run must stay; its length (generations) may grow on a rerun.
-            saved["config"].setdefault("variants", {})  # runs from before variants were settings
+            for key, default in (("variants", {}), ("search_weight", 0.0)):  # runs from before these settings
+                saved["config"].setdefault(key, default)
             fixed = {k: v for k, v in saved["config"].items() if k != "generations"}
             if fixed != {k: v for k, v in mine.items() if k != "generations"}:
                 raise SearchError(f"{self.dir} holds a run with other settings: {saved['config']}")
@@ -177,7 +179,7 @@ def losses(net: PolicyValueNet, batch: dict[str, np.ndarray]) -> dict[str, torch
         "loss": policy_loss + value_loss,
         "policy_loss": policy_loss,
         "value_loss": value_loss,
-        "value_accuracy": (win_logits.argmax(1) == win.argmax(1)).float().mean(),
+        "value_accuracy": (win_logits.argmax(1) == torch.as_tensor(batch["result"]).argmax(1)).float().mean(),
         "policy_top1": (log_policy.argmax(1) == target.argmax(1)).float().mean(),
     }
 
@@ -281,7 +283,9 @@ def run(
             samples = Samples()
             first = max(0, g - config.replay + 1)
             for h in range(first, g + 1):
-                samples.extend(load_samples(d / f"games-{h}.npz", progress=progress))
+                samples.extend(
+                    load_samples(d / f"games-{h}.npz", progress=progress, search_weight=config.search_weight)
+                )
             print(f"generation {g}: training on {len(samples)} decisions of generations {first}-{g}")
             torch.manual_seed(config.seed * 1000 + g)
             net = _new_net(config)

@@ -12,12 +12,17 @@ The .npz file holds flat arrays with offsets (ragged data without pickles):
   visit_start      len(actions) + 1 offsets into visit_action / visit_count
   visit_action, visit_count   the root's (action code, visits) pairs, most visited first; none
                    for draws, forced moves and agents without search
+  search_win, search_reward   per action and seat (len(actions) x players, float32): that
+                   search's estimates at the root, win share and mean reward (the search's
+                   reward, by default the margin reward); NaN where there are no visits.
+                   Files written before 2 December 2026 lack them.
 `load_trajectories` gives them back as a dict of arrays plus the parsed config.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,6 +45,8 @@ class PlainGame(NamedTuple):
     actions: list[int]
     deciders: list[int]
     visits: list[list[tuple[int, int]]]
+    search_win: list[list[float]]
+    search_reward: list[list[float]]
 
 
 def plain(record: Any) -> PlainGame:
@@ -52,6 +59,8 @@ def plain(record: Any) -> PlainGame:
         list(record.actions),
         list(record.deciders),
         [list(pairs) for pairs in record.visits],
+        [list(w) for w in record.search_win],
+        [list(r) for r in record.search_reward],
     )
 
 
@@ -119,7 +128,11 @@ def _arrays(games: Sequence[PlainGame], players: int) -> dict[str, np.ndarray]:
     visit_start = [0]
     visit_action: list[int] = []
     visit_count: list[int] = []
+    searched: dict[str, list[list[float]]] = {"search_win": [], "search_reward": []}
+    unsearched = [math.nan] * players
     for g in games:
+        searched["search_win"] += [w or unsearched for w in g.search_win]
+        searched["search_reward"] += [r or unsearched for r in g.search_reward]
         actions.extend(g.actions)
         player.extend(g.deciders)
         for pairs in g.visits:
@@ -141,6 +154,7 @@ def _arrays(games: Sequence[PlainGame], players: int) -> dict[str, np.ndarray]:
         "visit_start": np.array(visit_start, dtype=np.int64),
         "visit_action": np.array(visit_action, dtype=np.uint32),
         "visit_count": np.array(visit_count, dtype=np.uint32),
+        **{k: np.array(v, dtype=np.float32).reshape(len(actions), players) for k, v in searched.items()},
     }
 
 
