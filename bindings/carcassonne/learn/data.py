@@ -113,10 +113,9 @@ def load_samples(
                     out.result.append(win)
                     if search_weight > 0:
                         seats = [(observer + r) % len(scores) for r in range(len(scores))]
-                        win = (1 - search_weight) * win + search_weight * data["search_win"][i][seats]
-                        margin = (1 - search_weight) * margin + search_weight * data["search_reward"][i][
-                            seats
-                        ]
+                        w = search_weight
+                        win = (1 - w) * win + w * data["search_win"][i][seats]
+                        margin = (1 - w) * margin + w * data["search_reward"][i][seats]
                     out.states.append(state.clone())
                     out.observers.append(observer)
                     out.policy.append((indices, visits / visits.sum()))
