@@ -467,7 +467,7 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
   struct Sum {
     uint64_t visits = 0;
     double value = 0, prior = 0;
-    std::array<double, kMaxPlayers> win{}, fallback{};
+    std::array<double, kMaxPlayers> win{}, reward{};  // sums of win shares (this search's) and of rewards (every visit)
     uint64_t win_count = 0;
   };
   std::map<uint32_t, Sum> sums;
@@ -489,7 +489,7 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
       s.win_count += w.count.load();
       for (int p = 0; p < players; ++p) {
         s.win[size_t(p)] += w.sum[size_t(p)].load();
-        s.fallback[size_t(p)] += ch.value_sum[size_t(p)].load();
+        s.reward[size_t(p)] += ch.value_sum[size_t(p)].load();
       }
     }
   }
@@ -505,11 +505,11 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
     for (int p = 0; p < players; ++p) {
       // Win shares seen in this search; else (reused, unvisited now) the mean rewards.
       double win = s.win_count ? s.win[size_t(p)] / double(s.win_count)
-                   : s.visits  ? s.fallback[size_t(p)] / double(s.visits)
+                   : s.visits  ? s.reward[size_t(p)] / double(s.visits)
                                : 1.0 / players;
       a.win.push_back(win);
       root_win[size_t(p)] += s.win[size_t(p)];
-      root_reward[size_t(p)] += s.fallback[size_t(p)];
+      root_reward[size_t(p)] += s.reward[size_t(p)];
     }
     root_count += s.win_count;
     root_visits += s.visits;
