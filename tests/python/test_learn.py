@@ -133,6 +133,26 @@ def test_value_targets_mix_in_the_search_estimates(tmp_path: Path) -> None:
         load_samples(old, search_weight=0.5)
 
 
+def test_training_keeps_the_epoch_of_the_lowest_held_out_loss(tmp_path: Path) -> None:
+    import random
+
+    from carcassonne.learn import loop
+    from carcassonne.learn.data import Batches, load_samples
+    from carcassonne.rl.trajectories import write_trajectories
+
+    path = write_trajectories(tmp_path / "t.npz", ["mcts:iters=20,memory=16"] * 2, deals=3, progress=False)
+    samples = load_samples(path, progress=False)
+    torch.manual_seed(1)
+    net = PolicyValueNet(2, channels=(4, 4, 8), hidden=8)
+    held: list[float] = []
+    # A large step on six games: the held-out loss goes up and down, the last epoch is not the best.
+    kept = loop.train_epochs(net, samples, 6, 16, 0.05, 3, lambda e, t, h: held.append(h["loss"]), False)
+    assert len(held) == 6 and kept == 1 + int(np.argmin(held)) and kept < 6
+    _, valid = loop.split_games(samples, random.Random(3))  # the split train_epochs made
+    again = loop.evaluate(net, Batches(samples, 2, net.window), valid, 16)["loss"]
+    assert again == pytest.approx(min(held), rel=1e-5)
+
+
 def _log(run: Path) -> list[dict[str, str]]:
     with open(run / "log.csv", newline="") as f:
         return list(csv.DictReader(f))
@@ -173,6 +193,7 @@ def test_training_loop_end_to_end_and_resume(tmp_path: Path, monkeypatch: pytest
     assert state["best"] == "candidate-0.carcnet" and _core.Network(str(run / "best.carcnet")).players == 2
     rows = _log(run)
     assert len(rows) == 1 and 0 <= float(rows[0]["policy_top1"]) <= 1 and float(rows[0]["loss"]) > 0
+    assert float(rows[0]["held_loss"]) > 0 and state["done"]["train-0"] == {"epoch": 1}
     assert (run / "training.png").stat().st_size > 0
     # A second generation continues the run (network self-play, training, a gate against the best).
     assert main([*args[:4], "2", *args[5:]]) == 0

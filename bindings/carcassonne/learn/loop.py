@@ -8,17 +8,20 @@ far (`mcts:eval=net`). Each generation:
      (carcassonne.rl.trajectories), into games-G.npz;
   2. training: the best network's weights (or fresh ones) trained `epochs` passes over the
      replay window (the last `replay` generations' games), 10% of the games held out for the
-     log's value accuracy and policy top-1; candidate-G.pt and .carcnet;
+     log's held-out loss, value accuracy and policy top-1; the candidate is the epoch of the
+     lowest held-out loss (later epochs may overfit: they are trained, logged and dropped);
+     candidate-G.pt and .carcnet;
   3. gating: the candidate against the best network in paired arena games at equal iterations;
      it is promoted if the arena's 95% interval of its win rate lies above 1/2 (generation 0
      is promoted at once: there is no network to beat).
 Every step's output is a file in the run directory and run.json records what is done, so after
 Ctrl-C (or a crash) rerunning the same command continues where it stopped. log.csv holds one
-row per epoch (loss, value accuracy, policy top-1); training.png plots it.
+row per epoch (loss, held-out loss, value accuracy, policy top-1); training.png plots it.
 """
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import os
@@ -44,6 +47,7 @@ LOG_FIELDS = [
     "loss",
     "policy_loss",
     "value_loss",
+    "held_loss",
     "value_accuracy",
     "policy_top1",
 ]
@@ -142,6 +146,8 @@ def plot_log(log: Path, png: Path) -> None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     for key in ("loss", "policy_loss", "value_loss"):
         left.plot(x, [float(r[key]) for r in rows], marker=".", label=key.replace("_", " ") + " (train)")
+    held = [float(r["held_loss"]) if r.get("held_loss") else np.nan for r in rows]  # older logs lack it
+    left.plot(x, held, marker=".", linestyle="--", color="C0", label="loss (held out)")
     left.set_xlabel("epoch (all generations)")
     left.set_title("training loss")
     left.legend()
@@ -184,6 +190,28 @@ def losses(net: PolicyValueNet, batch: dict[str, np.ndarray]) -> dict[str, torch
     }
 
 
+def split_games(samples: Samples, rng: random.Random) -> tuple[list[int], list[int]]:
+    """The samples' indices to train on and to hold out: 10% of the games (at least one) held
+    out whole, so that no position of a held-out game is trained on."""
+    games = sorted(set(samples.game))
+    held = set(rng.sample(games, max(1, len(games) // 10))) if len(games) > 1 else set()
+    train = [i for i, g in enumerate(samples.game) if g not in held] or list(range(len(samples)))
+    valid = [i for i, g in enumerate(samples.game) if g in held] or train
+    return train, valid
+
+
+def evaluate(net: PolicyValueNet, batches: Batches, indices: list[int], batch_size: int) -> dict[str, float]:
+    """The means of losses() over the samples at `indices`, in evaluation mode, no gradients."""
+    net.eval()
+    sums: dict[str, float] = {}
+    with torch.no_grad():
+        for i in range(0, len(indices), batch_size):
+            chunk = indices[i : i + batch_size]
+            for k, v in losses(net, batches.batch(chunk)).items():
+                sums[k] = sums.get(k, 0.0) + float(v) * len(chunk)
+    return {k: v / len(indices) for k, v in sums.items()}
+
+
 def train_epochs(
     net: PolicyValueNet,
     samples: Samples,
@@ -193,18 +221,17 @@ def train_epochs(
     seed: int,
     on_epoch: Any = None,
     progress: bool = True,
-) -> None:
+) -> int:
     """Trains `net` in place; 10% of the games (at least one) are held out for the metrics
-    passed to on_epoch(epoch, train means, held-out means)."""
+    passed to on_epoch(epoch, train means, held-out means). `net` ends with the weights of the
+    epoch of the lowest held-out loss (early stopping), whose number is returned."""
     from tqdm import tqdm
 
     rng = random.Random(seed)
-    games = sorted(set(samples.game))
-    held = set(rng.sample(games, max(1, len(games) // 10))) if len(games) > 1 else set()
-    train = [i for i, g in enumerate(samples.game) if g not in held] or list(range(len(samples)))
-    valid = [i for i, g in enumerate(samples.game) if g in held] or train
+    train, valid = split_games(samples, rng)
     batches = Batches(samples, net.players, net.window)
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    kept, kept_loss, kept_weights = 0, float("inf"), copy.deepcopy(net.state_dict())
     for epoch in range(1, epochs + 1):
         rng.shuffle(train)
         net.train()
@@ -219,19 +246,13 @@ def train_epochs(
             optimiser.step()
             for k, v in out.items():
                 sums[k] = sums.get(k, 0.0) + float(v.detach()) * len(chunk)
-        net.eval()
-        held_sums: dict[str, float] = {}
-        with torch.no_grad():
-            for i in range(0, len(valid), batch_size):
-                chunk = valid[i : i + batch_size]
-                for k, v in losses(net, batches.batch(chunk)).items():
-                    held_sums[k] = held_sums.get(k, 0.0) + float(v) * len(chunk)
+        held_means = evaluate(net, batches, valid, batch_size)
+        if held_means["loss"] < kept_loss:
+            kept, kept_loss, kept_weights = epoch, held_means["loss"], copy.deepcopy(net.state_dict())
         if on_epoch is not None:
-            on_epoch(
-                epoch,
-                {k: v / len(train) for k, v in sums.items()},
-                {k: v / len(valid) for k, v in held_sums.items()},
-            )
+            on_epoch(epoch, {k: v / len(train) for k, v in sums.items()}, held_means)
+    net.load_state_dict(kept_weights)
+    return kept
 
 
 def _global_scale(samples: Samples, net: PolicyValueNet) -> np.ndarray:
@@ -299,22 +320,24 @@ def run(
             ) -> None:
                 row: dict[str, Any] = {"generation": g, "epoch": epoch, "samples": n}
                 row.update({k: train[k] for k in ("loss", "policy_loss", "value_loss")})
+                row.update({"held_loss": held["loss"]})
                 row.update({k: held[k] for k in ("value_accuracy", "policy_top1")})
                 _append_log(d / "log.csv", row)
                 print(
                     f"  epoch {epoch}: loss {train['loss']:.3f} (policy {train['policy_loss']:.3f}, value "
-                    f"{train['value_loss']:.3f}); held out: value accuracy {held['value_accuracy']:.3f}, "
-                    f"policy top-1 {held['policy_top1']:.3f}"
+                    f"{train['value_loss']:.3f}); held out: loss {held['loss']:.3f}, value accuracy "
+                    f"{held['value_accuracy']:.3f}, policy top-1 {held['policy_top1']:.3f}"
                 )
 
             _drop_log_rows(d / "log.csv", g)  # an interrupted training of this generation starts over
-            train_epochs(
+            kept = train_epochs(
                 net, samples, config.epochs, config.batch, config.lr, config.seed + g, on_epoch, progress
             )
+            print(f"generation {g}: the candidate is epoch {kept} (lowest held-out loss)")
             torch.save(net.state_dict(), candidate.with_suffix(".pt"))
             export(net, candidate)
             plot_log(d / "log.csv", d / "training.png")
-            r.mark(f"train-{g}")
+            r.mark(f"train-{g}", {"epoch": kept})
         if not r.done(f"gate-{g}"):
             promoted, summary = True, "no network to beat yet"
             if best is not None:
@@ -329,6 +352,7 @@ def run(
 
 
 def _drop_log_rows(log: Path, generation: int) -> None:
+    # Rewriting also brings a log of an older version to today's columns (missing ones empty).
     rows = [row for row in _log_rows(log) if int(row["generation"]) != generation]
     if log.exists():
         log.unlink()
