@@ -5,6 +5,8 @@
 //   BM_RandomGameAnniversary, BM_RandomGameCountKingRobber, BM_RandomGameRiver,
 //   BM_RandomGameAllSupported  with each expansion, and with all of them (the City start)
 //   BM_LegalPlacements    legal placements of the drawn tile on a mid-game board
+//   BM_ParseAction        parse the text of every legal action (placements and figures) of a
+//                         mid-game node back into the action, as the API and the invariants do
 //   BM_ApplyTurn          clone a mid-game state, place a tile and a figure, score
 //   BM_Clone              copy a mid-game state
 //   BM_CopyFrom           the same into a scratch state with State::copy_from (used parts only)
@@ -105,6 +107,34 @@ void BM_LegalPlacements(benchmark::State& bench) {
   bench.counters["placements"] = double(placements) / double(bench.iterations());
 }
 BENCHMARK(BM_LegalPlacements);
+
+void BM_ParseAction(benchmark::State& bench) {
+  struct Node {
+    State state;
+    std::vector<std::string> texts;
+  };
+  std::vector<Node> nodes;
+  Action buffer[kMaxActions];
+  for (uint64_t seed = 0; seed < 16; ++seed) {
+    State s = mid_game(seed, 36);
+    for (int phase = 0; phase < 2 && !s.is_terminal(); ++phase) {  // the placements, then the figures
+      Node node{s, {}};
+      int n = s.legal_actions(buffer);
+      for (int k = 0; k < n; ++k) node.texts.push_back(s.action_to_string(buffer[k]));
+      nodes.push_back(std::move(node));
+      s.apply_unchecked(buffer[0]);
+    }
+  }
+  size_t i = 0;
+  long parsed = 0;
+  for (auto _ : bench) {
+    const Node& node = nodes[i++ % nodes.size()];
+    for (const std::string& text : node.texts) benchmark::DoNotOptimize(node.state.parse_action(text));
+    parsed += long(node.texts.size());
+  }
+  bench.SetItemsProcessed(parsed);  // items/s = actions parsed/s
+}
+BENCHMARK(BM_ParseAction);
 
 void BM_ApplyTurn(benchmark::State& bench) {
   std::vector<State> states;

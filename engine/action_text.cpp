@@ -1,5 +1,7 @@
 // Actions as text (game.h): action_to_string, parse_action (which inverts it), and the text
 // picture of a state.
+#include <array>
+#include <cctype>
 #include <charconv>
 #include <sstream>
 
@@ -44,12 +46,22 @@ Action State::parse_action(std::string_view text) const {
   auto bad = [&](const std::string& why) -> IllegalActionError {
     return IllegalActionError("cannot parse action '" + std::string(text) + "': " + why);
   };
-  std::istringstream in{std::string(text)};
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  const size_t count = words.size();
-  words.resize(std::max<size_t>(count, 3));
-  const std::string& verb = words[0];
+  // The words, split at white space without a copy (legal-action checks parse every action's
+  // text): no action has more than three, the fourth is kept for the error message.
+  std::array<std::string_view, 4> words{};
+  size_t count = 0;
+  for (size_t i = 0; i < text.size();) {
+    if (std::isspace(static_cast<unsigned char>(text[i]))) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
+    if (count < words.size()) words[count] = text.substr(i, end - i);
+    ++count;
+    i = end;
+  }
+  const std::string verb(words[0]);
   auto parse_int = [&](std::string_view s, int& v) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     return ec == std::errc() && p == s.data() + s.size();
@@ -64,7 +76,7 @@ Action State::parse_action(std::string_view text) const {
     return true;
   };
   auto expect_words = [&](size_t n) {
-    if (count > n) throw bad("unexpected '" + words[n] + "'");
+    if (count > n) throw bad("unexpected '" + std::string(words[n]) + "'");
     if (count < n) throw bad("too few words");
   };
   Cell cell;
@@ -74,7 +86,7 @@ Action State::parse_action(std::string_view text) const {
   }
   if (verb == "draw") {
     expect_words(2);
-    if (!catalogue().contains(words[1])) throw bad("unknown tile '" + words[1] + "'");
+    if (!catalogue().contains(words[1])) throw bad("unknown tile '" + std::string(words[1]) + "'");
     return Action::draw(catalogue().find(words[1]));
   }
   if (verb == "abbey" || verb == "arrow") {
@@ -85,7 +97,7 @@ Action State::parse_action(std::string_view text) const {
   if (verb == "place") {
     int r = 0;
     if (count < 3 || !parse_cell(words[1], cell)) throw bad("expected 'place <x>,<y> r<rotation>'");
-    if (words[2].size() != 2 || words[2][0] != 'r' || !parse_int(std::string_view(words[2]).substr(1), r) || r > 3)
+    if (words[2].size() != 2 || words[2][0] != 'r' || !parse_int(words[2].substr(1), r) || r > 3)
       throw bad("rotation must be r0, r1, r2 or r3");
     expect_words(3);
     return Action::place(cell, r);
@@ -96,7 +108,8 @@ Action State::parse_action(std::string_view text) const {
       if (words[1] == kQuarterNames[q]) return Action::count_to(Quarter(q));
     throw bad("the Count goes to a quarter: castle, market, blacksmith or cathedral");
   }
-  if (count == 2 && words[1].size() > 1 && words[1][0] == '@' && !std::isdigit(words[1][1]) && words[1][1] != '-') {
+  if (count == 2 && words[1].size() > 1 && words[1][0] == '@' &&
+      !std::isdigit(static_cast<unsigned char>(words[1][1])) && words[1][1] != '-') {
     for (int f = 0; f < kNumFigureKinds; ++f)
       for (int q = 0; q < kNumQuarters; ++q)
         if (verb == figure_kind_name(FigureKind(f)) && words[1].substr(1) == kQuarterNames[q])
@@ -111,14 +124,14 @@ Action State::parse_action(std::string_view text) const {
   }
   for (int f = 0; f < kNumFigureKinds; ++f) {
     if (verb != figure_kind_name(FigureKind(f))) continue;
-    const std::string& arg = words[1];
+    const std::string_view arg = words[1];
     auto hash = arg.find('#');
     int index = 0;
-    if (hash == std::string::npos || !parse_int(std::string_view(arg).substr(hash + 1), index) || index < 0 ||
+    if (hash == std::string_view::npos || !parse_int(arg.substr(hash + 1), index) || index < 0 ||
         index >= kMaxSegmentsPerTile)
       throw bad("expected '" + verb + " <feature>#<index>'");
     bool elsewhere = count >= 3;
-    if (elsewhere && (words[2][0] != '@' || !parse_cell(std::string_view(words[2]).substr(1), cell)))
+    if (elsewhere && (words[2][0] != '@' || !parse_cell(words[2].substr(1), cell)))
       throw bad("expected '@<x>,<y>' after the feature");
     expect_words(elsewhere ? 3 : 2);
     int slot = elsewhere ? board_.slot_at(cell) : (turn_.phase == Phase::PlaceFigure ? turn_.last_slot : -1);
@@ -127,11 +140,11 @@ Action State::parse_action(std::string_view text) const {
       const PlacedTile& t = board_.tile(slot);
       if (index >= catalogue().kind(t.kind).num_segments)
         throw bad("the tile has no feature #" + std::to_string(index));
-      std::string type = arg.substr(0, hash);
+      std::string_view type = arg.substr(0, hash);
       std::string actual = feature_type_name(features_[t.first_segment + index].type);
       if (actual != type)
         throw bad("feature #" + std::to_string(index) + " of " + catalogue().kind(t.kind).name + " is a " + actual +
-                  ", not a " + type);
+                  ", not a " + std::string(type));
     }
     return elsewhere ? Action::figure_at(FigureKind(f), index, cell) : Action::figure(FigureKind(f), index);
   }
