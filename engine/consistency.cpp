@@ -90,25 +90,28 @@ void State::check_consistency() const {
       if (owned[p][k] + supply_[p][k] != expected)
         fail(std::string(figure_kind_name(FigureKind(k))) + "s of player " + std::to_string(p) + " not conserved");
     }
+  std::vector<int> tiles;  // of one feature; reused: the fuzzers call this at every node
   for (int s = 0; s < features_.size(); ++s) {
     const Segment& seg = features_[s];
     if (features_[seg.root].root != seg.root) fail("root of segment " + std::to_string(s) + " is not a root");
     if (seg.root != s) continue;
-    std::set<int> tiles;
+    tiles.clear();
     int size = 0, pennants = 0, open = 0;
     features_.for_each_member(s, [&](int m) {
       const Segment& member = features_[m];
       if (member.root != s) fail("member list of " + std::to_string(s) + " reaches another feature");
       if (member.type != seg.type) fail("feature mixes segment types");
       ++size;
-      tiles.insert(member.tile);
+      tiles.push_back(member.tile);
       const PlacedTile& t = board_.tile(member.tile);
       const SegmentSpec& spec = rotated(t).segments[member.local];
       pennants += spec.pennants;
       for (int side = 0; side < kNumSides; ++side)
         if ((spec.points >> side_point(Side(side), 1) & 1) && !board_.occupied(neighbour(t.cell, Side(side)))) ++open;
     });
-    std::string name = std::string(feature_type_name(seg.type)) + " " + std::to_string(s);
+    std::sort(tiles.begin(), tiles.end());
+    const int distinct_tiles = int(std::unique(tiles.begin(), tiles.end()) - tiles.begin());
+    const std::string name = std::string(feature_type_name(seg.type)) + " " + std::to_string(s);
     if (meeples[s] != std::array<int, kMaxPlayers>{seg.meeples[0], seg.meeples[1], seg.meeples[2], seg.meeples[3],
                                                    seg.meeples[4], seg.meeples[5]})
       fail("meeple count of " + name);
@@ -118,7 +121,7 @@ void State::check_consistency() const {
     if (size != seg.size) fail("size of " + name);
     if (pennants != seg.pennants) fail("pennants of " + name);
     if (seg.type == FeatureType::Road || seg.type == FeatureType::City) {
-      if (int(tiles.size()) != seg.tiles) fail("tile count of " + name);
+      if (distinct_tiles != seg.tiles) fail("tile count of " + name);
       if (open != seg.open) fail("open ends of " + name);
     }
     if (is_cloister_like(seg.type)) {
@@ -175,8 +178,7 @@ void State::check_consistency() const {
       if (board_.occupied(neighbour(c, Side(s)))) present |= uint8_t(1u << s);
     if (present == 0 || present != board_.frontier_neighbours(f)) fail("frontier neighbours at " + cell_text(c));
   }
-  int frontier = 0;
-  std::set<std::pair<int, int>> seen;
+  std::vector<std::pair<int, int>> empty_neighbours;
   for (int i = 0; i < board_.num_tiles(); ++i) {
     const PlacedTile& t = board_.tile(i);
     if (board_.slot_at(t.cell) != i) fail("cell index of tile " + std::to_string(i));
@@ -184,7 +186,7 @@ void State::check_consistency() const {
       Cell n = neighbour(t.cell, Side(s));
       int ns = board_.slot_at(n);
       if (ns < 0) {
-        if (seen.insert({n.x, n.y}).second) ++frontier;
+        empty_neighbours.push_back({n.x, n.y});
         continue;
       }
       Edge mine = rotated(t).edges[s], theirs = rotated(board_.tile(ns)).edges[opposite(Side(s))];
@@ -192,6 +194,8 @@ void State::check_consistency() const {
         fail("mismatched sides at " + cell_text(t.cell));
     }
   }
+  std::sort(empty_neighbours.begin(), empty_neighbours.end());
+  const auto frontier = std::unique(empty_neighbours.begin(), empty_neighbours.end()) - empty_neighbours.begin();
   if (frontier != board_.frontier_size()) fail("frontier size");
   int bag = 0;
   for (int k = 0; k < cat.size(); ++k) bag += bag_count_[k];
