@@ -268,7 +268,7 @@ def test_arena_csv_is_written_as_games_finish_and_resumes(tmp_path) -> None:
 
 
 def test_arena_csv_in_a_missing_folder_is_refused_before_any_game(tmp_path) -> None:
-    """Refused at once (tests/cpp/test_mcts.cpp checks that no game is played), with the path."""
+    """Refused at once (tests/cpp/test_arena.cpp checks that no game is played), with the path."""
     path = tmp_path / "no_such_folder" / "run.csv"
     with pytest.raises(SearchError) as info:
         arena(["greedy", "random"], deals=1, threads=1, csv=path)
