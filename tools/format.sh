@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Formats the sources: clang-format (.clang-format at the root) on the C++ of engine/, search/,
-# bindings/, bench/, tests/cpp and tests/fuzz, ruff's formatter (pyproject.toml's [tool.ruff]) on the Python of
+# bindings/, bench/, examples/, tests/cpp and tests/fuzz, ruff's formatter (pyproject.toml's [tool.ruff]) on the Python of
 # bindings/, tests/python and tools/.
 #   bash tools/format.sh          rewrites the files that are not formatted
 #   bash tools/format.sh --check  changes nothing; names the files that need formatting and exits 1
@@ -17,10 +17,12 @@ case "${1:-}" in
 esac
 
 clang_format=${CLANG_FORMAT:-clang-format}
-command -v "$clang_format" >/dev/null || { echo "$clang_format not found: run tools/deps.sh" >&2; exit 2; }
-python3 -m ruff --version >/dev/null 2>&1 || { echo "ruff not found: run tools/deps.sh" >&2; exit 2; }
+python=python
+[ -x .venv/bin/python ] && python=.venv/bin/python  # the project's environment, when not active
+command -v "$clang_format" >/dev/null || { echo "$clang_format not found: source tools/deps.sh (or run bash tools/test.sh)" >&2; exit 2; }
+"$python" -m ruff --version >/dev/null 2>&1 || { echo "ruff not found: source tools/deps.sh (or run bash tools/test.sh)" >&2; exit 2; }
 
-mapfile -t cpp_files < <(find engine search bindings bench tests/cpp tests/fuzz -type f \( -name '*.h' -o -name '*.cpp' \) | sort)
+mapfile -t cpp_files < <(find engine search bindings bench examples tests/cpp tests/fuzz -type f \( -name '*.h' -o -name '*.cpp' \) | sort)
 # Only .py and .pyi: given folders, newer ruff also formats the Python blocks of Markdown files.
 mapfile -t py_files < <(find bindings tests/python tests/fuzz tools -type f \( -name '*.py' -o -name '*.pyi' \) | sort)
 
@@ -35,9 +37,9 @@ if ((check)); then
     printf '  %s\n' "${unformatted[@]}"
     status=1
   fi
-  python3 -m ruff format --check "${py_files[@]}" || status=1
+  "$python" -m ruff format --check "${py_files[@]}" || status=1
   exit "$status"
 fi
 
 "$clang_format" --style=file -i "${cpp_files[@]}"
-python3 -m ruff format "${py_files[@]}"
+"$python" -m ruff format "${py_files[@]}"

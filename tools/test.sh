@@ -1,15 +1,30 @@
 #!/usr/bin/env bash
-# Runs every test: the C++ suite (release build, via ctest), the same suite under AddressSanitizer
-# and UndefinedBehaviorSanitizer with a 100,000-move random-game invariant run, the search tests
-# under ThreadSanitizer, a Python lint and type check (mypy), and the Python suite against the
-# installed package, the play server's browser tests in headless Chromium included (screenshots
-# in build/screenshots/), after the hand-written stub _core.pyi is checked against the built
-# module (mypy's stubtest), and a short pass of every fuzzer (tools/fuzz.sh: libFuzzer on the
-# engine; Atheris on the Python API).
+# Runs every test, after installing what they need into .venv (tools/deps.sh):
+#   the package: an sdist and a wheel (python -m build), the wheel smoke-tested in a clean
+#     virtual environment (tools/smoke.sh) and installed into .venv for the Python tests;
+#   C++: the GoogleTest suite (release, ctest), again under AddressSanitizer and
+#     UndefinedBehaviorSanitizer with a 100,000-move random-game invariant run, the search tests
+#     under ThreadSanitizer, and a short pass of every libFuzzer target (tools/fuzz.sh);
+#   Python: ruff, mypy, formatting, the stub _core.pyi against the built module (stubtest), the
+#     pytest suite (the play server's browser tests in headless Chromium included: screenshots
+#     in build/screenshots/) and a short Atheris pass on the Python API;
+#   the documentation site (mkdocs build --strict: a broken link fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARC_BROWSER_TESTS=1 CARC_FUZZ_TESTS=1 source tools/deps.sh
 jobs=${JOBS:-2}
+
+echo "== The package: sdist and wheel (python -m build), then the wheel in a clean environment"
+rm -rf dist
+CMAKE_BUILD_PARALLEL_LEVEL=$jobs python -m build --no-isolation --outdir dist . >build-package.log 2>&1 ||
+  { tail -50 build-package.log; exit 1; }
+ls dist
+wheel=$(ls dist/carcassonne-*.whl)
+python -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
+bash tools/smoke.sh "$wheel"
+
+echo "== The documentation site (mkdocs build --strict)"
+NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --site-dir build/site
 
 echo "== C++ tests (release)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCARC_WERROR=ON >/dev/null
@@ -33,18 +48,17 @@ echo "== Fuzzing: each libFuzzer target for ${CARC_FUZZ_SECONDS:=60} s (tools/fu
 bash tools/fuzz.sh "$CARC_FUZZ_SECONDS"
 
 echo "== Python lint"
-python3 -m ruff check bindings tests tools
+python -m ruff check bindings tests tools
 echo "== Python types (mypy, settings in pyproject.toml)"
-python3 -m mypy
+python -m mypy
 echo "== Formatting: C++ (clang-format) and Python (ruff format); bash tools/format.sh applies it"
 bash tools/format.sh --check
 
-echo "== Python tests"
-CMAKE_BUILD_PARALLEL_LEVEL=$jobs python3 -m pip install -q --disable-pip-version-check --no-build-isolation .
-echo "== The hand-written stub _core.pyi against the built module (mypy's stubtest)"
-python3 -m mypy.stubtest carcassonne._core --allowlist tools/stubtest-allowlist.txt
-python3 -m pytest -q -rs
-python3 tests/fuzz/fuzz_python.py -max_total_time="$CARC_FUZZ_SECONDS" -print_final_stats=1 2>&1 |
+echo "== Python tests (the wheel installed in .venv)"
+echo "-- the hand-written stub _core.pyi against the built module (mypy's stubtest)"
+python -m mypy.stubtest carcassonne._core --allowlist tools/stubtest-allowlist.txt
+python -m pytest -q -rs
+python tests/fuzz/fuzz_python.py -max_total_time="$CARC_FUZZ_SECONDS" -print_final_stats=1 2>&1 |
   grep -E '^stat::(number_of_executed_units|average_exec_per_sec)|Error|Traceback'
 
 echo "browser screenshots: build/screenshots/"

@@ -84,7 +84,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m carcassonne", description=__doc__)
+    parser = argparse.ArgumentParser(prog="carcassonne", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
     selfplay = commands.add_parser("selfplay", help="play games between agents and print the scores")

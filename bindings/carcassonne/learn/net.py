@@ -2,12 +2,16 @@
 (search/network.h; the format: docs/network.md).
 
 The network is tiny on purpose: the search calls it at every leaf, where rollouts cost ~15 us.
+
+```text
   planes [P, W, W] --1x1 conv (+ a per-channel bias from the globals)--> h1 [C1, W, W]
   h1 --3x3 stride 2--> [C2, W/2, W/2] --3x3 stride 2--> [C3, W/4, W/4] --mean--> [C3]
   [C3 + globals] --fc--> hidden --> win logits [players] (softmax: win share per relative seat)
                                 --> margin [players] (sigmoid: the search's margin reward)
                                 --> dense logits [58]: figure 40, pass, take-tile, quarter 12, count 4
   h1 --3x3 conv--> cell logits [36, W, W]: place 4 rotations, figure_at 30, abbey, arrow
+```
+
 Policy logits are looked up by action index (docs/observation.md's blocks), never all computed
 in C++: only the legal actions' cells are.
 """

@@ -1,0 +1,90 @@
+"""Makes the documentation's picture of the play page (docs/images/board.png): a server on a free
+port, a 2-player game of every expansion played by greedy bots to mid-game, loaded into
+headless Chromium (Debian's chromium and chromium-driver, through Selenium).
+
+    python tools/screenshot.py [--turns 60] [--out docs/images/board.png]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+import carcassonne
+
+EXPANSIONS = ["abbey-mayor", "anniv20", "king-robber", "shrines"]
+
+
+def mid_game_record(turns: int, seed: int) -> dict:
+    """A game of every expansion (City start) after `turns` tiles, played by the greedy bot."""
+    game = carcassonne.Game(players=2, expansions=EXPANSIONS, variants={"start": "city"}, seed=seed)
+    placed = 0
+    while not game.is_terminal and placed < turns:
+        if game.is_chance:
+            game.apply_random_chance()
+            placed += 1
+        else:
+            game.apply(carcassonne._core.choose_action(game.core_state(), "greedy", seed))
+    if game.is_chance:
+        game.apply_random_chance()  # the picture shows a tile to place
+    return game.to_record()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--turns", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=4)
+    parser.add_argument("--out", default="docs/images/board.png")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as data, socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        command = [sys.executable, "-m", "carcassonne", "serve", "--port", str(port), "--data", data]
+        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            for _ in range(100):
+                try:
+                    urllib.request.urlopen(f"{url}/api/options", timeout=1)
+                    break
+                except OSError:
+                    time.sleep(0.2)
+            body = {"record": mid_game_record(args.turns, args.seed), "seats": [{"kind": "human"}, {"kind": "bot"}]}
+            request = urllib.request.Request(
+                f"{url}/api/games/load", json.dumps(body).encode(), {"Content-Type": "application/json"}
+            )
+            game = json.load(urllib.request.urlopen(request))
+
+            options = webdriver.ChromeOptions()
+            for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,860"):
+                options.add_argument(argument)
+            options.binary_location = shutil.which("chromium") or "chromium"
+            browser = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+            try:
+                browser.get(f"{url}/#game={game['id']}")
+                time.sleep(3)  # the board's drawings load and the page settles
+                Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+                browser.save_screenshot(args.out)
+            finally:
+                browser.quit()
+        finally:
+            server.kill()
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
