@@ -16,8 +16,9 @@ jobs=${JOBS:-2}
 
 echo "== The package: sdist and wheel (python -m build), then the wheel in a clean environment"
 rm -rf dist
-CMAKE_BUILD_PARALLEL_LEVEL=$jobs python -m build --no-isolation --outdir dist . >build-package.log 2>&1 ||
-  { tail -50 build-package.log; exit 1; }
+mkdir -p build
+CMAKE_BUILD_PARALLEL_LEVEL=$jobs python -m build --no-isolation --outdir dist . >build/package.log 2>&1 ||
+  { tail -50 build/package.log; exit 1; }
 ls dist
 wheel=$(ls dist/carcassonne-*.whl)
 python -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"

@@ -391,7 +391,7 @@ EVERY_MIX = [
 @pytest.mark.parametrize("expansions", EVERY_MIX)
 def test_position_continues_like_the_game(expansions: list[str]) -> None:
     """A game rebuilt from its position mid-game, given the same draws and moves, ends with the
-    same board, scores and score causes (issue 15: positions for every rule set)."""
+    same board, scores and score causes."""
     game = Game(players=3, seed=31, expansions=expansions)
     rng = random.Random(31)
     while len(game.history) < 90 or game.phase not in ("draw", "abbey_choice"):

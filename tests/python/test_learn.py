@@ -1,4 +1,4 @@
-"""The learned evaluator (issue 19): the C++ network (search/network.h) against PyTorch, the
+"""The learned evaluator: the C++ network (search/network.h) against PyTorch, the
 CARCNET file's validation, the eval=net agent, and the training loop end to end at a tiny size."""
 
 from __future__ import annotations
