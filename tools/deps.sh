@@ -47,7 +47,10 @@ fi
 # shellcheck disable=SC1091
 source "$venv/bin/activate"
 
-pip_install() { python -m pip install -q --disable-pip-version-check "$@"; }
+# (Quiet; a pip.conf may name package folders a machine lacks, which pip warns of on every package.)
+pip_install() {
+  python -m pip install -q --disable-pip-version-check "$@" 2> >(grep -v "^WARNING: Location '" >&2)
+}
 # pip's own requirements file format, one a line: the extras of the profile.
 requirements=$(mktemp)
 case "$profile" in

@@ -18,7 +18,9 @@ cd "$work"  # so that nothing is imported from the source tree
 
 rm -rf "$venv"
 python -m venv "$venv"
-pip() { "$venv/bin/python" -m pip install -q --disable-pip-version-check "$@"; }
+pip() {
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "$@" 2> >(grep -v "^WARNING: Location '" >&2)
+}
 py() { "$venv/bin/python" "$@"; }
 carcassonne() { "$venv/bin/carcassonne" "$@"; }
 
