@@ -62,7 +62,10 @@ def main() -> int:
                     break
                 except OSError:
                     time.sleep(0.2)
-            body = {"record": mid_game_record(args.turns, args.seed), "seats": [{"kind": "human"}, {"kind": "bot"}]}
+            body = {
+                "record": mid_game_record(args.turns, args.seed),
+                "seats": [{"kind": "human"}, {"kind": "bot"}],
+            }
             request = urllib.request.Request(
                 f"{url}/api/games/load", json.dumps(body).encode(), {"Content-Type": "application/json"}
             )
