@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,8 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 
 from carcassonne import Game
-from carcassonne.play.server import create_app
+from carcassonne.play.server import MAX_BODY, create_app
+from carcassonne.play.store import StoreError
 
 HUMAN = {"kind": "human"}
 EASY = {"kind": "bot", "level": "easy"}
@@ -268,3 +270,88 @@ def test_every_legal_action_has_exactly_one_control_on_the_page(
                 assert kind["anchors"][figure["feature"]] is not None
             game.apply(rng.choice(game.legal_actions()))
     assert {"place_tile", "place_figure"} <= phases
+
+
+def test_nan_and_infinity_in_any_json_body_are_a_400_and_change_nothing(client: TestClient) -> None:
+    """Python's json reads NaN, Infinity and 1e999 (inf); the validation error that quotes one
+    cannot be encoded, which was a 500 on every endpoint with a body."""
+    state = new_game(client, [HUMAN, EASY])
+    game = f"/api/games/{state['id']}"
+    requests = [
+        ("/api/games", '{"seats": [{"kind": "human"}, {"kind": "bot"}], "seed": NaN}'),
+        ("/api/games", '{"seats": [{"kind": "human"}, {"kind": "bot", "time": Infinity}]}'),
+        ("/api/games", '{"seats": [{"kind": "human"}, {"kind": "bot", "time": 1e999}]}'),
+        ("/api/games/load", '{"record": {"format": NaN}}'),
+        (f"{game}/actions", '{"action": "pass", "x": -Infinity}'),
+        (f"{game}/hint", '{"time": NaN}'),
+        (f"{game}/hint", '{"time": -1e400}'),
+    ]
+    for path, body in requests:
+        response = client.post(path, content=body, headers={"content-type": "application/json"})
+        assert response.status_code == 400, (path, body, response.text)
+        assert "only finite numbers are accepted" in response.json()["detail"]
+    assert len(client.get("/api/games").json()) == 1
+    assert client.get(game).json()["moves"] == state["moves"]
+
+
+def test_a_chunked_body_over_the_limit_is_refused_before_it_is_read_whole(client: TestClient) -> None:
+    """A body without a Content-Length is counted as it arrives: 60 MiB are refused after 1 MiB."""
+    chunk = b" " * (64 << 10)
+    sent = 0
+
+    def body(size: int) -> Iterator[bytes]:
+        nonlocal sent
+        yield b'{"seats": [{"kind": "human"}, {"kind": "bot"}]}'
+        for _ in range(size // len(chunk)):
+            sent += len(chunk)
+            yield chunk
+
+    response = client.post("/api/games", content=body(60 << 20), headers={"content-type": "application/json"})
+    assert response.status_code == 413 and "request body over" in response.json()["detail"]
+    assert sent <= MAX_BODY + len(chunk)
+    assert client.get("/api/games").json() == []
+    # A chunked body under the limit is read as any other.
+    response = client.post(
+        "/api/games", content=body(5 * len(chunk)), headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 201, response.text
+
+
+def test_only_the_engines_text_of_an_action_is_accepted(client: TestClient) -> None:
+    state = new_game(client, [HUMAN, EASY])
+    action = every_legal_action(state)[0]
+    for padded in (f" {action} ", f"{action}\n", action.replace(" ", "  "), action.replace(" ", "\t")):
+        response = client.post(f"/api/games/{state['id']}/actions", json={"action": padded})
+        assert response.status_code == 400, padded
+        assert "illegal move" in response.json()["detail"]
+    after = client.get(f"/api/games/{state['id']}").json()
+    assert after["moves"] == state["moves"] and after["log"] == state["log"]
+    moved = client.post(f"/api/games/{state['id']}/actions", json={"action": action}).json()
+    assert moved["log"][-1]["action"] == action
+
+
+def test_a_move_the_store_cannot_save_is_a_503_and_is_not_kept(tmp_path: Path) -> None:
+    """The data folder goes away under the server (a full or read-only disk fails the same way):
+    the move is refused and undone, never shown as made and then lost on a restart."""
+    data = tmp_path / "data"
+    client = TestClient(create_app(data))
+    state = new_game(client, [HUMAN, HUMAN])
+    action = every_legal_action(state)[0]
+    data.rename(tmp_path / "away")
+    data.write_text("not a folder")
+    response = client.post(f"/api/games/{state['id']}/actions", json={"action": action})
+    assert response.status_code == 503 and "cannot be written" in response.json()["detail"]
+    assert client.get(f"/api/games/{state['id']}").json() == state
+    assert client.post("/api/games", json={"seats": [HUMAN, HUMAN]}).status_code == 503
+    data.unlink()
+    (tmp_path / "away").rename(data)
+    assert client.get("/api/games").json()[0]["id"] == state["id"]  # and only it
+    assert client.post(f"/api/games/{state['id']}/actions", json={"action": action}).status_code == 200
+    again = TestClient(create_app(data)).get(f"/api/games/{state['id']}").json()
+    assert again["moves"] > state["moves"] and again["log"][-1]["action"] == action
+
+
+def test_a_data_folder_that_cannot_be_written_is_an_error_when_the_app_is_made(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    with pytest.raises(StoreError, match="cannot write the games' store"):
+        create_app(tmp_path / "file" / "data")
