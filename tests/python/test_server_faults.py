@@ -4,6 +4,7 @@ write. Every move a client got a 2xx for must be in the store, and the store mus
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import random
@@ -109,7 +110,7 @@ def play(url: str, seed: int, accepted: dict[str, list[tuple[int, str]]], lock: 
                 with lock:
                     accepted[state["id"]].append((mine["index"], action))
             seed += 1000
-    except OSError:  # the server was killed: connection refused or reset
+    except (OSError, http.client.HTTPException):  # the server was killed: refused, reset, cut short
         return
 
 
