@@ -1,6 +1,7 @@
 """The play server under faults, run as `python -m carcassonne serve` in a subprocess: killed with
-SIGKILL in the middle of a load of concurrent games, and started on a data folder it cannot
-write. Every move a client got a 2xx for must be in the store, and the store must be whole."""
+SIGKILL in the middle of a load of concurrent games, started on a data folder it cannot write,
+sent an endless chunked body. Every move a client got a 2xx for must be in the store, and the
+store must be whole."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import http.client
 import json
 import os
 import random
+import select
 import signal
 import socket
 import sqlite3
@@ -160,3 +162,28 @@ def test_a_data_folder_that_cannot_be_written_is_a_clear_error_at_start(tmp_path
         assert done.returncode == 2, done.stderr
         assert "error: cannot write the games' store" in done.stderr and "Traceback" not in done.stderr
         assert "open http" not in done.stdout  # it never claimed to be serving
+
+
+def test_the_server_stops_reading_a_chunked_body_over_the_limit(tmp_path: Path) -> None:
+    """60 MiB sent chunked (no Content-Length): the server answers 413 and closes the connection
+    after about 1 MiB, where it used to read and parse all of it."""
+    chunk = b" " * (64 << 10)
+    sent, answer = 0, b""
+    with (
+        server(tmp_path) as (_, url),
+        socket.create_connection(("127.0.0.1", int(url.split(":")[-1])), 10) as s,
+    ):
+        s.sendall(
+            b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+        try:
+            while sent < 60 << 20 and not answer:
+                s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                sent += len(chunk)
+                if select.select([s], [], [], 0)[0]:  # the server answered
+                    answer = s.recv(1 << 16)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # it closed the connection after its answer, which a reset may have discarded
+    assert sent < 16 << 20, sent  # the rest of the slack: socket buffers
+    assert answer.startswith(b"HTTP/1.1 413") or not answer, answer[:100]
