@@ -382,6 +382,22 @@ def test_a_move_the_store_cannot_save_is_a_503_and_is_not_kept(tmp_path: Path) -
     assert again["moves"] > state["moves"] and again["log"][-1]["action"] == action
 
 
+def test_a_bot_move_the_store_cannot_save_is_undone_and_the_bot_stops_with_the_reason(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    client = TestClient(create_app(data))
+    state = new_game(client, [HUMAN, {"kind": "bot", "level": "hard", "time": 1}])
+    client.post(f"/api/games/{state['id']}/actions", json={"action": every_legal_action(state)[0]})
+    waiting = client.post(f"/api/games/{state['id']}/actions", json={"action": "pass"}).json()
+    assert waiting["bot_thinking"]
+    data.rename(tmp_path / "away")  # while the bot thinks
+    deadline = time.monotonic() + 10
+    while (state := client.get(f"/api/games/{state['id']}").json())["bot_error"] is None:
+        assert time.monotonic() < deadline, "the bot neither moved nor failed"
+        time.sleep(0.05)
+    assert "cannot be written" in state["bot_error"]
+    assert state["moves"] == waiting["moves"] and state["current_player"] == 1
+
+
 def test_a_data_folder_that_cannot_be_written_is_an_error_when_the_app_is_made(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises(StoreError, match="cannot write the games' store"):
