@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,8 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 
 from carcassonne import Game
-from carcassonne.play.server import create_app
+from carcassonne.play.server import MAX_BODY, create_app
+from carcassonne.play.store import StoreError
 
 HUMAN = {"kind": "human"}
 EASY = {"kind": "bot", "level": "easy"}
@@ -268,3 +271,134 @@ def test_every_legal_action_has_exactly_one_control_on_the_page(
                 assert kind["anchors"][figure["feature"]] is not None
             game.apply(rng.choice(game.legal_actions()))
     assert {"place_tile", "place_figure"} <= phases
+
+
+def test_nan_and_infinity_in_any_json_body_are_a_400_and_change_nothing(client: TestClient) -> None:
+    """Python's json reads NaN, Infinity and 1e999 (inf); the validation error that quotes one
+    cannot be encoded, which was a 500 on every endpoint with a body."""
+    state = new_game(client, [HUMAN, EASY])
+    game = f"/api/games/{state['id']}"
+    requests = [
+        ("/api/games", '{"seats": [{"kind": "human"}, {"kind": "bot"}], "seed": NaN}'),
+        ("/api/games", '{"seats": [{"kind": "human"}, {"kind": "bot", "time": Infinity}]}'),
+        ("/api/games", '{"seats": [{"kind": "human"}, {"kind": "bot", "time": 1e999}]}'),
+        ("/api/games/load", '{"record": {"format": NaN}}'),
+        (f"{game}/actions", '{"action": "pass", "x": -Infinity}'),
+        (f"{game}/hint", '{"time": NaN}'),
+        (f"{game}/hint", '{"time": -1e400}'),
+    ]
+    for path, body in requests:
+        response = client.post(path, content=body, headers={"content-type": "application/json"})
+        assert response.status_code == 400, (path, body, response.text)
+        assert "only finite numbers are accepted" in response.json()["detail"]
+    assert len(client.get("/api/games").json()) == 1
+    assert client.get(game).json()["moves"] == state["moves"]
+
+
+def post_chunked(app: Any, path: str, chunks: Iterator[bytes]) -> tuple[int, Any, int]:
+    """Posts a body without a length to the ASGI app as a server passes on a chunked one, chunk
+    by chunk as the app asks for them (the TestClient reads a body whole before it sends it).
+    Returns the status, the JSON answer and the bytes the app asked for."""
+    read = 0
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal read
+        chunk = next(chunks, b"")
+        read += len(chunk)
+        return {"type": "http.request", "body": chunk, "more_body": bool(chunk)}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"content-type", b"application/json"), (b"transfer-encoding", b"chunked")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+    asyncio.run(app(scope, receive, send))
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return sent[0]["status"], json.loads(body), read
+
+
+def test_a_chunked_body_over_the_limit_is_refused_before_it_is_read_whole(client: TestClient) -> None:
+    """A body without a Content-Length is counted as it arrives: 60 MiB are refused after 1 MiB."""
+    chunk = b" " * (64 << 10)
+
+    def body(size: int) -> Iterator[bytes]:
+        yield b'{"seats": [{"kind": "human"}, {"kind": "bot"}]}'
+        for _ in range(size // len(chunk)):
+            yield chunk
+
+    status, answer, read = post_chunked(client.app, "/api/games", body(60 << 20))
+    assert status == 413 and "request body over" in answer["detail"]
+    assert read <= MAX_BODY + 2 * len(chunk)
+    assert client.get("/api/games").json() == []
+    # A chunked body under the limit is read as any other.
+    status, answer, read = post_chunked(client.app, "/api/games", body(5 * len(chunk)))
+    assert status == 201 and answer["seats"][0] == HUMAN
+
+
+def test_only_the_engines_text_of_an_action_is_accepted(client: TestClient) -> None:
+    state = new_game(client, [HUMAN, EASY])
+    action = every_legal_action(state)[0]
+    for padded in (f" {action} ", f"{action}\n", action.replace(" ", "  "), action.replace(" ", "\t")):
+        response = client.post(f"/api/games/{state['id']}/actions", json={"action": padded})
+        assert response.status_code == 400, padded
+        assert "illegal move" in response.json()["detail"]
+    after = client.get(f"/api/games/{state['id']}").json()
+    assert after["moves"] == state["moves"] and after["log"] == state["log"]
+    moved = client.post(f"/api/games/{state['id']}/actions", json={"action": action}).json()
+    assert moved["log"][-1]["action"] == action
+
+
+def test_a_move_the_store_cannot_save_is_a_503_and_is_not_kept(tmp_path: Path) -> None:
+    """The data folder goes away under the server (a full or read-only disk fails the same way):
+    the move is refused and undone, never shown as made and then lost on a restart."""
+    data = tmp_path / "data"
+    client = TestClient(create_app(data))
+    state = new_game(client, [HUMAN, HUMAN])
+    action = every_legal_action(state)[0]
+    data.rename(tmp_path / "away")
+    data.write_text("not a folder")
+    response = client.post(f"/api/games/{state['id']}/actions", json={"action": action})
+    assert response.status_code == 503 and "cannot be written" in response.json()["detail"]
+    assert client.get(f"/api/games/{state['id']}").json() == state
+    assert client.post("/api/games", json={"seats": [HUMAN, HUMAN]}).status_code == 503
+    data.unlink()
+    (tmp_path / "away").rename(data)
+    assert client.get("/api/games").json()[0]["id"] == state["id"]  # and only it
+    assert client.post(f"/api/games/{state['id']}/actions", json={"action": action}).status_code == 200
+    again = TestClient(create_app(data)).get(f"/api/games/{state['id']}").json()
+    assert again["moves"] > state["moves"] and again["log"][-1]["action"] == action
+
+
+def test_a_bot_move_the_store_cannot_save_is_undone_and_the_bot_stops_with_the_reason(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    client = TestClient(create_app(data))
+    state = new_game(client, [HUMAN, {"kind": "bot", "level": "hard", "time": 1}])
+    client.post(f"/api/games/{state['id']}/actions", json={"action": every_legal_action(state)[0]})
+    waiting = client.post(f"/api/games/{state['id']}/actions", json={"action": "pass"}).json()
+    assert waiting["bot_thinking"]
+    data.rename(tmp_path / "away")  # while the bot thinks
+    deadline = time.monotonic() + 10
+    while (state := client.get(f"/api/games/{state['id']}").json())["bot_error"] is None:
+        assert time.monotonic() < deadline, "the bot neither moved nor failed"
+        time.sleep(0.05)
+    assert "cannot be written" in state["bot_error"]
+    assert state["moves"] == waiting["moves"] and state["current_player"] == 1
+
+
+def test_a_data_folder_that_cannot_be_written_is_an_error_when_the_app_is_made(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    with pytest.raises(StoreError, match="cannot write the games' store"):
+        create_app(tmp_path / "file" / "data")

@@ -13,6 +13,8 @@ Endpoints (all JSON; errors are 4xx with {"detail": "..."} and change nothing):
   GET  /api/games/{id}/record        the engine's game record (save)
   GET  /api/games/{id}/replay/{n}    the board after the record's first n actions (replay)
   DELETE /api/games/{id}
+Bodies over MAX_BODY bytes are refused with a 413 before they are read whole (chunked ones too),
+NaN and Infinity in a JSON body with a 400, and a move the store cannot save with a 503.
 Sync handlers run in FastAPI's thread pool; the C++ searches release the GIL, so a hint or a bot
 never blocks other requests.
 """
@@ -20,26 +22,114 @@ never blocks other requests.
 from __future__ import annotations
 
 import json
+import math
+import re
 import secrets
 import threading
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import _core
 from ..game import Error, Game, IllegalActionError
 from ..render import PLAYER_COLOURS, figure_svg, tile_catalogue
 from .actions import label
 from .session import DEFAULT_HARD_TIME, FIGURE_KINDS, GameSession, NotYourTurnError
-from .store import Store
+from .store import Store, StoreError
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20  # bytes: a record of the longest game is far smaller
 MAX_HINT_TIME = 10.0
+
+
+class ErrorMessage(BaseModel):
+    detail: str
+
+
+# The errors any endpoint may answer, so that the OpenAPI schema documents them.
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorMessage, "description": what}
+    for code, what in [
+        (400, "a malformed body or an illegal move or record"),
+        (404, "no such game"),
+        (409, "not the time for this request (a bot's turn, nothing to undo)"),
+        (413, f"a request body over {MAX_BODY} bytes"),
+        (503, "the games' store cannot save the change"),
+    ]
+}
+CONTENT_LENGTH = re.compile(r"[0-9]{1,20}")
+
+
+class BodyLimit:
+    """ASGI middleware: refuses a request body over `limit` bytes with a 413 before it is read
+    whole, at once by its Content-Length, and a chunked body by counting bytes as they arrive."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+        self.detail = f"request body over {limit} bytes"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = Headers(scope=scope).get("content-length")
+        if length is not None and (not CONTENT_LENGTH.fullmatch(length) or int(length) > self.limit):
+            await JSONResponse({"detail": self.detail}, status_code=413)(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                # Raised in the endpoint's body reading, which passes HTTPExceptions on to the
+                # app's handler: a 413, and the rest of the body is never read.
+                raise HTTPException(413, self.detail)
+            return message
+
+        await self.app(scope, counted, send)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise HTTPException(400, f"{name} is not a JSON number: only finite numbers are accepted")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999 parses to inf
+        raise HTTPException(400, f"{text} is out of range: only finite numbers are accepted")
+    return value
+
+
+class StrictJSONRequest(Request):
+    """A request whose JSON body may not hold NaN or Infinity (Python's json accepts them, and
+    the validation error that quotes one cannot be encoded: a 500)."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            body = await self.body()
+            self._json = json.loads(body, parse_constant=_refuse_constant, parse_float=_finite_float)
+        return self._json
+
+
+class StrictJSONRoute(APIRoute):
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def strict_handler(request: Request) -> Response:
+            return await handler(StrictJSONRequest(request.scope, request.receive))
+
+        return strict_handler
 
 
 class Seat(BaseModel):
@@ -78,9 +168,9 @@ class Games:
 
     def add(self, seats: list[dict[str, Any]], record: dict[str, Any]) -> GameSession:
         session = GameSession(secrets.token_hex(6), seats, record, self.store)
+        session.start()  # saved before it is listed: a StoreError leaves no half-made game
         with self._lock:
             self._sessions[session.id] = session
-        session.start()
         return session
 
     def get(self, game_id: str) -> GameSession:
@@ -91,8 +181,8 @@ class Games:
                 if saved is None:
                     raise HTTPException(404, f"no game with id {game_id!r}")
                 session = GameSession(game_id, saved[0], saved[1], self.store)
-                self._sessions[game_id] = session
                 session.start()
+                self._sessions[game_id] = session
         return session
 
     def remove(self, game_id: str) -> None:
@@ -104,26 +194,25 @@ class Games:
 
 def _seats(seats: list[Seat], players: int) -> list[dict[str, Any]]:
     if len(seats) != players:
-        raise HTTPException(422, f"the game has {players} players but {len(seats)} seats were given")
+        raise HTTPException(400, f"the game has {players} players but {len(seats)} seats were given")
     return [{"kind": "human"} if s.kind == "human" else s.model_dump() for s in seats]
 
 
 def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
     """The play server's app, keeping its games in `data`/games.sqlite3."""
-    app = FastAPI(title="Carcassonne")
-    games = Games(Store(data))
+    app = FastAPI(title="Carcassonne", responses=ERRORS)
+    app.router.route_class = StrictJSONRoute  # before any route is added
+    app.add_middleware(BodyLimit, limit=MAX_BODY)
+    games = Games(Store(data))  # a StoreError now if the folder cannot be written
     app.state.games = games
-
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next: Any) -> Any:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            return JSONResponse({"detail": f"request body over {MAX_BODY} bytes"}, status_code=413)
-        return await call_next(request)
 
     @app.exception_handler(Error)
     async def engine_error(request: Request, e: Error) -> JSONResponse:
         return JSONResponse({"detail": str(e)}, status_code=400)
+
+    @app.exception_handler(StoreError)
+    async def store_error(request: Request, e: StoreError) -> JSONResponse:
+        return JSONResponse({"detail": str(e)}, status_code=503)
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:
@@ -242,6 +331,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data: str | Path = "carcass
     """Runs the play server until Ctrl-C."""
     import uvicorn
 
+    app = create_app(data)  # first: a data folder that cannot be written is an error at once
     where = Path(data).resolve()
     print(f"Carcassonne: open http://{host}:{port}/ in a browser (games kept in {where})", flush=True)
-    uvicorn.run(create_app(data), host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

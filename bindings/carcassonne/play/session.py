@@ -3,7 +3,8 @@
 Draws are made at once with the game's own PRNG. When a bot is to decide, a thread asks the C++
 agent for its move with the GIL released (other games and requests go on meanwhile), then
 applies it, unless the game changed in the meantime (an undo or a deletion), in which case the
-answer is dropped. Every change is written to the store before the lock is released.
+answer is dropped. Every change is written to the store before the lock is released; a change the
+store cannot save is undone, so a move is only ever accepted once it is on disk.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ..game import Game, IllegalActionError, RecordError
 from ..search import mcts_config
 from .actions import PROMPTS, grouped_actions, label
 from .slots import BOT_SLOTS
-from .store import Store
+from .store import Store, StoreError
 
 QUARTERS = ("castle", "market", "blacksmith", "cathedral")
 FIGURE_KINDS = ("meeple", "mayor", "wagon", "barn")
@@ -89,7 +90,7 @@ class GameSession:
                 raise RecordError(f"the game's PRNG draws {drawn!r} where the record has {text!r}")
             text = drawn
         else:
-            game.apply(text)
+            text = game.apply(text).text  # the engine's text, whatever form it was parsed from
         self.actors.append(player)
         after = game.breakdown()
         scored = [
@@ -116,6 +117,15 @@ class GameSession:
     def save(self) -> None:
         self.store.save(self.id, self.seats, self.game.to_record())
 
+    def _commit(self, before: dict[str, Any]) -> None:
+        """Saves the game, or puts it back as it was at `before` (its record) and raises
+        StoreError: a change the store cannot keep must not be shown or built on."""
+        try:
+            self.save()
+        except StoreError:
+            self._replay(before)
+            raise
+
     # ---- Moves -------------------------------------------------------------------------------
 
     def is_bot(self, player: int) -> bool:
@@ -124,22 +134,31 @@ class GameSession:
     def start(self) -> None:
         """Makes any draws due and lets the bots move; call after creating or loading."""
         with self.lock:
+            before = self.game.to_record()
             self._draw()
-            self.save()
+            self._commit(before)
             self._wake_bots()
 
     def apply_human(self, text: str) -> None:
-        """Applies a human's move. Raises NotYourTurnError or IllegalActionError (nothing changes)."""
+        """Applies a human's move. Raises NotYourTurnError, IllegalActionError or StoreError
+        (nothing changes)."""
         with self.lock:
             player = self.game.current_player
             if player < 0 or self.is_bot(player):
                 raise NotYourTurnError(
                     "the game is over" if self.game.is_terminal else "it is not a human's turn"
                 )
+            # Only the engine's own text: a padded or re-spelt action would reach the log as sent.
+            canonical = self.game.action(text).text
+            if text != canonical:
+                raise IllegalActionError(
+                    f"the engine writes this action {canonical!r}, only that is accepted"
+                )
+            before = self.game.to_record()
             self._apply(text)
-            self.version += 1
             self._draw()
-            self.save()
+            self._commit(before)
+            self.version += 1
             self._wake_bots()
 
     def undo(self) -> None:
@@ -148,19 +167,19 @@ class GameSession:
             humans = [i for i, p in enumerate(self.actors) if p >= 0 and not self.is_bot(p)]
             if not humans:
                 raise IllegalActionError("there is no human move to undo")
-            record = self.game.to_record()
+            before, record = self.game.to_record(), self.game.to_record()
             keep = humans[-1]
             record["actions"] = record["actions"][:keep]
             record["sampled"] = [i for i in record["sampled"] if i < keep]
             self._replay(record)
+            self._commit(before)
             self.version += 1
-            self.save()
 
     def delete(self) -> None:
         with self.lock:
+            self.store.delete(self.id)  # first: a store that fails leaves the game as it was
             self.deleted = True
             self.version += 1
-            self.store.delete(self.id)
         for search in self.searches.values():
             search.stop()  # a bot thinking now answers at once, and its answer is dropped
 
@@ -196,10 +215,16 @@ class GameSession:
             with self.lock:
                 if version != self.version or self.deleted:
                     continue  # the game changed while the bot thought: think again
+                before = self.game.to_record()
                 self._apply(self.game.action(code).text)
-                self.version += 1
                 self._draw()
-                self.save()
+                try:
+                    self._commit(before)
+                except StoreError as e:  # the move is undone; the page shows why the bot stopped
+                    self.bot_error = f"{self.seats[player]['level']} bot: {e}"
+                    self.bot_thread = None
+                    return
+                self.version += 1
 
     def _think(self, player: int, state: _core.State, seed: int) -> int:
         """The bot's action code at `state` (a copy: the game may change meanwhile)."""

@@ -1,15 +1,19 @@
 """Games on disk: one SQLite file under the server's data folder. Each move rewrites the game's
 row (its record and seats) in one transaction, so a server killed at any moment restarts with
-every game where it was."""
+every game where it was. A folder that cannot be written is refused at start, and a write that
+fails later (a full disk) raises StoreError, which the caller turns into a refused move."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from ..game import Error
 
 SCHEMA = """
 create table if not exists games (
@@ -21,13 +25,22 @@ create table if not exists games (
 """
 
 
+class StoreError(Error):
+    """The games' store cannot be read or written (a read-only or full data folder)."""
+
+
 class Store:
     def __init__(self, folder: str | Path) -> None:
         self.path = Path(folder) / "games.sqlite3"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()  # one writer at a time, from any thread
-        with self._connect() as con:
-            con.execute(SCHEMA)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self._lock, contextlib.closing(self._connect()) as con, con:
+                con.execute(SCHEMA)
+                # A real write now, so a read-only folder or file fails at start, not on a move.
+                con.execute("pragma user_version = 1")
+        except (OSError, sqlite3.Error) as e:
+            raise StoreError(f"cannot write the games' store {self.path}: {e}") from e
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.path, timeout=10)
@@ -37,23 +50,34 @@ class Store:
         con.execute("pragma synchronous=normal")
         return con
 
+    def _write(self, sql: str, args: tuple[Any, ...]) -> None:
+        """One statement in its own transaction, committed before this returns."""
+        try:
+            with self._lock, contextlib.closing(self._connect()) as con, con:
+                con.execute(sql, args)
+        except sqlite3.Error as e:
+            raise StoreError(f"the games' store {self.path} cannot be written: {e}") from e
+
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        try:
+            with contextlib.closing(self._connect()) as con:
+                return con.execute(sql, args).fetchall()
+        except sqlite3.Error as e:
+            raise StoreError(f"the games' store {self.path} cannot be read: {e}") from e
+
     def save(self, game_id: str, seats: list[dict[str, Any]], record: dict[str, Any]) -> None:
-        with self._lock, self._connect() as con:
-            con.execute(
-                "insert or replace into games (id, seats, record, updated) values (?, ?, ?, ?)",
-                (game_id, json.dumps(seats), json.dumps(record), time.time()),
-            )
+        self._write(
+            "insert or replace into games (id, seats, record, updated) values (?, ?, ?, ?)",
+            (game_id, json.dumps(seats), json.dumps(record), time.time()),
+        )
 
     def load(self, game_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
-        with self._connect() as con:
-            row = con.execute("select seats, record from games where id = ?", (game_id,)).fetchone()
-        return None if row is None else (json.loads(row[0]), json.loads(row[1]))
+        rows = self._read("select seats, record from games where id = ?", (game_id,))
+        return (json.loads(rows[0][0]), json.loads(rows[0][1])) if rows else None
 
     def delete(self, game_id: str) -> None:
-        with self._lock, self._connect() as con:
-            con.execute("delete from games where id = ?", (game_id,))
+        self._write("delete from games where id = ?", (game_id,))
 
     def list(self) -> list[tuple[str, float]]:
         """(id, last update) of every game, newest first."""
-        with self._connect() as con:
-            return con.execute("select id, updated from games order by updated desc").fetchall()
+        return self._read("select id, updated from games order by updated desc")
