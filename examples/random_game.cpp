@@ -10,10 +10,8 @@ int main() {
   carc::Rng rng(1);
   carc::State state(carc::Config{.players = 2, .expansions = {"abbey-mayor"}, .seed = 7});
   while (!state.is_terminal()) {
-    if (state.is_chance())
-      state.sample_chance();  // draws with the state's own seeded PRNG
-    else
-      state.apply(state.sample_legal_action(rng));
+    if (state.is_chance()) state.sample_chance();  // draws with the state's own seeded PRNG
+    else state.apply(state.sample_legal_action(rng));
   }
   std::printf("final scores: %d %d\n", state.score(0), state.score(1));
 

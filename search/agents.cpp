@@ -193,8 +193,15 @@ bool contains(const std::vector<std::string>& list, const std::string& s) {
 }
 }  // namespace
 
+const ReferencePlayer* find_reference_player(const std::string& name) {
+  for (const ReferencePlayer& r : kReferencePlayers)
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
 std::string reference_options(const std::string& name, const std::string& options) {
-  if (name != kReference202612) throw SearchError("unknown reference player '" + name + "'");
+  const ReferencePlayer* reference = find_reference_player(name);
+  if (!reference) throw SearchError("unknown reference player '" + name + "'");
   std::vector<std::string> given = option_keys_of(options);
   for (const std::string& key : given) {
     if (contains(kReferenceFreeOptions, key)) continue;
@@ -204,7 +211,7 @@ std::string reference_options(const std::string& name, const std::string& option
                       free + "), got '" + key + "'");
   }
   // The pinned options the caller does not set; a time or iteration budget replaces iters.
-  const std::string pinned = kReference202612Options;
+  const std::string pinned = reference->options;
   std::string merged;
   for (size_t pos = 0; pos < pinned.size();) {
     size_t comma = std::min(pinned.find(',', pos), pinned.size());
@@ -224,9 +231,11 @@ std::unique_ptr<Agent> make_agent(const std::string& spec) {
   if (name == "random") return no_options(name, options), std::make_unique<RandomAgent>();
   if (name == "greedy") return no_options(name, options), std::make_unique<GreedyAgent>();
   if (name == "mcts") return std::make_unique<MctsAgent>(parse_mcts_options(options));
-  if (name == kReference202612)
+  if (find_reference_player(name))
     return std::make_unique<MctsAgent>(parse_mcts_options(reference_options(name, options)));
-  throw SearchError("unknown agent '" + name + "' (known: random, greedy, mcts, " + kReference202612 + ")");
+  std::string known = "random, greedy, mcts";
+  for (const ReferencePlayer& r : kReferencePlayers) known += std::string(", ") + r.name;
+  throw SearchError("unknown agent '" + name + "' (known: " + known + ")");
 }
 
 std::vector<std::string> split_agent_list(const std::string& list) {

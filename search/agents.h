@@ -88,16 +88,29 @@ struct SearchError : Error {
   using Error::Error;
 };
 
-// Fixed reference players (the strength ladder, search/RESULTS.md): a name that keeps meaning
-// the same player whatever the defaults become. "ref-2026-12" is the MCTS of December 2026 (the
-// defaults before issue 22) with every playing option pinned; a new option must be added here
-// with the value that plays as before. Its budget and resources may be set as for "mcts"
-// ("ref-2026-12:time=0.2"); without a budget it runs 1,000 iterations a move.
-inline constexpr const char* kReference202612 = "ref-2026-12";
-inline constexpr const char* kReference202612Options =
-    "iters=1000,threads=1,parallel=tree,vl=1,select=puct,c=2,fpu=0.1,chance=stratified,expand=1,"
-    "rollout=random,eps=0,cutoff=10,finish=20,eval=greedy,reward=margin,scale=40,mix=0.2,meeple=0,"
-    "endgame=2,temp=10,prior=greedy,ptemp=3,fields=0,farmers=1,pfields=0,net=,vmix=0,memory=1024,reuse=1,seed=0";
+// Fixed reference players (the strength ladder, docs/search.md): a name that keeps meaning the
+// same player whatever the defaults become, with every playing option pinned; a new option must
+// be added to each with the value that plays as before. Their budget and resources may be set as
+// for "mcts" ("ref-rollout:time=0.2"); without a budget they run 1,000 iterations a move.
+struct ReferencePlayer {
+  const char* name;
+  const char* options;  // every mcts option but time
+  const char* about;    // for --help
+};
+inline constexpr ReferencePlayer kReferencePlayers[] = {
+    {"ref-2026-12",
+     "iters=1000,threads=1,parallel=tree,vl=1,select=puct,c=2,fpu=0.1,chance=stratified,expand=1,"
+     "rollout=random,eps=0,cutoff=10,finish=20,eval=greedy,reward=margin,scale=40,mix=0.2,meeple=0,"
+     "endgame=2,temp=10,prior=greedy,ptemp=3,fields=0,farmers=1,pfields=0,net=,vmix=0,memory=1024,reuse=1,seed=0",
+     "the MCTS of early December 2026, before it valued fields"},
+    {"ref-rollout",
+     "iters=1000,threads=1,parallel=tree,vl=1,select=puct,c=2,fpu=0.1,chance=stratified,expand=1,"
+     "rollout=random,eps=0,cutoff=10,finish=20,eval=greedy,reward=margin,scale=40,mix=0.2,meeple=0,"
+     "endgame=2,temp=10,prior=greedy,ptemp=3,fields=0.5,farmers=0,pfields=0,net=,vmix=0,memory=1024,reuse=1,seed=0",
+     "the rollout MCTS of 3 December 2026 (fields valued at the cutoff), the learned evaluator's yardstick"},
+};
+// The reference player of that name, or nullptr.
+const ReferencePlayer* find_reference_player(const std::string& name);
 // The options a reference player takes from its spec: budget and resources, not play.
 inline const std::vector<std::string> kReferenceFreeOptions = {"time", "iters",  "threads", "parallel",
                                                                "vl",   "memory", "seed"};
@@ -109,7 +122,7 @@ std::string reference_options(const std::string& name, const std::string& option
 
 // Returns the agent named by a spec: "random", "greedy", "mcts" with options after a colon,
 // e.g. "mcts:time=0.5,threads=2" (mcts_options() in search/mcts.h lists them), or a reference
-// player ("ref-2026-12", "ref-2026-12:time=0.2"). Throws SearchError naming the unknown agent,
+// player ("ref-rollout", "ref-2026-12:time=0.2"). Throws SearchError naming the unknown agent,
 // option or bad value.
 std::unique_ptr<Agent> make_agent(const std::string& spec);
 

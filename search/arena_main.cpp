@@ -25,10 +25,10 @@
 //                        --resume a stopped test goes on where it was.
 //   At the end: field points (farmers and barns), farmers placed and every kind of decision per
 //   game, by agent, over the games played in this run (search/arena.h's move_kind).
-//   Agents: random, greedy, mcts[:key=value,...] (--help lists the keys), and the fixed reference
-//   ref-2026-12[:time=...|iters=...] (search/agents.h), e.g.
+//   Agents: random, greedy, mcts[:key=value,...] (--help lists the keys), and the fixed references
+//   ref-rollout and ref-2026-12 [:time=...|iters=...] (search/agents.h), e.g.
 //     carc_arena --deals 100 --threads 2 mcts:time=0.1 greedy
-//     carc_arena --threads 1 --csv t.csv --sprt elo0=0,elo1=20 mcts:time=0.2 ref-2026-12:time=0.2
+//     carc_arena --threads 1 --csv t.csv --sprt elo0=0,elo1=20 mcts:time=0.2 ref-rollout:time=0.2
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -50,9 +50,10 @@ void usage(const char* argv0) {
       "          [--expansions a,b] [--variant k=v]... [--csv FILE [--resume]] [--quiet]\n"
       "          [--sprt elo0=0,elo1=20[,alpha=0.05,beta=0.05]] AGENT AGENT [AGENT...]\n"
       "agents: random, greedy, mcts[:key=value,...], e.g. mcts:time=0.5,threads=2;\n"
-      "  reference players: ref-2026-12 (the MCTS defaults of December 2026, pinned; budget options only)\n"
-      "mcts options:\n",
+      "  reference players (every playing option pinned; budget and resources may be set):\n",
       argv0);
+  for (const carc::ReferencePlayer& r : carc::kReferencePlayers) std::fprintf(stderr, "  %-12s %s\n", r.name, r.about);
+  std::fprintf(stderr, "mcts options:\n");
   for (const carc::MctsOptionInfo& o : carc::mcts_options())
     std::fprintf(stderr, "  %-8s %s; %s (default %s)\n", o.key.c_str(), o.help.c_str(), o.values.c_str(),
                  o.default_value.c_str());

@@ -134,12 +134,44 @@ TEST(Sprt, TheArenaStopsWhenTheTestDecidesAndAResumedRunStaysDecided) {
 const MctsConfig& config_of(const Agent& agent) { return dynamic_cast<const MctsAgent&>(agent).config(); }
 
 TEST(ReferencePlayers, PinEveryPlayingOption) {
-  // A new option must get its old-behaviour value in kReference202612Options, or the reference
-  // would change with the defaults. (No time limit: its budget is iters.)
-  const std::string pinned = std::string(",") + kReference202612Options;
-  for (const MctsOptionInfo& o : mcts_options()) {
-    if (o.key == "time") continue;
-    EXPECT_NE(pinned.find("," + o.key + "="), std::string::npos) << o.key << " is not pinned by ref-2026-12";
+  // A new option must get its old-behaviour value in every reference, or a reference would change
+  // with the defaults. (No time limit: their budget is iters.)
+  for (const ReferencePlayer& r : kReferencePlayers) {
+    const std::string pinned = std::string(",") + r.options;
+    for (const MctsOptionInfo& o : mcts_options()) {
+      if (o.key == "time") continue;
+      EXPECT_NE(pinned.find("," + o.key + "="), std::string::npos) << o.key << " is not pinned by " << r.name;
+    }
+  }
+}
+
+TEST(ReferencePlayers, RefRolloutPlaysTheSearchOf3December2026) {
+  // The default search when it was pinned: the greedy-valued cutoff counts led fields at half
+  // their guessed worth, cut-off rollouts place no farmers; the rest as ref-2026-12.
+  MctsConfig c = config_of(*make_agent("ref-rollout"));
+  MctsConfig old = config_of(*make_agent("ref-2026-12"));
+  EXPECT_EQ(c.iterations, 1000u);
+  EXPECT_EQ(c.selection, SelectionRule::Puct);
+  EXPECT_EQ(c.exploration, 2.0);
+  EXPECT_EQ(c.rollout.cutoff_turns, 10);
+  EXPECT_EQ(c.rollout.heuristic, Heuristic::Greedy);
+  EXPECT_EQ(c.rollout.prior, PriorKind::Greedy);
+  EXPECT_EQ(c.rollout.field_weight, 0.5);
+  EXPECT_FALSE(c.rollout.rollout_farmers);
+  EXPECT_EQ(c.rollout.prior_field_weight, 0.0);
+  EXPECT_EQ(c.rollout.margin_scale, old.rollout.margin_scale);
+  EXPECT_EQ(c.rollout.endgame_tiles, old.rollout.endgame_tiles);
+  // Budget and resources may be set; play may not; an unknown reference names the known ones.
+  MctsConfig timed = config_of(*make_agent("ref-rollout:time=0.05,threads=2"));
+  EXPECT_EQ(timed.seconds, 0.05);
+  EXPECT_EQ(timed.iterations, 0u);
+  EXPECT_EQ(timed.threads, 2);
+  EXPECT_THROW(make_agent("ref-rollout:fields=0"), SearchError);
+  try {
+    make_agent("ref-rollou");
+    FAIL() << "an unknown agent was made";
+  } catch (const SearchError& e) {
+    EXPECT_NE(std::string(e.what()).find("ref-rollout"), std::string::npos) << e.what();
   }
 }
 
