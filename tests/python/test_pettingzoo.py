@@ -59,3 +59,31 @@ def test_an_illegal_action_raises_and_changes_nothing() -> None:
     with pytest.raises(carcassonne.IllegalActionError):
         e.step(illegal)
     np.testing.assert_array_equal(e.last()[0]["action_mask"], obs["action_mask"])
+
+
+def first_moves(e: object, n: int = 6) -> list[object]:
+    """The observations of a game's first n decisions, each player taking its first legal move."""
+    seen = []
+    for _ in range(n):
+        obs, *_ = e.last()  # type: ignore[attr-defined]
+        seen.append(obs["observation"].copy())
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))  # type: ignore[attr-defined]
+    return seen
+
+
+def test_a_reset_without_a_seed_continues_the_seeded_stream() -> None:
+    """Gymnasium's convention: reset(seed=7) then reset() plays the same games every time."""
+    runs = []
+    for _ in range(2):
+        e = env(players=2)
+        e.reset(seed=7)
+        games = [first_moves(e)]
+        for _ in range(2):
+            e.reset()
+            games.append(first_moves(e))
+        runs.append(games)
+    for a, b in zip(runs[0], runs[1], strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
+    # The stream's games differ from each other (their first draws at least, almost surely).
+    assert any(not np.array_equal(x, y) for x, y in zip(runs[0][1], runs[0][2], strict=True))

@@ -89,10 +89,18 @@ def test_batch_encoding_equals_single_encodings_and_owns_its_arrays() -> None:
     assert filled[0] is not None and np.shares_memory(filled[0], out[0])
     np.testing.assert_array_equal(out[0], planes)
     np.testing.assert_array_equal(out[1], globals_)
-    with pytest.raises(ValueError, match="must hold"):
+    # Wrong arrays: the error says what was expected and what was given.
+    fewer = rf"planes must be a uint8 array of shape \({len(nodes) - 1}, .*got uint8"
+    with pytest.raises(ValueError, match=fewer):
         rl.encode_batch(nodes[:-1], seats[:-1], out=out)
-    with pytest.raises(TypeError):  # float planes are not converted silently
-        rl.encode_batch(nodes, seats, out=(planes.astype(np.float32), globals_))
+    with pytest.raises(ValueError, match=r"planes must be a uint8 array .* got float32"):
+        rl.encode_batch(nodes, seats, out=(planes.astype(np.float32), globals_))  # no silent conversion
+    with pytest.raises(ValueError, match="globals must be a float32 array"):
+        rl.encode_batch(nodes, seats, out=(out[0], out[1][:, :-1]))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        rl.encode_batch(nodes, seats, out=(np.asfortranarray(out[0]), out[1]))
+    with pytest.raises(ValueError, match="a pair of arrays"):
+        rl.encode_batch(nodes, seats, out=out[0])  # type: ignore[arg-type]
 
 
 def test_batch_encoding_and_masks_release_the_gil() -> None:
@@ -116,8 +124,9 @@ def test_bad_requests_raise_clear_errors() -> None:
         rl.encoder(3).encode_batch([game.core_state()])
     with pytest.raises(carcassonne.ConfigError, match="nope"):
         rl.num_distinct_actions(2, ["nope"])
-    with pytest.raises(carcassonne.IllegalActionError, match="outside"):
-        rl.index_to_action(game, rl.num_distinct_actions())
+    for index in (rl.num_distinct_actions(), 2**40, -1):  # past C++'s int too: not a TypeError
+        with pytest.raises(carcassonne.IllegalActionError, match="outside"):
+            rl.index_to_action(game, index)
     with pytest.raises(TypeError):
         rl.encode("not a game")  # type: ignore[arg-type]
 

@@ -105,10 +105,31 @@ def encode_batch(
     states = [_state(g) for g in games]
     if not states:
         raise ValueError("encode_batch needs at least one game")
-    planes_out, globals_out = out if out is not None else (None, None)
-    return encoder(states[0].num_players(), window).encode_batch(
-        states, None if observers is None else list(observers), planes_out, globals_out
+    enc = encoder(states[0].num_players(), window)
+    planes_out, globals_out = (None, None) if out is None else _checked_out(out, len(states), enc, window)
+    return enc.encode_batch(states, None if observers is None else list(observers), planes_out, globals_out)
+
+
+def _checked_out(out: Any, n: int, enc: ObservationEncoder, window: int) -> tuple[Any, Any]:
+    """encode_batch's `out` as the C++ call needs it, or a ValueError that says what was expected
+    and what was given (the binding's own error names neither)."""
+    expected = (
+        ("planes", "uint8", (n, enc.num_planes, window, window)),
+        ("globals", "float32", (n, enc.num_globals)),
     )
+    if not isinstance(out, tuple | list) or len(out) != 2:
+        raise ValueError("encode_batch(out=...) takes a pair of arrays: (planes, globals)")
+    for array, (name, dtype, shape) in zip(out, expected, strict=True):
+        got_dtype = str(getattr(array, "dtype", type(array).__name__))
+        got_shape = getattr(array, "shape", None)
+        if got_dtype != dtype or tuple(got_shape or ()) != shape:
+            raise ValueError(
+                f"encode_batch(out=...): {name} must be a {dtype} array of shape {shape} "
+                f"for {n} game(s) at window {window}, got {got_dtype} {got_shape}"
+            )
+        if not array.flags["C_CONTIGUOUS"] or not array.flags["WRITEABLE"]:
+            raise ValueError(f"encode_batch(out=...): {name} must be C-contiguous and writeable")
+    return out[0], out[1]
 
 
 def legal_actions_mask(game: GameOrState, window: int = DEFAULT_WINDOW) -> Any:
@@ -148,5 +169,8 @@ def index_to_action(game: GameOrState, index: int, window: int = DEFAULT_WINDOW)
     """The Action an index names at this node (IllegalActionError outside the space; the action
     may still be illegal here: check the mask)."""
     state = _state(game)
-    code = action_space(window).action(state, int(index))
+    space = action_space(window)
+    if not 0 <= int(index) < space.size:  # beyond C++'s int, the binding would raise TypeError
+        raise _core.IllegalActionError(f"action index {index} is outside the action space [0, {space.size})")
+    code = space.action(state, int(index))
     return Action(code, state.action_to_string(code))

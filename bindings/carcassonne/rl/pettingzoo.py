@@ -77,6 +77,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         }
         self.action_spaces = {agent: spaces.Discrete(self._actions.size) for agent in self.possible_agents}
         self.core: _core.State | None = None
+        self._seeds: np.random.Generator | None = None  # the stream reset(seed=...) starts
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -85,7 +86,13 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is None:
+        # Gymnasium's convention: a seed starts a stream of games, and a reset without one plays
+        # the stream's next game (OS entropy only before any seed was given).
+        if seed is not None:
+            self._seeds = np.random.default_rng(int(seed) % 2**64)
+        elif self._seeds is not None:
+            seed = int(self._seeds.integers(2**63))
+        else:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
         config = _core.Config(
             players=self._config.players,
