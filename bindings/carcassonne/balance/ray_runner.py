@@ -49,7 +49,11 @@ def ray_runner(
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
         pending: dict[ray.ObjectRef, Chunk] = {}
         try:
-            task = ray.remote(num_cpus=1)(lambda chunk: play(chunk, 1))
+
+            def play_on_one_thread(chunk: Chunk) -> Any:  # as a local run's chunk: same rows
+                return play(chunk, 1)
+
+            task = ray.remote(num_cpus=1)(play_on_one_thread)
             pending = {task.remote(chunk): chunk for chunk in todo}
             while pending:
                 ready, _ = ray.wait(list(pending), num_returns=1)

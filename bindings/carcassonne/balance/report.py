@@ -21,7 +21,7 @@ from .sweep import read_sweep
 
 LINEUP_NAMES = {"greedy": "all greedy", "mcts": "all MCTS", "mcts+greedy": "one MCTS among greedy"}
 # One colour per cause, fixed by its place in CAUSES: the same cause looks the same in every report.
-_PALETTE = [*plt.get_cmap("tab20").colors, *plt.get_cmap("tab20b").colors]
+_PALETTE = [plt.get_cmap("tab20")(i) for i in range(20)] + [plt.get_cmap("tab20b")(i) for i in range(20)]
 CAUSE_COLORS = {cause: _PALETTE[i % len(_PALETTE)] for i, cause in enumerate(CAUSES)}
 
 
