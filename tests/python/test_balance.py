@@ -447,7 +447,7 @@ def test_folders_and_files_of_older_versions_are_still_read(tiny: Path, tmp_path
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        (["--mcts", "mcts:bogus=1"], "bogus"),
+        (["--deals", "mcts+greedy=1", "--mcts", "mcts:bogus=1"], "bogus"),
         (["--players", "9"], "player"),
         (["--deals", "greedy=0"], "plays no games"),
         (["--players", "2,2"], "listed twice"),
