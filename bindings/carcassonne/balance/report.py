@@ -64,7 +64,7 @@ def _errorbar_by_mix(
 ) -> None:
     """One series per value of `label_of` (e.g. players): estimates with their 95% intervals over
     the mixes on the x axis, side by side, the group sizes in the legend. An estimate without a
-    usable interval (too few deals) is drawn as an open marker without bars. With `fair`, a
+    usable interval (too few deals, no spread) is drawn as an open marker without bars. With `fair`, a
     dashed line in the series' colour at its fair share (1/players)."""
     mixes = list(dict.fromkeys(frame["mix"]))
     groups = list(dict.fromkeys(frame[label_of]))
@@ -84,7 +84,7 @@ def _errorbar_by_mix(
         color = bars.lines[0].get_color()
         if not all(ok):
             bad = [not k for k in ok]
-            ax.plot(x[bad], values[bad], "o", mfc="none", color=color, label=f"{g} {label_of}: n too small")
+            ax.plot(x[bad], values[bad], "o", mfc="none", color=color, label=f"{g} {label_of}: no interval")
         if fair:
             ax.axhline(scale / int(g), color=color, lw=0.8, ls="--")
     ax.set_xticks(np.arange(len(mixes)), mixes, rotation=30, ha="right")

@@ -187,7 +187,8 @@ def seat_table(df: pd.DataFrame) -> pd.DataFrame:
                     "players": players,
                     "lineup": lineup,
                     "seat": seat,
-                    **_sizes(s),
+                    "deals": int(s["deal"].nunique()),
+                    "games": len(s),  # the seat's games
                     "win": win_rate(s),
                     "margin": mean(s, "margin"),
                     "score": mean(s, "score"),
