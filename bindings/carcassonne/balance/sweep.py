@@ -382,8 +382,12 @@ def open_sweep(out: str | os.PathLike[str], spec: SweepSpec, resume: bool) -> tu
                 f"{folder} already holds a sweep: resume it (--resume) or choose another folder"
             )
         if resume:
-            old = json.loads(spec_path.read_text())
-            if SweepSpec.from_json(spec_path.read_text()) != spec:
+            try:
+                old = json.loads(spec_path.read_text())
+                same = SweepSpec.from_json(spec_path.read_text()) == spec
+            except (ValueError, KeyError, TypeError) as e:
+                raise SearchError(f"{spec_path} cannot be read ({e}); the folder is left alone") from e
+            if not same:
                 raise SearchError(f"{folder} holds a sweep of another spec; it is left alone")
             if old.get("code") != record["code"] or old.get("agents") != record["agents"]:
                 raise SearchError(
