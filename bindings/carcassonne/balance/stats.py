@@ -48,21 +48,19 @@ class Estimate:
     def has_interval(self) -> bool:
         return self.deals >= MIN_DEALS and self.high > self.low
 
-    def text(self, digits: int = 3, percent: bool = False, sizes: bool = False) -> str:
-        """ "value [low, high]"; "value (n too small)" without a usable interval; with `sizes`
-        the group's size after it."""
+    def text(self, digits: int = 3, percent: bool = False) -> str:
+        """ "value [low, high]", or "value (n too small)" / "value (no spread)" without a usable
+        interval."""
         if np.isnan(self.value):
             return "n/a"
         scale, unit = (100.0, "%") if percent else (1.0, "")
         d = max(digits - 2, 0) if percent else digits
         v, lo, hi = self.value * scale, self.low * scale, self.high * scale
         if self.deals < MIN_DEALS:
-            out = f"{v:.{d}f}{unit} (n too small)"
-        elif not self.high > self.low:
-            out = f"{v:.{d}f}{unit} (no spread)"
-        else:
-            out = f"{v:.{d}f}{unit} [{lo:.{d}f}, {hi:.{d}f}]"
-        return f"{out} n={self.n}/{self.deals}d" if sizes else out
+            return f"{v:.{d}f}{unit} (n too small)"
+        if not self.high > self.low:
+            return f"{v:.{d}f}{unit} (no spread)"
+        return f"{v:.{d}f}{unit} [{lo:.{d}f}, {hi:.{d}f}]"
 
     def minus(self, other: Estimate) -> Estimate:
         """The difference, resampled paired: both must be over the same deals (same draws)."""
