@@ -193,6 +193,7 @@ def test_an_arena_csv_of_before_the_balance_columns_is_refused_with_a_reason(tmp
 SECTIONS = (
     "Headline",
     "First-player advantage",
+    "Fairness",
     "Every seat",
     "Skill gradient",
     "Points by cause",
@@ -506,3 +507,27 @@ def test_a_folder_holding_only_a_spec_can_be_run_afresh(tmp_path: Path) -> None:
         warnings.simplefilter("error")
         run_sweep(out, TINY_SPEC, progress=False)
     assert len(read_sweep(out)) > 0
+
+
+def test_fairness_names_the_farthest_seat_and_tests_equal_seats() -> None:
+    rng = np.random.default_rng(2)
+
+    def cell(mix: str, seat1_wins: float) -> pd.DataFrame:
+        won = (rng.random(60) < seat1_wins).astype(float)  # 30 deals x 2 rotations
+        share = np.stack([1 - won, won], axis=1).ravel()
+        return pd.DataFrame(
+            {
+                "mix": mix,
+                "players": 2,
+                "lineup": "greedy",
+                "deal": np.repeat(np.arange(30), 4),
+                "rotation": np.tile([0, 0, 1, 1], 30),
+                "seat": np.tile([0, 1], 60),
+                "win_share": share,
+            }
+        )
+
+    fair = stats.fairness(pd.concat([cell("unfair", 0.85), cell("fair", 0.5)], ignore_index=True))
+    unfair, even = fair.iloc[0], fair.iloc[1]
+    assert unfair["largest_gap"].low > 0.2 and unfair["p_equal_seats"] < 0.01
+    assert even["p_equal_seats"] > 0.05 and even["largest_gap"].value < unfair["largest_gap"].value

@@ -25,7 +25,15 @@ _PALETTE = [plt.get_cmap("tab20")(i) for i in range(20)] + [plt.get_cmap("tab20b
 CAUSE_COLORS = {cause: _PALETTE[i % len(_PALETTE)] for i, cause in enumerate(CAUSES)}
 
 
-PLOTS = ("first_player.png", "skill.png", "causes.png", "scores.png", "length.png", "effects.png")
+PLOTS = (
+    "first_player.png",
+    "fairness.png",
+    "skill.png",
+    "causes.png",
+    "scores.png",
+    "length.png",
+    "effects.png",
+)
 
 
 def _lineup_name(lineup: str) -> str:
@@ -109,6 +117,18 @@ def _plot_first_player(edge: pd.DataFrame, folder: Path) -> str:
         ax.set_ylabel("seat 0 wins (%); dashed: a fair share")
         ax.legend(fontsize=8)
     return _save(fig, folder, "first_player.png")
+
+
+def _plot_fairness(fair: pd.DataFrame, folder: Path) -> str:
+    lineups = list(dict.fromkeys(fair["lineup"]))
+    fig, axes = plt.subplots(1, len(lineups), figsize=(6 * len(lineups), 4.2), squeeze=False, sharey=True)
+    for ax, lineup in zip(axes[0], lineups, strict=True):
+        _errorbar_by_mix(ax, fair[fair["lineup"] == lineup], "largest_gap", "players", scale=100)
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_title(f"the seat farthest from a fair share, {_lineup_name(lineup)}")
+        ax.set_ylabel("its distance from a fair share\n(points of %; 0: fair)")
+        ax.legend(fontsize=8)
+    return _save(fig, folder, "fairness.png")
 
 
 def _plot_skill(skill: pd.DataFrame, folder: Path) -> str:
@@ -249,6 +269,7 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
     games = stats.game_table(df)
     figures = stats.figure_table(df)
     effects = stats.effects(df)
+    fair = stats.fairness(df)
     equal_missing = "This sweep has no line-up of identical bots (greedy or mcts)."
 
     sections: list[tuple[str, str, str | None, str]] = []  # title, text, image, table html
@@ -277,6 +298,22 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
                 "turn more).",
                 _plot_first_player(edge, folder),
                 table(edge, percent=("seat0_win",)),
+            )
+        )
+    if fair.empty:
+        sections.append(("Fairness", equal_missing, None, ""))
+    else:
+        shown = fair.assign(p_equal_seats=[f"{p:.3f}" for p in fair["p_equal_seats"]])
+        sections.append(
+            (
+                "Fairness",
+                "Per mix and player count, the seat whose win rate is farthest from a fair share "
+                "(1/players) and that distance (the largest gap; it is above 0 even in a fair game, by "
+                "chance), with p_equal_seats: the p-value of a permutation test that every seat wins as "
+                "often (small: the seats differ). Whether a mix is fairer than base: largest_gap in "
+                "'Each mix against base'.",
+                _plot_fairness(fair, folder),
+                table(shown, percent=("largest_gap",)),
             )
         )
     sections.append(("Every seat", "" if len(seats) else equal_missing, None, table(seats, percent=("win",))))
@@ -367,7 +404,7 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
         text = effects.copy()
         for col in ("base", "mix_value", "effect"):
             text[col] = [
-                e.text(digits=3, percent=m in ("seat0_win", "seat0_unfair", "mcts_win"))
+                e.text(digits=3, percent=m in ("seat0_win", "seat0_unfair", "largest_gap", "mcts_win"))
                 for e, m in zip(text[col], text["measure"], strict=True)
             ]
         text["lineup"] = text["lineup"].map(_lineup_name)

@@ -222,6 +222,62 @@ def first_player_edge(df: pd.DataFrame) -> pd.DataFrame:
     return _frame(rows, [*CELL, "deals", "games", "seat0_win", "fair", "seat0_edge", "seat0_extra_tiles"])
 
 
+def _largest_gap(c: pd.DataFrame, deals: Sequence[int] | None = None) -> tuple[Estimate, int]:
+    """The largest distance of a seat's win rate from a fair share (1/players) in a cell of
+    identical agents, and that seat. Every seat is over the same deals, so one replicate takes
+    the largest gap of the same resample."""
+    players = int(c["players"].iloc[0])
+    universe = sorted(set(c["deal"])) if deals is None else list(deals)
+    rates = [win_rate(c[c["seat"] == seat], universe) for seat in range(players)]
+    gaps = np.array([abs(r.value - 1.0 / players) for r in rates])
+    reps = np.max([np.abs(r.replicates - 1.0 / players) for r in rates], axis=0)
+    worst = int(np.argmax(gaps))
+    e = rates[worst]
+    return _estimate(float(gaps[worst]), reps, e.universe, e.deals, len(c[c["seat"] == 0])), worst
+
+
+def equal_seats_p(c: pd.DataFrame, permutations: int = 1000) -> float:
+    """A permutation test that every seat wins as often (seats exchangeable within a game): the
+    spread of the seats' win rates, sum over seats of (rate - 1/players)^2, against the same
+    with each game's win shares shuffled over its seats. Returns the p-value."""
+    players = int(c["players"].iloc[0])
+    wins = c.pivot_table(index=["deal", "rotation"], columns="seat", values="win_share").to_numpy(float)
+    fair = 1.0 / players
+
+    def spread(w: np.ndarray) -> np.ndarray:
+        return ((w.mean(axis=-2) - fair) ** 2).sum(axis=-1)
+
+    rng = np.random.default_rng(SEED)
+    order = np.argsort(rng.random((permutations, *wins.shape)), axis=-1)
+    shuffled = np.take_along_axis(np.broadcast_to(wins, order.shape), order, axis=-1)
+    return float((1 + (spread(shuffled) >= spread(wins) - 1e-12).sum()) / (1 + permutations))
+
+
+def fairness(df: pd.DataFrame) -> pd.DataFrame:
+    """Per cell of identical agents: the seat farthest from a fair share, its distance (the
+    largest gap, with its 95% interval) and the p-value of a test that the seats are equal."""
+    rows = []
+    for mix, players, lineup in cells(df):
+        if not _equal(lineup):
+            continue
+        c = _cell(df, mix, players, lineup)
+        gap, seat = _largest_gap(c)
+        rows.append(
+            {
+                "mix": mix,
+                "players": players,
+                "lineup": lineup,
+                **_sizes(c),
+                "fair": 1.0 / players,
+                "farthest_seat": seat,
+                "largest_gap": gap,
+                "p_equal_seats": equal_seats_p(c),
+            }
+        )
+    columns = [*CELL, "deals", "games", "fair", "farthest_seat", "largest_gap", "p_equal_seats"]
+    return _frame(rows, columns)
+
+
 def skill_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per mix and player count: the MCTS bot's win rate among greedy bots (entrant 0 of the
     mcts+greedy line-up, over every seat), its margin, and the fair share 1/players."""
@@ -331,6 +387,7 @@ def effects(df: pd.DataFrame, base: str = "base") -> pd.DataFrame:
     measures: dict[str, Callable[[pd.DataFrame, list[int]], Estimate | None]] = {
         "seat0_win": lambda c, d: win_rate(c[c["seat"] == 0], d) if _equal(c["lineup"].iloc[0]) else None,
         "seat0_unfair": lambda c, d: _unfairness(c, d) if _equal(c["lineup"].iloc[0]) else None,
+        "largest_gap": lambda c, d: _largest_gap(c, d)[0] if _equal(c["lineup"].iloc[0]) else None,
         "score": lambda c, d: mean(c, "score", d),
         "turns": lambda c, d: mean(c[c["seat"] == 0], "turns", d),
         "mcts_win": lambda c, d: None if _equal(c["lineup"].iloc[0]) else win_rate(c[c["entrant"] == 0], d),
