@@ -531,3 +531,14 @@ def test_fairness_names_the_farthest_seat_and_tests_equal_seats() -> None:
     unfair, even = fair.iloc[0], fair.iloc[1]
     assert unfair["largest_gap"].low > 0.2 and unfair["p_equal_seats"] < 0.01
     assert even["p_equal_seats"] > 0.05 and even["largest_gap"].value < unfair["largest_gap"].value
+
+
+def test_a_plot_takes_an_estimate_outside_its_percentile_interval(tmp_path: Path) -> None:
+    # The largest of several gaps is biased: its percentile interval may lie above it.
+    import matplotlib.pyplot as plt
+
+    e = stats.Estimate(0.01, 0.02, 0.05, np.array([0.03]), (0,), 20, 40)
+    frame = pd.DataFrame({"mix": ["m"], "players": [2], "deals": [20], "gap": [e]})
+    fig, ax = plt.subplots()
+    report_module._errorbar_by_mix(ax, frame, "gap", "players")
+    plt.close(fig)

@@ -83,8 +83,11 @@ def _errorbar_by_mix(
         x = np.arange(len(mixes)) + (i - (len(groups) - 1) / 2) * width
         ok = [isinstance(e, Estimate) and e.has_interval for e in estimates]
         values = np.array([e.value * scale if isinstance(e, Estimate) else np.nan for e in estimates])
-        low = [(e.value - e.low) * scale if k else 0.0 for e, k in zip(estimates, ok, strict=True)]
-        high = [(e.high - e.value) * scale if k else 0.0 for e, k in zip(estimates, ok, strict=True)]
+        # A percentile interval may miss its estimate (a biased statistic): no negative bars.
+        low = [max(0.0, (e.value - e.low) * scale) if k else 0.0 for e, k in zip(estimates, ok, strict=True)]
+        high = [
+            max(0.0, (e.high - e.value) * scale) if k else 0.0 for e, k in zip(estimates, ok, strict=True)
+        ]
         label = f"{g} {label_of} ({_deals_label(part, sizes)})"
         bars = ax.errorbar(
             x[ok], values[ok], yerr=[np.array(low)[ok], np.array(high)[ok]], fmt="o", capsize=3, label=label
