@@ -306,7 +306,10 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
     if fair.empty:
         sections.append(("Fairness", equal_missing, None, ""))
     else:
-        shown = fair.assign(p_equal_seats=[f"{p:.3f}" for p in fair["p_equal_seats"]])
+        # The smallest p-value 1000 permutations can give is 1/1001: say "< 0.001", not 0.001.
+        shown = fair.assign(
+            p_equal_seats=[f"{p:.3f}" if p > 0.001 else "< 0.001" for p in fair["p_equal_seats"]]
+        )
         sections.append(
             (
                 "Fairness",
