@@ -90,12 +90,17 @@ def _errorbar_by_mix(
         ]
         label = f"{g} {label_of} ({_deals_label(part, sizes)})"
         bars = ax.errorbar(
-            x[ok], values[ok], yerr=[np.array(low)[ok], np.array(high)[ok]], fmt="o", capsize=3, label=label
+            x[ok],
+            values[ok],
+            yerr=[np.array(low)[ok], np.array(high)[ok]],
+            fmt="o",
+            capsize=3,
+            label=label if any(ok) else None,
         )
         color = bars.lines[0].get_color()
         if not all(ok):
             bad = [not k for k in ok]
-            ax.plot(x[bad], values[bad], "o", mfc="none", color=color, label=f"{g} {label_of}: no interval")
+            ax.plot(x[bad], values[bad], "o", mfc="none", color=color, label=f"{label}: no interval")
         if fair:
             ax.axhline(scale / int(g), color=color, lw=0.8, ls="--")
     ax.set_xticks(np.arange(len(mixes)), mixes, rotation=30, ha="right")
