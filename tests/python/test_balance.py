@@ -4,15 +4,22 @@ the report is written with its plots."""
 
 from __future__ import annotations
 
+import ast
+import json
+import socket
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import carcassonne
 from carcassonne import CAUSES, SearchError, arena
 from carcassonne.__main__ import main
 from carcassonne.balance import Mix, SweepSpec, chunks, read_sweep, run_sweep, stats
+from carcassonne.balance import report as report_module
+from carcassonne.balance import sweep as sweep_module
 from carcassonne.balance.sweep import TIMING_COLUMNS
 
 SPEC = SweepSpec(
@@ -66,7 +73,7 @@ def test_a_stopped_sweep_resumes_only_missing_chunks_with_the_same_rows(sweep: P
     copy = tmp_path / "copy.parquet"
     copy.mkdir()
     parts = sorted(sweep.glob("*.parquet"))
-    for p in [*parts[::2], sweep / "spec.json"]:  # half the chunks "finished" before the stop
+    for p in [*parts[::2], sweep / "_spec.json"]:  # half the chunks "finished" before the stop
         (copy / p.name).write_bytes(p.read_bytes())
     (copy / ".x.parquet.tmp").write_bytes(b"cut off")  # a write that was killed
     with pytest.raises(SearchError, match="already holds a sweep"):
@@ -179,3 +186,359 @@ def test_an_arena_csv_of_before_the_balance_columns_is_refused_with_a_reason(tmp
     assert path.read_text() == new.csv() and "points_city" in new.csv().splitlines()[0]
     resumed = arena("greedy,random", deals=1, threads=1, csv=path, resume=True)
     assert resumed.games[1].points == new.games[1].points and resumed.games[1].figures == new.games[1].figures
+
+
+# --- a report of any sweep: every section shows or says why it is empty
+
+SECTIONS = (
+    "Headline",
+    "First-player advantage",
+    "Fairness",
+    "Every seat",
+    "Skill gradient",
+    "Points by cause",
+    "Scores and game length",
+    "Game length",
+    "Figure usage and its value",
+    "Each mix against base",
+)
+TINY = {"players": (2,), "mcts": "mcts:iters=8,memory=16", "chunk_deals": 2, "seed": 3}
+SHRINES = Mix("shrines", ("shrines",))
+
+
+@pytest.mark.parametrize(
+    ("mixes", "deals"),
+    [
+        ((Mix("base"), SHRINES), (("greedy", 2),)),  # greedy only: the cheapest first sweep
+        ((Mix("base"), SHRINES), (("mcts", 1),)),  # MCTS only
+        ((Mix("base"), SHRINES), (("mcts+greedy", 1),)),  # only the skill line-up
+        ((SHRINES, Mix("river2", (), (("start", "river2"),))), (("greedy", 2),)),  # without base
+        ((Mix("base"), Mix("my-mix", ("abbey-mayor", "shrines"))), (("greedy", 2), ("mcts+greedy", 1))),
+    ],
+    ids=["greedy-only", "mcts-only", "mcts+greedy-only", "no-base", "custom-mix"],
+)
+def test_the_report_renders_for_any_sweep(
+    mixes: tuple[Mix, ...], deals: tuple[tuple[str, int], ...], tmp_path: Path
+) -> None:
+    spec = SweepSpec(mixes=mixes, deals=deals, **TINY)  # type: ignore[arg-type]
+    folder = run_sweep(tmp_path / "s", spec, progress=False)
+    page = report_module.write_report(folder, tmp_path / "r")
+    text = page.read_text()
+    for title in SECTIONS:
+        assert f"<h2>{title}</h2>" in text, title
+        section = text.split(f"<h2>{title}</h2>", 1)[1].split("<h2>", 1)[0]
+        assert "<img" in section or "<table" in section or "<p>" in section, title  # shows, or says why
+    for image in report_module.PLOTS:
+        if f'src="{image}"' in text:
+            assert (page.parent / image).read_bytes()[:4] == b"\x89PNG"
+    if all(m.name != "base" for m in mixes):
+        assert "Needs the mix &#x27;base&#x27;" in text
+    if not any(lineup == "mcts+greedy" for lineup, _ in deals):
+        assert "Needs the mcts+greedy line-up" in text
+
+
+def test_group_sizes_stand_beside_the_figures(sweep: Path, tmp_path: Path) -> None:
+    page = report_module.write_report(sweep, tmp_path / "r").read_text()
+    assert "(3 deals)" in page  # the headline's greedy win rates: 3 deals
+    for title in ("First-player advantage", "Every seat", "Skill gradient", "Points by cause"):
+        section = page.split(f"<h2>{title}</h2>", 1)[1].split("<h2>", 1)[0]
+        assert "<th>deals</th>" in section, title
+    assert "close to repeats" not in page  # an unmeasured claim about a deal's rotations
+
+
+# --- intervals: paired differences, no zero width
+
+
+def test_a_tiny_group_gets_no_zero_width_interval() -> None:
+    # 30 deals; a mayor placed in only 2 seat-games (both won): a bootstrap of them has no width.
+    rows = pd.DataFrame(
+        {
+            "mix": "m",
+            "players": 2,
+            "lineup": "greedy",
+            "deal": np.repeat(np.arange(30), 2),
+            "seat": np.tile([0, 1], 30),
+            "win_share": np.tile([1.0, 0.0], 30),
+            **{f"figures_{k}": 0 for k in ("meeple", "mayor", "wagon", "barn")},
+        }
+    )
+    rows.loc[[0, 2], "figures_mayor"] = 1
+    figures = stats.figure_table(rows)
+    for col in ("used", "win_used", "win_unused", "difference"):
+        for e in figures[col]:
+            text = e.text(percent=True)
+            assert e.high > e.low or "too small" in text or "no spread" in text, (col, text)
+    used = figures["win_used"].iloc[0]
+    assert used.n == 2 and used.deals == 2 and "n too small" in used.text()
+
+
+def test_differences_are_resampled_paired_by_deal() -> None:
+    # Every deal has its own luck, shared by the seat-games that used a figure and those that
+    # did not: paired, the difference is far narrower than either rate.
+    rng = np.random.default_rng(1)
+    luck = np.repeat(rng.uniform(0.1, 0.8, 40), 4)
+    used = np.tile([1, 1, 0, 0], 40)
+    rows = pd.DataFrame(
+        {
+            "mix": "m",
+            "players": 4,
+            "lineup": "greedy",
+            "deal": np.repeat(np.arange(40), 4),
+            "seat": np.tile([0, 1, 2, 3], 40),
+            "win_share": np.clip(luck + 0.1 * used + rng.normal(0, 0.01, 160), 0, 1),
+            "figures_meeple": 1,
+            "figures_mayor": used,
+            "figures_wagon": 0,
+            "figures_barn": 0,
+        }
+    )
+    row = stats.figure_table(rows).iloc[0]
+    width = row["difference"].high - row["difference"].low
+    assert width < 0.25 * (row["win_used"].high - row["win_used"].low)
+    assert row["difference"].low > 0.05
+
+
+def test_the_effect_against_base_measures_the_distance_from_a_fair_share() -> None:
+    def cell(mix: str, seat0_wins: float) -> pd.DataFrame:
+        deals = np.repeat(np.arange(20), 4)  # 2 rotations x 2 seats
+        first = np.tile([1.0, 0.0, 1.0, 0.0], 20)
+        share = np.where(first == 1, seat0_wins, 1 - seat0_wins)
+        return pd.DataFrame(
+            {
+                "mix": mix,
+                "players": 2,
+                "lineup": "greedy",
+                "deal": deals,
+                "seat": np.tile([0, 1], 40),
+                "rotation": np.tile([0, 0, 1, 1], 20),
+                "entrant": 0,
+                "win_share": share,
+                "score": 50,
+                "turns": 70,
+            }
+        )
+
+    df = pd.concat([cell("base", 0.8), cell("fairer", 0.4)], ignore_index=True)
+    effects = stats.effects(df)
+    unfair = effects[effects["measure"] == "seat0_unfair"]["effect"].iloc[0]
+    assert unfair.value == pytest.approx(-0.2)  # |0.4 - 0.5| - |0.8 - 0.5|: fairer than base
+    win = effects[effects["measure"] == "seat0_win"]["effect"].iloc[0]
+    assert win.value == pytest.approx(-0.4)
+
+
+# --- the report's plots and tables
+
+
+def test_a_cause_keeps_its_colour_and_the_points_table_has_no_empty_column(
+    sweep: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import matplotlib.axes
+
+    seen: list[dict[str, object]] = []
+    barh = matplotlib.axes.Axes.barh
+
+    def spy(self: matplotlib.axes.Axes, *args: object, **kwargs: object) -> object:
+        seen.append({"label": kwargs.get("label"), "color": kwargs.get("color")})
+        return barh(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "barh", spy)
+    df = read_sweep(sweep)
+    shares = stats.cause_shares(df)
+    report_module._plot_causes(shares, tmp_path)
+    colours = {s["label"]: s["color"] for s in seen}
+    seen.clear()
+    first = shares["cause"].iloc[0]
+    report_module._plot_causes(shares[shares["cause"] != first], tmp_path)  # one cause fewer
+    assert {s["label"]: s["color"] for s in seen} == {k: v for k, v in colours.items() if k != first}
+    page = report_module.write_report(sweep, tmp_path / "r").read_text()
+    causes = page.split("<h2>Points by cause</h2>", 1)[1].split("<h2>", 1)[0]
+    assert "<th>cause</th>" not in causes and "<th></th>" not in causes
+
+
+def test_sweep_and_ray_runner_do_not_import_each_other() -> None:
+    for module, other in (("sweep", "ray_runner"), ("ray_runner", "sweep")):
+        path = Path(sweep_module.__file__).parent / f"{module}.py"
+        imported = {
+            node.module for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ImportFrom)
+        }
+        if module == "sweep":  # run_sweep loads ray_runner when asked for a cluster, not at import
+            top = ast.parse(path.read_text()).body
+            imported = {n.module for n in top if isinstance(n, ast.ImportFrom)}
+        assert other not in imported, (module, imported)
+
+
+# --- reproducible sweep folders
+
+
+TINY_SPEC = SweepSpec(mixes=(Mix("base"),), deals=(("greedy", 2), ("mcts+greedy", 1)), **TINY)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return run_sweep(tmp_path_factory.mktemp("tiny") / "s", TINY_SPEC, progress=False)
+
+
+def _copy(folder: Path, to: Path) -> Path:
+    to.mkdir()
+    for p in folder.iterdir():
+        (to / p.name).write_bytes(p.read_bytes())
+    return to
+
+
+def test_the_spec_file_records_the_code_and_every_agent_option(tiny: Path) -> None:
+    record = json.loads((tiny / "_spec.json").read_text())
+    assert record["code"]["version"] == carcassonne.__version__
+    assert record["code"]["commit"] and record["code"]["engine"]
+    options = record["agents"]["mcts:iters=8,memory=16"]
+    assert options["iters"] == "8" and options["memory"] == "16"
+    assert set(options) == {o["key"] for o in carcassonne._core.mcts_options()}  # defaults too
+    assert record["agents"]["greedy"] == {}
+    assert not (tiny / "spec.json").exists()
+    # A parquet reader reads the folder: the spec file's name starts with "_".
+    assert len(pd.read_parquet(tiny)) == len(read_sweep(tiny))
+
+
+def test_a_resume_with_other_code_or_foreign_parts_is_refused(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = _copy(tiny, tmp_path / "c")
+    before = {p.name: p.read_bytes() for p in copy.iterdir()}
+    real = sweep_module.code_version
+    monkeypatch.setattr(sweep_module, "code_version", lambda: {**real(), "version": "9.9"})
+    with pytest.raises(SearchError, match="other code"):
+        run_sweep(copy, TINY_SPEC, resume=True, progress=False)
+    monkeypatch.setattr(sweep_module, "code_version", real)
+    assert {p.name: p.read_bytes() for p in copy.iterdir()} == before
+    # A part of a run of another strength under the same chunk name.
+    stronger = SweepSpec(mixes=TINY_SPEC.mixes, deals=TINY_SPEC.deals, **{**TINY, "mcts": "mcts:iters=9"})  # type: ignore[arg-type]
+    other = run_sweep(tmp_path / "o", stronger, progress=False)
+    name = next(p.name for p in other.glob("*mcts+greedy*.parquet"))
+    (copy / name).write_bytes((other / name).read_bytes())
+    with pytest.raises(SearchError, match="not played by this sweep"):
+        run_sweep(copy, TINY_SPEC, resume=True, progress=False)
+    (copy / name).write_bytes(before[name])
+    (copy / "stranger.parquet").write_bytes(before[name])
+    with pytest.raises(SearchError, match="not of its spec"):
+        run_sweep(copy, TINY_SPEC, resume=True, progress=False)
+
+
+def test_a_resume_plays_a_damaged_part_again(tiny: Path, tmp_path: Path) -> None:
+    copy = _copy(tiny, tmp_path / "c")
+    part = sorted(copy.glob("*.parquet"))[0]
+    part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])  # a copy cut off
+    with pytest.warns(UserWarning, match="damaged"):
+        run_sweep(copy, TINY_SPEC, resume=True, progress=False)
+    a = _games(read_sweep(tiny)).drop(columns=list(TIMING_COLUMNS))
+    b = _games(read_sweep(copy)).drop(columns=list(TIMING_COLUMNS))
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_folders_and_files_of_older_versions_are_still_read(tiny: Path, tmp_path: Path) -> None:
+    copy = _copy(tiny, tmp_path / "c")
+    (copy / "_spec.json").rename(copy / "spec.json")
+    assert len(read_sweep(copy)) == len(read_sweep(tiny))
+    committed = Path(__file__).parents[2] / "experiments" / "balance" / "sweep.parquet"
+    if committed.exists():
+        assert {"mix", "players", "lineup", "deal", "win_share"} <= set(read_sweep(committed).columns)
+
+
+# --- the command line: bad input changes nothing
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--deals", "mcts+greedy=1", "--mcts", "mcts:bogus=1"], "bogus"),
+        (["--players", "9"], "player"),
+        (["--deals", "greedy=0"], "plays no games"),
+        (["--players", "2,2"], "listed twice"),
+        (["--deals", "random=1"], "unknown line-up"),
+    ],
+)
+def test_a_rejected_option_creates_nothing(
+    option: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "s"
+    base = ["balance", "run", str(out), "--mixes", "base", "--players", "2", "--deals", "greedy=1"]
+    assert main([*base, *option]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_an_unreachable_cluster_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    with pytest.raises(SearchError, match="no Ray cluster answers"):
+        run_sweep(tmp_path / "s", TINY_SPEC, address=f"127.0.0.1:{port}", progress=False)
+    assert not (tmp_path / "s").exists()
+
+
+def test_merge_asks_before_overwriting_takes_several_sweeps_and_skips_its_own_output(
+    tiny: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = _copy(tiny, tmp_path / "c")
+    inside = copy / "all.parquet"
+    assert main(["balance", "merge", str(copy), str(inside)]) == 0
+    rows = len(pd.read_parquet(inside))
+    assert rows == len(read_sweep(tiny))
+    assert main(["balance", "merge", str(copy), str(inside)]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert main(["balance", "merge", str(copy), str(inside), "--force"]) == 0
+    assert len(pd.read_parquet(inside)) == rows  # not its own output read back
+    assert len(read_sweep(copy)) == rows  # the folder's rows are its parts only
+    # Two sweeps of other cells merge into one file; sweeps sharing deals are refused.
+    three = SweepSpec(mixes=(Mix("base"),), deals=(("greedy", 1),), **{**TINY, "players": (3,)})  # type: ignore[arg-type]
+    other = run_sweep(tmp_path / "p3", three, progress=False)
+    both = tmp_path / "both.parquet"
+    assert main(["balance", "merge", str(copy), str(other), str(both)]) == 0
+    assert set(pd.read_parquet(both)["players"]) == {2, 3}
+    assert main(["balance", "merge", str(copy), str(tiny), str(tmp_path / "x.parquet")]) == 2
+    assert "same cells" in capsys.readouterr().err
+    assert not (tmp_path / "x.parquet").exists()
+
+
+def test_a_folder_holding_only_a_spec_can_be_run_afresh(tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    out.mkdir()
+    (out / "_spec.json").write_text("{}")  # a run stopped before its first chunk
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run_sweep(out, TINY_SPEC, progress=False)
+    assert len(read_sweep(out)) > 0
+
+
+def test_fairness_names_the_farthest_seat_and_tests_equal_seats() -> None:
+    rng = np.random.default_rng(2)
+
+    def cell(mix: str, seat1_wins: float) -> pd.DataFrame:
+        won = (rng.random(60) < seat1_wins).astype(float)  # 30 deals x 2 rotations
+        share = np.stack([1 - won, won], axis=1).ravel()
+        return pd.DataFrame(
+            {
+                "mix": mix,
+                "players": 2,
+                "lineup": "greedy",
+                "deal": np.repeat(np.arange(30), 4),
+                "rotation": np.tile([0, 0, 1, 1], 30),
+                "seat": np.tile([0, 1], 60),
+                "win_share": share,
+            }
+        )
+
+    fair = stats.fairness(pd.concat([cell("unfair", 0.85), cell("fair", 0.5)], ignore_index=True))
+    unfair, even = fair.iloc[0], fair.iloc[1]
+    assert unfair["largest_gap"].low > 0.2 and unfair["p_equal_seats"] < 0.01
+    assert even["p_equal_seats"] > 0.05 and even["largest_gap"].value < unfair["largest_gap"].value
+
+
+def test_a_plot_takes_an_estimate_outside_its_percentile_interval(tmp_path: Path) -> None:
+    # The largest of several gaps is biased: its percentile interval may lie above it.
+    import matplotlib.pyplot as plt
+
+    e = stats.Estimate(0.01, 0.02, 0.05, np.array([0.03]), (0,), 20, 40)
+    frame = pd.DataFrame({"mix": ["m"], "players": [2], "deals": [20], "gap": [e]})
+    fig, ax = plt.subplots()
+    report_module._errorbar_by_mix(ax, frame, "gap", "players")
+    plt.close(fig)

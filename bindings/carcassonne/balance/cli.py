@@ -25,6 +25,8 @@ def _spec(args: argparse.Namespace) -> SweepSpec:
         lineup, _, count = item.partition("=")
         if not count.strip().isdigit():
             raise SearchError(f"--deals takes lineup=count items, e.g. greedy=200,mcts=20; not '{item}'")
+        if int(count) < 1:
+            raise SearchError(f"--deals: {item} plays no games; leave the line-up out instead")
         deals.append((lineup.strip(), int(count)))
     try:
         players = tuple(int(p) for p in args.players.split(","))
@@ -74,7 +76,7 @@ def _report(args: argparse.Namespace) -> int:
 def _merge(args: argparse.Namespace) -> int:
     from .sweep import merge_sweep
 
-    print(f"rows written to {merge_sweep(args.sweep, args.out)}")
+    print(f"rows written to {merge_sweep(args.sweeps, args.out, force=args.force)}")
     return 0
 
 
@@ -102,7 +104,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     report.add_argument("sweep", help="the sweep's parquet folder, or one parquet file of its rows")
     report.add_argument("--out", default=None, help="the report's folder (default: SWEEP-report next to it)")
     report.set_defaults(run=_report)
-    merge = sub.add_parser("merge", help="write a sweep folder's rows into one parquet file")
-    merge.add_argument("sweep", help="the sweep's parquet folder")
+    merge = sub.add_parser("merge", help="write the rows of one or more sweeps into one parquet file")
+    merge.add_argument("sweeps", nargs="+", help="sweep folders (or parquet files of rows)")
     merge.add_argument("out", help="the parquet file to write")
+    merge.add_argument("--force", action="store_true", help="replace OUT if it exists")
     merge.set_defaults(run=_merge)

@@ -20,6 +20,24 @@ from .stats import Estimate
 from .sweep import read_sweep
 
 LINEUP_NAMES = {"greedy": "all greedy", "mcts": "all MCTS", "mcts+greedy": "one MCTS among greedy"}
+# One colour per cause, fixed by its place in CAUSES: the same cause looks the same in every report.
+_PALETTE = [plt.get_cmap("tab20")(i) for i in range(20)] + [plt.get_cmap("tab20b")(i) for i in range(20)]
+CAUSE_COLORS = {cause: _PALETTE[i % len(_PALETTE)] for i, cause in enumerate(CAUSES)}
+
+
+PLOTS = (
+    "first_player.png",
+    "fairness.png",
+    "skill.png",
+    "causes.png",
+    "scores.png",
+    "length.png",
+    "effects.png",
+)
+
+
+def _lineup_name(lineup: str) -> str:
+    return LINEUP_NAMES.get(lineup, lineup)
 
 
 def _cells_text(frame: pd.DataFrame, percent: tuple[str, ...] = (), digits: int = 1) -> pd.DataFrame:
@@ -33,28 +51,58 @@ def _cells_text(frame: pd.DataFrame, percent: tuple[str, ...] = (), digits: int 
     if "fair" in out.columns:
         out["fair"] = [f"{100 * f:.0f}%" for f in out["fair"]]
     if "lineup" in out.columns:
-        out["lineup"] = out["lineup"].map(LINEUP_NAMES)
+        out["lineup"] = out["lineup"].map(_lineup_name)
     return out
 
 
+def _deals_label(part: pd.DataFrame, column: str = "deals") -> str:
+    """A series' group sizes for a legend: "20 deals" or "8-20 deals"."""
+    lo, hi = int(part[column].min()), int(part[column].max())
+    return f"{lo} deals" if lo == hi else f"{lo}-{hi} deals"
+
+
 def _errorbar_by_mix(
-    ax: plt.Axes, frame: pd.DataFrame, column: str, label_of: str, scale: float = 1.0, fair: bool = False
+    ax: plt.Axes,
+    frame: pd.DataFrame,
+    column: str,
+    label_of: str,
+    scale: float = 1.0,
+    fair: bool = False,
+    sizes: str = "deals",
 ) -> None:
     """One series per value of `label_of` (e.g. players): estimates with their 95% intervals over
-    the mixes on the x axis, side by side. With `fair`, a dashed line in the series' colour at
-    its fair share (1/players)."""
+    the mixes on the x axis, side by side, the group sizes in the legend. An estimate without a
+    usable interval (too few deals, no spread) is drawn as an open marker without bars. With `fair`, a
+    dashed line in the series' colour at its fair share (1/players)."""
     mixes = list(dict.fromkeys(frame["mix"]))
     groups = list(dict.fromkeys(frame[label_of]))
     width = 0.8 / max(len(groups), 1)
     for i, g in enumerate(groups):
-        part = frame[frame[label_of] == g].set_index("mix").reindex(mixes)
+        part = frame[frame[label_of] == g]
+        estimates = part.set_index("mix").reindex(mixes)[column]
         x = np.arange(len(mixes)) + (i - (len(groups) - 1) / 2) * width
-        values = [e.value * scale if isinstance(e, Estimate) else np.nan for e in part[column]]
-        low = [(e.value - e.low) * scale if isinstance(e, Estimate) else np.nan for e in part[column]]
-        high = [(e.high - e.value) * scale if isinstance(e, Estimate) else np.nan for e in part[column]]
-        bars = ax.errorbar(x, values, yerr=[low, high], fmt="o", capsize=3, label=f"{g} {label_of}")
+        ok = [isinstance(e, Estimate) and e.has_interval for e in estimates]
+        values = np.array([e.value * scale if isinstance(e, Estimate) else np.nan for e in estimates])
+        # A percentile interval may miss its estimate (a biased statistic): no negative bars.
+        low = [max(0.0, (e.value - e.low) * scale) if k else 0.0 for e, k in zip(estimates, ok, strict=True)]
+        high = [
+            max(0.0, (e.high - e.value) * scale) if k else 0.0 for e, k in zip(estimates, ok, strict=True)
+        ]
+        label = f"{g} {label_of} ({_deals_label(part, sizes)})"
+        bars = ax.errorbar(
+            x[ok],
+            values[ok],
+            yerr=[np.array(low)[ok], np.array(high)[ok]],
+            fmt="o",
+            capsize=3,
+            label=label if any(ok) else None,
+        )
+        color = bars.lines[0].get_color()
+        if not all(ok):
+            bad = [not k for k in ok]
+            ax.plot(x[bad], values[bad], "o", mfc="none", color=color, label=f"{label}: no interval")
         if fair:
-            ax.axhline(scale / int(g), color=bars.lines[0].get_color(), lw=0.8, ls="--")
+            ax.axhline(scale / int(g), color=color, lw=0.8, ls="--")
     ax.set_xticks(np.arange(len(mixes)), mixes, rotation=30, ha="right")
     ax.set_xlim(-0.6, len(mixes) - 0.4)
     ax.grid(axis="y", alpha=0.3)
@@ -73,10 +121,22 @@ def _plot_first_player(edge: pd.DataFrame, folder: Path) -> str:
     for ax, lineup in zip(axes[0], lineups, strict=True):
         part = edge[edge["lineup"] == lineup]
         _errorbar_by_mix(ax, part, "seat0_win", "players", scale=100, fair=True)
-        ax.set_title(f"first player's win rate, {LINEUP_NAMES[lineup]}")
+        ax.set_title(f"first player's win rate, {_lineup_name(lineup)}")
         ax.set_ylabel("seat 0 wins (%); dashed: a fair share")
         ax.legend(fontsize=8)
     return _save(fig, folder, "first_player.png")
+
+
+def _plot_fairness(fair: pd.DataFrame, folder: Path) -> str:
+    lineups = list(dict.fromkeys(fair["lineup"]))
+    fig, axes = plt.subplots(1, len(lineups), figsize=(6 * len(lineups), 4.2), squeeze=False, sharey=True)
+    for ax, lineup in zip(axes[0], lineups, strict=True):
+        _errorbar_by_mix(ax, fair[fair["lineup"] == lineup], "largest_gap", "players", scale=100)
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_title(f"the seat farthest from a fair share, {_lineup_name(lineup)}")
+        ax.set_ylabel("its distance from a fair share\n(points of %; 0: fair)")
+        ax.legend(fontsize=8)
+    return _save(fig, folder, "fairness.png")
 
 
 def _plot_skill(skill: pd.DataFrame, folder: Path) -> str:
@@ -92,21 +152,19 @@ def _plot_skill(skill: pd.DataFrame, folder: Path) -> str:
 def _plot_causes(shares: pd.DataFrame, folder: Path) -> str:
     part = shares[(shares["lineup"] == "greedy")] if (shares["lineup"] == "greedy").any() else shares
     players = min(part["players"])
-    part = part[part["players"] == players]
+    part = part[(part["players"] == players) & (part["lineup"] == part["lineup"].iloc[0])]
     mixes = list(dict.fromkeys(part["mix"]))
     table = part.assign(v=[e.value for e in part["share"]]).pivot(index="mix", columns="cause", values="v")
     table = table.reindex(index=mixes, columns=[c for c in CAUSES if c in table.columns]).fillna(0)
     fig, ax = plt.subplots(figsize=(9, 4.5))
     left = np.zeros(len(mixes))
-    colors = plt.get_cmap("tab20")
-    for i, cause in enumerate(table.columns):
-        ax.barh(mixes, 100 * table[cause], left=left, label=cause, color=colors(i % 20))
+    for cause in table.columns:
+        ax.barh(mixes, 100 * table[cause], left=left, label=cause, color=CAUSE_COLORS[cause])
         left += 100 * table[cause].to_numpy()
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
-    ax.set_xlabel("share of all points (%)")
-    lineup = LINEUP_NAMES[part["lineup"].iloc[0]]
-    ax.set_title(f"where the points come from ({players} players, {lineup})")
+    ax.set_xlabel(f"share of all points (%); {_deals_label(part)} per mix")
+    ax.set_title(f"where the points come from ({players} players, {_lineup_name(part['lineup'].iloc[0])})")
     ax.legend(ncol=1, fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
     return _save(fig, folder, "causes.png")
 
@@ -120,35 +178,43 @@ def _plot_scores(df: pd.DataFrame, folder: Path) -> str:
     for ax, players in zip(axes[0], players_list, strict=True):
         part = df[(df["players"] == players) & (df["lineup"] == "greedy")]
         if part.empty:
+            part = df[(df["players"] == players) & (df["lineup"] == df["lineup"].iloc[0])]
+        if part.empty:
             part = df[df["players"] == players]
         data = [part[part["mix"] == m]["score"].to_numpy() for m in mixes]
         ax.boxplot(data, showfliers=False)
-        ax.set_xticks(np.arange(1, len(mixes) + 1), mixes, rotation=30, ha="right")
-        ax.set_title(f"scores, {players} players")
+        labels = [f"{m}\n{part[part['mix'] == m]['deal'].nunique()} deals" for m in mixes]
+        ax.set_xticks(np.arange(1, len(mixes) + 1), labels, rotation=30, ha="right")
+        ax.set_title(f"scores, {players} players, {_lineup_name(part['lineup'].iloc[0])}")
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylabel("final score per seat")
     return _save(fig, folder, "scores.png")
 
 
 def _plot_length(games: pd.DataFrame, folder: Path) -> str:
-    part = games[games["lineup"] == "greedy"] if (games["lineup"] == "greedy").any() else games
+    lineup = "greedy" if (games["lineup"] == "greedy").any() else games["lineup"].iloc[0]
+    part = games[games["lineup"] == lineup]
     fig, ax = plt.subplots(figsize=(8, 4))
     _errorbar_by_mix(ax, part, "turns", "players")
     ax.set_ylabel("turns per game")
-    ax.set_title("game length")
+    ax.set_title(f"game length, {_lineup_name(lineup)}")
     ax.legend(fontsize=8)
     return _save(fig, folder, "length.png")
 
 
 def _plot_effects(effects: pd.DataFrame, folder: Path) -> str | None:
-    part = effects[(effects["measure"] == "seat0_win") & (effects["lineup"] == "greedy")]
+    """The change of seat 0's distance from a fair share, mix less base: below zero the mix is
+    fairer to the seats than base."""
+    part = effects[effects["measure"] == "seat0_unfair"]
     if part.empty:
         return None
-    fig, ax = plt.subplots(figsize=(8, 4))
-    _errorbar_by_mix(ax, part, "effect", "players", scale=100)
+    lineup = "greedy" if (part["lineup"] == "greedy").any() else part["lineup"].iloc[0]
+    part = part[part["lineup"] == lineup]
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    _errorbar_by_mix(ax, part, "effect", "players", scale=100, sizes="mix_deals")
     ax.axhline(0, color="grey", lw=0.8)
-    ax.set_ylabel("change of seat 0's win rate (points of %)")
-    ax.set_title("each mix against base: the first player's edge (all greedy)")
+    ax.set_ylabel("seat 0's distance from a fair share,\nmix less base (points of %)")
+    ax.set_title(f"each mix against base: below 0 is fairer than base ({_lineup_name(lineup)})")
     ax.legend(fontsize=8)
     return _save(fig, folder, "effects.png")
 
@@ -156,7 +222,8 @@ def _plot_effects(effects: pd.DataFrame, folder: Path) -> str | None:
 def headline(df: pd.DataFrame) -> pd.DataFrame:
     """The README's table: per mix and player count, seat 0's win rate with identical greedy bots
     and its tiles less the other seats' mean, seat 0's win rate with identical MCTS bots, the
-    MCTS bot's win rate among greedy bots, mean score and turns (greedy)."""
+    MCTS bot's win rate among greedy bots, mean score and turns (greedy); each rate with the
+    deals it is over. Empty cells: the sweep has no such line-up."""
     edge = stats.first_player_edge(df)
     skill = stats.skill_table(df)
     games = stats.game_table(df)
@@ -167,12 +234,12 @@ def headline(df: pd.DataFrame) -> pd.DataFrame:
             frame: pd.DataFrame, column: str, lineup: str | None, m: str = mix, p: int = players
         ) -> object:
             sel = frame[(frame["mix"] == m) & (frame["players"] == p)]
-            if lineup is not None and "lineup" in sel.columns:
+            if lineup is not None:
                 sel = sel[sel["lineup"] == lineup]
             return sel[column].iloc[0] if len(sel) else None
 
         def pct(e: object) -> str:
-            return e.text(digits=3, percent=True) if isinstance(e, Estimate) else ""
+            return f"{e.text(digits=3, percent=True)} ({e.deals} deals)" if isinstance(e, Estimate) else ""
 
         score, turns = pick(games, "score", "greedy"), pick(games, "turns", "greedy")
         extra = pick(edge, "seat0_extra_tiles", "greedy")
@@ -196,10 +263,13 @@ def headline(df: pd.DataFrame) -> pd.DataFrame:
 
 def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
     """Writes index.html and its PNG plots into `out` (default: the sweep's name + "-report",
-    beside it) and returns the page's path. `sweep`: a sweep folder or one parquet file."""
+    beside it) and returns the page's path. `sweep`: a sweep folder or one parquet file, of any
+    mixes and line-ups: a section the sweep has no games for says what it would need."""
     df = read_sweep(sweep)
     folder = Path(out) if out is not None else Path(str(Path(sweep)).rstrip("/") + "-report")
     folder.mkdir(parents=True, exist_ok=True)
+    for name in PLOTS:  # an earlier report's plots that this sweep may not have
+        (folder / name).unlink(missing_ok=True)
     edge = stats.first_player_edge(df)
     seats = stats.seat_table(df)
     skill = stats.skill_table(df)
@@ -207,6 +277,8 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
     games = stats.game_table(df)
     figures = stats.figure_table(df)
     effects = stats.effects(df)
+    fair = stats.fairness(df)
+    equal_missing = "This sweep has no line-up of identical bots (greedy or mcts)."
 
     sections: list[tuple[str, str, str | None, str]] = []  # title, text, image, table html
 
@@ -216,23 +288,51 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
     sections.append(
         (
             "Headline",
-            "Seat 0 moves first. Win rates are win shares (a tie of k players gives each 1/k).",
+            "Seat 0 moves first. Win rates are win shares (a tie of k players gives each 1/k), with "
+            "the deals each is over; an empty cell: the sweep has no such line-up.",
             None,
             headline(df).to_html(index=False, border=0, classes="t"),
         )
     )
-    sections.append(
-        (
-            "First-player advantage",
-            "Seat 0's win rate with identical bots in every seat; the edge is seat 0's score less the "
-            "mean score of the other seats; extra tiles are seat 0's tiles less the others' mean (when "
-            "the bag's tiles do not divide evenly among the players, the first seats get one turn more).",
-            _plot_first_player(edge, folder),
-            table(edge, percent=("seat0_win",)),
+    if edge.empty:
+        sections.append(("First-player advantage", equal_missing, None, ""))
+    else:
+        sections.append(
+            (
+                "First-player advantage",
+                "Seat 0's win rate with identical bots in every seat; the edge is seat 0's score less "
+                "the mean score of the other seats; extra tiles are seat 0's tiles less the others' mean "
+                "(when the bag's tiles do not divide evenly among the players, the first seats get one "
+                "turn more).",
+                _plot_first_player(edge, folder),
+                table(edge, percent=("seat0_win",)),
+            )
         )
-    )
-    sections.append(("Every seat", "", None, table(seats, percent=("win",))))
-    if not skill.empty:
+    if fair.empty:
+        sections.append(("Fairness", equal_missing, None, ""))
+    else:
+        # The smallest p-value 1000 permutations can give is 1/1001: say "< 0.001", not 0.001.
+        shown = fair.assign(
+            p_equal_seats=[f"{p:.3f}" if p > 0.001 else "< 0.001" for p in fair["p_equal_seats"]]
+        )
+        sections.append(
+            (
+                "Fairness",
+                "Per mix and player count, the seat whose win rate is farthest from a fair share "
+                "(1/players) and that distance (the largest gap; it is above 0 even in a fair game, by "
+                "chance), with p_equal_seats: the p-value of a permutation test that every seat wins as "
+                "often (small: the seats differ). Whether a mix is fairer than base: largest_gap in "
+                "'Each mix against base'.",
+                _plot_fairness(fair, folder),
+                table(shown, percent=("largest_gap",)),
+            )
+        )
+    sections.append(("Every seat", "" if len(seats) else equal_missing, None, table(seats, percent=("win",))))
+    if skill.empty:
+        sections.append(
+            ("Skill gradient", "Needs the mcts+greedy line-up (one MCTS among greedy bots).", None, "")
+        )
+    else:
         sections.append(
             (
                 "Skill gradient",
@@ -242,21 +342,30 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
                 table(skill, percent=("mcts_win",)),
             )
         )
-    causes = shares.assign(share=[e.text(digits=3, percent=True) for e in shares["share"]])
-    causes = causes.pivot_table(
-        index=["mix", "players", "lineup"], columns="cause", values="share", aggfunc="first"
-    )
-    causes = causes[[c for c in CAUSES if c in causes.columns]].fillna("").reset_index()
-    causes["lineup"] = causes["lineup"].map(LINEUP_NAMES)
-    sections.append(
-        (
-            "Points by cause",
-            "The share of all points each cause gave (B-11 causes; city_mayor: cities won with a mayor; "
-            "field_barn: farmer points a barn caused during the game).",
-            _plot_causes(shares, folder),
-            causes.to_html(index=False, border=0, classes="t"),
+    if shares.empty:
+        sections.append(("Points by cause", "No points were scored.", None, ""))
+    else:
+        causes = shares.assign(share=[e.text(digits=3, percent=True) for e in shares["share"]])
+        causes = causes.pivot_table(
+            index=[*stats.CELL, "deals", "games"],
+            columns="cause",
+            values="share",
+            aggfunc="first",
+            sort=False,
         )
-    )
+        causes = causes[[c for c in CAUSES if c in causes.columns]].fillna("").reset_index()
+        causes.columns.name = None  # else the header row shows an empty "cause" column
+        causes["lineup"] = causes["lineup"].map(_lineup_name)
+        sections.append(
+            (
+                "Points by cause",
+                "The share of all points each cause gave (B-11 causes; city_mayor: cities won with a mayor; "
+                "field_barn: farmer points a barn caused during the game). Each cause keeps its colour "
+                "in every report.",
+                _plot_causes(shares, folder),
+                causes.to_html(index=False, border=0, classes="t"),
+            )
+        )
     score_q = games.assign(score_q=[f"{q[0]:.0f} / {q[1]:.0f} / {q[2]:.0f}" for q in games["score_q"]])
     sections.append(
         (
@@ -268,36 +377,60 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
         )
     )
     sections.append(("Game length", "", _plot_length(games, folder), ""))
-    if not figures.empty:
+    if figures.empty:
+        sections.append(
+            (
+                "Figure usage and its value",
+                "No mayor, wagon or barn was placed in a line-up of identical bots (they come with "
+                "abbey-mayor).",
+                None,
+                "",
+            )
+        )
+    else:
+        shown = figures.assign(
+            used_games=[e.n for e in figures["win_used"]], unused_games=[e.n for e in figures["win_unused"]]
+        )
         sections.append(
             (
                 "Figure usage and its value",
                 "How often a seat placed at least one figure of the kind, and the win rate of seat-games "
-                "that did less that of those that did not. Observational: a player who can place a barn "
-                "may already be ahead.",
+                "that did less that of those that did not (used_games, unused_games: seat-games in each "
+                "group; the difference resampled paired by deal). Observational: a player who can place "
+                "a barn may already be ahead.",
                 None,
-                table(figures, percent=("used", "win_used", "win_unused", "difference")),
+                table(shown, percent=("used", "win_used", "win_unused", "difference")),
             )
         )
-    if not effects.empty:
+    if effects.empty:
+        sections.append(
+            (
+                "Each mix against base",
+                "Needs the mix 'base' and another mix at the same player count and line-up.",
+                None,
+                "",
+            )
+        )
+    else:
         text = effects.copy()
         for col in ("base", "mix_value", "effect"):
             text[col] = [
-                e.text(digits=3, percent=m in ("seat0_win", "mcts_win"))
+                e.text(digits=3, percent=m in ("seat0_win", "seat0_unfair", "largest_gap", "mcts_win"))
                 for e, m in zip(text[col], text["measure"], strict=True)
             ]
-        text["lineup"] = text["lineup"].map(LINEUP_NAMES)
+        text["lineup"] = text["lineup"].map(_lineup_name)
         sections.append(
             (
                 "Each mix against base",
                 "The difference to the base game at the same player count and line-up, with the 95% "
-                "interval of the difference (independent bootstraps of the two mixes).",
+                "interval of the difference, resampled paired by deal number. seat0_unfair is seat 0's "
+                "distance from a fair share (|win rate - 1/players|): a negative effect is a fairer mix.",
                 _plot_effects(effects, folder),
                 text.to_html(index=False, border=0, classes="t"),
             )
         )
 
-    deals = df.groupby(["lineup"])["deal"].nunique().to_dict()
+    deals = {_lineup_name(k): v for k, v in df.groupby("lineup")["deal"].nunique().to_dict().items()}
     games_total = len(df[df["seat"] == 0])
     agents = ", ".join(sorted(set(df["agent"])))
     body = [
@@ -305,15 +438,14 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
         f"<p>{games_total} games ({len(df)} seat rows) from <code>{html.escape(str(sweep))}</code>; "
         f"deals per line-up: {html.escape(str(deals))}; agents: {html.escape(agents)}. "
         "Every deal is one deck played from every seat rotation; the intervals are 95% percentile "
-        f"bootstraps over deals ({stats.REPLICATES} replicates), so they respect the pairing. With "
-        "identical bots in every seat a deal's rotations differ only in the bots' random streams "
-        "(tie-breaks, search), so they are close to repeats of one game: the intervals of those "
-        "line-ups are about as wide as the number of deals alone allows.</p>",
+        f"bootstraps over deals ({stats.REPLICATES} replicates), so they respect the pairing, and "
+        "every difference is resampled paired by deal. Group sizes are given beside each figure; "
+        f"an estimate from fewer than {stats.MIN_DEALS} deals shows no interval (n too small).</p>",
     ]
-    for title, text, image, table_html in sections:
+    for title, text_, image, table_html in sections:
         body.append(f"<h2>{html.escape(title)}</h2>")
-        if text:
-            body.append(f"<p>{html.escape(text)}</p>")
+        if text_:
+            body.append(f"<p>{html.escape(text_)}</p>")
         if image:
             body.append(f'<img src="{image}" alt="{html.escape(title)}">')
         body.append(table_html)

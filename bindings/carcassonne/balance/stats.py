@@ -3,15 +3,20 @@ respect the pairing: a deal (one deck played from every seat rotation) is the un
 resampled (a percentile bootstrap over deals), never a single game.
 
 Every statistic is a ratio of per-deal sums (a mean over seat-games, a share of points), so one
-bootstrap replicate is the ratio of the resampled deals' sums. An expansion's effect is the
-difference between its mix and base at the same player count and line-up; the two are
-independent samples (other decks), so the difference's replicates pair independent replicates.
+bootstrap replicate is the ratio of the resampled deals' sums. Every estimate over the same set
+of deals uses the same bootstrap draws, so a difference of two estimates (figure used or not; a
+mix against base, over the deal numbers of both) is resampled paired, by deal.
+
+Each Estimate carries its group's size (deals, and games or seat-games counted). An interval
+from fewer than MIN_DEALS deals, or of zero width, is not shown as one: a bootstrap of a
+handful of deals has too few distinct resamples to mean anything.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -20,81 +25,122 @@ from .. import CAUSES
 from .sweep import FIGURE_KINDS
 
 REPLICATES = 2000
+SEED = 0  # the bootstrap's draws: fixed, so a report is reproducible
+MIN_DEALS = 5
 CELL = ["mix", "players", "lineup"]
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """A statistic, its 95% interval and its bootstrap replicates (for differences)."""
+    """A statistic, its 95% interval, its bootstrap replicates (for differences), the deals it
+    was resampled over and its group's size: `deals` with data, `n` units counted (seat-games
+    or games)."""
 
     value: float
     low: float
     high: float
     replicates: np.ndarray
+    universe: tuple[int, ...] = ()
+    deals: int = 0
+    n: int = 0
+
+    @property
+    def has_interval(self) -> bool:
+        return self.deals >= MIN_DEALS and self.high > self.low
 
     def text(self, digits: int = 3, percent: bool = False) -> str:
+        """ "value [low, high]", or "value (n too small)" / "value (no spread)" without a usable
+        interval."""
         if np.isnan(self.value):
             return "n/a"
         scale, unit = (100.0, "%") if percent else (1.0, "")
         d = max(digits - 2, 0) if percent else digits
         v, lo, hi = self.value * scale, self.low * scale, self.high * scale
+        if self.deals < MIN_DEALS:
+            return f"{v:.{d}f}{unit} (n too small)"
+        if not self.high > self.low:
+            return f"{v:.{d}f}{unit} (no spread)"
         return f"{v:.{d}f}{unit} [{lo:.{d}f}, {hi:.{d}f}]"
 
     def minus(self, other: Estimate) -> Estimate:
+        """The difference, resampled paired: both must be over the same deals (same draws)."""
+        if self.universe != other.universe:
+            raise ValueError("a paired difference needs two estimates over the same deals")
         reps = self.replicates - other.replicates
-        return _estimate(self.value - other.value, reps)
+        return _estimate(
+            self.value - other.value, reps, self.universe, min(self.deals, other.deals), min(self.n, other.n)
+        )
 
 
-def _estimate(value: float, replicates: np.ndarray) -> Estimate:
+def _estimate(
+    value: float, replicates: np.ndarray, universe: tuple[int, ...] = (), deals: int = 0, n: int = 0
+) -> Estimate:
     ok = replicates[np.isfinite(replicates)]
     if len(ok) == 0 or np.isnan(value):
-        return Estimate(float("nan"), float("nan"), float("nan"), replicates)
+        return Estimate(float("nan"), float("nan"), float("nan"), replicates, universe, deals, n)
     low, high = np.percentile(ok, [2.5, 97.5])
-    return Estimate(float(value), float(low), float(high), replicates)
+    return Estimate(float(value), float(low), float(high), replicates, universe, deals, n)
 
 
-def _resample(deals: int, seed: int) -> np.ndarray:
-    """Bootstrap draws of deal indices: REPLICATES rows of `deals` indices. One seed per call
-    site, so reports are reproducible."""
-    return np.random.default_rng(seed).integers(0, deals, size=(REPLICATES, deals))
+@lru_cache(maxsize=64)
+def _weights(deals: int) -> np.ndarray:
+    """REPLICATES bootstrap resamples of `deals` deals, as how often each deal is drawn. The
+    same for every estimate over that many deals: that pairs differences."""
+    idx = np.random.default_rng(SEED).integers(0, deals, size=(REPLICATES, deals))
+    counts = np.zeros((REPLICATES, deals))
+    np.add.at(counts, (np.arange(REPLICATES)[:, None], idx), 1.0)
+    counts.flags.writeable = False
+    return counts
 
 
 def ratio(
-    rows: pd.DataFrame, numerator: pd.Series, denominator: pd.Series | None = None, seed: int = 0
+    rows: pd.DataFrame,
+    numerator: pd.Series,
+    denominator: pd.Series | None = None,
+    deals: Sequence[int] | None = None,
 ) -> Estimate:
     """sum(numerator) / sum(denominator) over `rows` (default denominator: 1 per row, a mean),
-    bootstrapped over the rows' deals."""
-    if rows.empty:
-        return _estimate(float("nan"), np.array([np.nan]))
+    bootstrapped over `deals` (default: the rows' deals; a deal without rows counts zero)."""
+    universe = tuple(sorted(set(rows["deal"]))) if deals is None else tuple(sorted(set(deals)))
+    if rows.empty or not universe:
+        return _estimate(float("nan"), np.array([np.nan]), universe)
     den = pd.Series(1.0, index=rows.index) if denominator is None else denominator
     frame = pd.DataFrame(
-        {"deal": rows["deal"].to_numpy(), "num": numerator.to_numpy(), "den": den.to_numpy()}
+        {"deal": rows["deal"].to_numpy(), "num": numerator.to_numpy(float), "den": den.to_numpy(float)}
     )
-    sums = frame.groupby("deal")[["num", "den"]].sum()
+    sums = frame.groupby("deal")[["num", "den"]].sum().reindex(list(universe), fill_value=0.0)
     num, dens = sums["num"].to_numpy(float), sums["den"].to_numpy(float)
-    idx = _resample(len(num), seed)
+    w = _weights(len(universe))
     with np.errstate(invalid="ignore", divide="ignore"):
-        reps = num[idx].sum(axis=1) / dens[idx].sum(axis=1)
+        reps = (w @ num) / (w @ dens)
         value = num.sum() / dens.sum() if dens.sum() else float("nan")
-    return _estimate(value, reps)
+    return _estimate(value, reps, universe, int((dens != 0).sum()), int((frame["den"] != 0).sum()))
 
 
-def mean(rows: pd.DataFrame, column: str, seed: int = 0) -> Estimate:
-    return ratio(rows, rows[column].astype(float), seed=seed)
+def mean(rows: pd.DataFrame, column: str, deals: Sequence[int] | None = None) -> Estimate:
+    return ratio(rows, rows[column].astype(float), deals=deals)
 
 
-def win_rate(rows: pd.DataFrame, seed: int = 0) -> Estimate:
-    """The mean win share, bootstrapped over deals. When every deal went the same way (a rate of
-    0 or 1) the bootstrap has no spread to resample; then the interval is Wilson's for as many
-    independent games as deals (the arena's cautious choice, search/arena.cpp), never of zero
+def rate(
+    rows: pd.DataFrame, numerator: pd.Series, denominator: pd.Series, deals: Sequence[int] | None = None
+) -> Estimate:
+    """A rate in [0, 1] (a win rate of some seat-games). When every deal went the same way (a
+    rate of 0 or 1) the bootstrap has no spread to resample; then the interval is Wilson's for as
+    many independent games as deals (the arena's cautious choice, search/arena.cpp), never of zero
     width."""
-    e = mean(rows, "win_share", seed=seed)
+    e = ratio(rows, numerator, denominator, deals)
     if np.isnan(e.value) or e.high > e.low:
         return e
-    n, p, z2 = rows["deal"].nunique(), e.value, 1.96**2
+    n, p, z2 = e.deals, e.value, 1.96**2
     center = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = np.sqrt(z2) / (1 + z2 / n) * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return Estimate(e.value, max(0.0, min(p, center - half)), min(1.0, max(p, center + half)), e.replicates)
+    low, high = max(0.0, min(p, center - half)), min(1.0, max(p, center + half))
+    return Estimate(e.value, low, high, e.replicates, e.universe, e.deals, e.n)
+
+
+def win_rate(rows: pd.DataFrame, deals: Sequence[int] | None = None) -> Estimate:
+    """The mean win share, bootstrapped over deals (see rate)."""
+    return rate(rows, rows["win_share"].astype(float), pd.Series(1.0, index=rows.index), deals)
 
 
 def cells(df: pd.DataFrame) -> list[tuple[str, int, str]]:
@@ -108,12 +154,27 @@ def _cell(df: pd.DataFrame, mix: str, players: int, lineup: str) -> pd.DataFrame
     return df[(df["mix"] == mix) & (df["players"] == players) & (df["lineup"] == lineup)]
 
 
+def _equal(lineup: str) -> bool:
+    """Whether a line-up seats the same agent everywhere (seats can be compared)."""
+    return lineup != "mcts+greedy"
+
+
+def _sizes(c: pd.DataFrame) -> dict[str, int]:
+    """A cell's group size: deals, and games (one row per game has seat 0)."""
+    return {"deals": int(c["deal"].nunique()), "games": int((c["seat"] == 0).sum())}
+
+
+def _frame(rows: list[dict[str, object]], columns: list[str]) -> pd.DataFrame:
+    """A table with its columns even when it has no rows (a sweep without such cells)."""
+    return pd.DataFrame(rows, columns=columns)
+
+
 def seat_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per cell of identical agents and seat: win rate and mean margin (own score less the best
-    other score), and the first player's edge: seat 0's score less the mean of the others'."""
+    other score), and mean score."""
     rows = []
     for mix, players, lineup in cells(df):
-        if lineup == "mcts+greedy":
+        if not _equal(lineup):
             continue  # seats of unequal agents: see skill_table
         c = _cell(df, mix, players, lineup)
         for seat in range(players):
@@ -124,13 +185,14 @@ def seat_table(df: pd.DataFrame) -> pd.DataFrame:
                     "players": players,
                     "lineup": lineup,
                     "seat": seat,
-                    "deals": s["deal"].nunique(),
-                    "win": win_rate(s, seed=seat),
-                    "margin": mean(s, "margin", seed=seat + 10),
-                    "score": mean(s, "score", seed=seat + 20),
+                    "deals": int(s["deal"].nunique()),
+                    "games": len(s),  # the seat's games
+                    "win": win_rate(s),
+                    "margin": mean(s, "margin"),
+                    "score": mean(s, "score"),
                 }
             )
-    return pd.DataFrame(rows)
+    return _frame(rows, [*CELL, "seat", "deals", "games", "win", "margin", "score"])
 
 
 def first_player_edge(df: pd.DataFrame) -> pd.DataFrame:
@@ -139,28 +201,85 @@ def first_player_edge(df: pd.DataFrame) -> pd.DataFrame:
     not divide evenly, the first seats get one turn more)."""
     rows = []
     for mix, players, lineup in cells(df):
-        if lineup == "mcts+greedy":
+        if not _equal(lineup):
             continue
         c = _cell(df, mix, players, lineup)
         game = ["deal", "rotation"]
         others = c[c["seat"] != 0].groupby(game)[["score", "tiles"]].mean().add_prefix("others_")
         first = c[c["seat"] == 0].join(others, on=game)
-        win = win_rate(first, seed=1)
-        edge = ratio(first, first["score"] - first["others_score"], seed=2)
-        tiles = ratio(first, first["tiles"] - first["others_tiles"], seed=8)
         rows.append(
             {
                 "mix": mix,
                 "players": players,
                 "lineup": lineup,
-                "deals": first["deal"].nunique(),
-                "seat0_win": win,
+                **_sizes(c),
+                "seat0_win": win_rate(first),
                 "fair": 1.0 / players,
-                "seat0_edge": edge,
-                "seat0_extra_tiles": tiles,
+                "seat0_edge": ratio(first, first["score"] - first["others_score"]),
+                "seat0_extra_tiles": ratio(first, first["tiles"] - first["others_tiles"]),
             }
         )
-    return pd.DataFrame(rows)
+    return _frame(rows, [*CELL, "deals", "games", "seat0_win", "fair", "seat0_edge", "seat0_extra_tiles"])
+
+
+def _largest_gap(c: pd.DataFrame, deals: Sequence[int] | None = None) -> tuple[Estimate, int]:
+    """The largest distance of a seat's win rate from a fair share (1/players) in a cell of
+    identical agents, and that seat. Every seat is over the same deals, so one replicate takes
+    the largest gap of the same resample."""
+    players = int(c["players"].iloc[0])
+    universe = sorted(set(c["deal"])) if deals is None else list(deals)
+    rates = [win_rate(c[c["seat"] == seat], universe) for seat in range(players)]
+    gaps = np.array([abs(r.value - 1.0 / players) for r in rates])
+    reps = np.max([np.abs(r.replicates - 1.0 / players) for r in rates], axis=0)
+    worst = int(np.argmax(gaps))
+    e = _estimate(float(gaps[worst]), reps, rates[worst].universe, rates[worst].deals, len(c[c["seat"] == 0]))
+    # The largest of several gaps is biased upward, its replicates more so (a percentile interval
+    # can lie above the estimate): the basic bootstrap interval, 2 * value - the percentiles,
+    # corrects that bias; a distance is never below 0.
+    low, high = max(0.0, 2 * e.value - e.high), max(e.value, 2 * e.value - e.low)
+    return Estimate(e.value, low, high, e.replicates, e.universe, e.deals, e.n), worst
+
+
+def equal_seats_p(c: pd.DataFrame, permutations: int = 1000) -> float:
+    """A permutation test that every seat wins as often (seats exchangeable within a game): the
+    spread of the seats' win rates, sum over seats of (rate - 1/players)^2, against the same
+    with each game's win shares shuffled over its seats. Returns the p-value."""
+    players = int(c["players"].iloc[0])
+    wins = c.pivot_table(index=["deal", "rotation"], columns="seat", values="win_share").to_numpy(float)
+    fair = 1.0 / players
+
+    def spread(w: np.ndarray) -> np.ndarray:
+        return ((w.mean(axis=-2) - fair) ** 2).sum(axis=-1)
+
+    rng = np.random.default_rng(SEED)
+    order = np.argsort(rng.random((permutations, *wins.shape)), axis=-1)
+    shuffled = np.take_along_axis(np.broadcast_to(wins, order.shape), order, axis=-1)
+    return float((1 + (spread(shuffled) >= spread(wins) - 1e-12).sum()) / (1 + permutations))
+
+
+def fairness(df: pd.DataFrame) -> pd.DataFrame:
+    """Per cell of identical agents: the seat farthest from a fair share, its distance (the
+    largest gap, with its 95% interval) and the p-value of a test that the seats are equal."""
+    rows = []
+    for mix, players, lineup in cells(df):
+        if not _equal(lineup):
+            continue
+        c = _cell(df, mix, players, lineup)
+        gap, seat = _largest_gap(c)
+        rows.append(
+            {
+                "mix": mix,
+                "players": players,
+                "lineup": lineup,
+                **_sizes(c),
+                "fair": 1.0 / players,
+                "farthest_seat": seat,
+                "largest_gap": gap,
+                "p_equal_seats": equal_seats_p(c),
+            }
+        )
+    columns = [*CELL, "deals", "games", "fair", "farthest_seat", "largest_gap", "p_equal_seats"]
+    return _frame(rows, columns)
 
 
 def skill_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -168,7 +287,7 @@ def skill_table(df: pd.DataFrame) -> pd.DataFrame:
     mcts+greedy line-up, over every seat), its margin, and the fair share 1/players."""
     rows = []
     for mix, players, lineup in cells(df):
-        if lineup != "mcts+greedy":
+        if _equal(lineup):
             continue
         c = _cell(df, mix, players, lineup)
         m = c[c["entrant"] == 0]
@@ -176,13 +295,13 @@ def skill_table(df: pd.DataFrame) -> pd.DataFrame:
             {
                 "mix": mix,
                 "players": players,
-                "deals": m["deal"].nunique(),
-                "mcts_win": win_rate(m, seed=3),
+                **_sizes(c),
+                "mcts_win": win_rate(m),
                 "fair": 1.0 / players,
-                "mcts_margin": mean(m, "margin", seed=4),
+                "mcts_margin": mean(m, "margin"),
             }
         )
-    return pd.DataFrame(rows)
+    return _frame(rows, ["mix", "players", "deals", "games", "mcts_win", "fair", "mcts_margin"])
 
 
 def cause_shares(df: pd.DataFrame) -> pd.DataFrame:
@@ -191,7 +310,7 @@ def cause_shares(df: pd.DataFrame) -> pd.DataFrame:
     for mix, players, lineup in cells(df):
         c = _cell(df, mix, players, lineup)
         total = c["score"].astype(float)
-        for i, cause in enumerate(CAUSES):
+        for cause in CAUSES:
             col = c[f"points_{cause}"].astype(float)
             if col.sum() == 0:
                 continue
@@ -200,11 +319,12 @@ def cause_shares(df: pd.DataFrame) -> pd.DataFrame:
                     "mix": mix,
                     "players": players,
                     "lineup": lineup,
+                    **_sizes(c),
                     "cause": cause,
-                    "share": ratio(c, col, total, seed=30 + i),
+                    "share": ratio(c, col, total),
                 }
             )
-    return pd.DataFrame(rows)
+    return _frame(rows, [*CELL, "deals", "games", "cause", "share"])
 
 
 def game_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -219,56 +339,62 @@ def game_table(df: pd.DataFrame) -> pd.DataFrame:
                 "mix": mix,
                 "players": players,
                 "lineup": lineup,
-                "deals": c["deal"].nunique(),
-                "games": len(games),
-                "score": mean(c, "score", seed=5),
+                **_sizes(c),
+                "score": mean(c, "score"),
                 "score_q": tuple(float(x) for x in q),
-                "turns": mean(games, "turns", seed=6),
-                "decisions": mean(games, "game_decisions", seed=7),
+                "turns": mean(games, "turns"),
+                "decisions": mean(games, "game_decisions"),
             }
         )
-    return pd.DataFrame(rows)
+    return _frame(rows, [*CELL, "deals", "games", "score", "score_q", "turns", "decisions"])
 
 
 def figure_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per cell and figure kind other than the meeple (mayor, wagon, barn, where in play): how
     many seat-games placed at least one, and the win rate of seat-games that did less that of
-    those that did not. Observational: a player who can place a barn may already be ahead."""
+    those that did not, resampled paired over the cell's deals. Observational: a player who can
+    place a barn may already be ahead."""
     rows = []
     for mix, players, lineup in cells(df):
-        if lineup == "mcts+greedy":
+        if not _equal(lineup):
             continue
         c = _cell(df, mix, players, lineup)
-        for i, kind in enumerate(FIGURE_KINDS[1:]):
+        deals = sorted(set(c["deal"]))
+        for kind in FIGURE_KINDS[1:]:
             used = c[f"figures_{kind}"] > 0
             if not used.any():
                 continue
-            with_ = ratio(c, c["win_share"] * used, used.astype(float), seed=40 + i)
-            without = ratio(c, c["win_share"] * ~used, (~used).astype(float), seed=50 + i)
+            with_ = rate(c, c["win_share"] * used, used.astype(float), deals)
+            without = rate(c, c["win_share"] * ~used, (~used).astype(float), deals)
             rows.append(
                 {
                     "mix": mix,
                     "players": players,
                     "lineup": lineup,
+                    **_sizes(c),
                     "figure": kind,
-                    "used": mean(c.assign(u=used.astype(float)), "u", seed=60 + i),
+                    "used": rate(c, used.astype(float), pd.Series(1.0, index=c.index), deals),
                     "win_used": with_,
                     "win_unused": without,
                     "difference": with_.minus(without),
                 }
             )
-    return pd.DataFrame(rows)
+    columns = [*CELL, "deals", "games", "figure", "used", "win_used", "win_unused", "difference"]
+    return _frame(rows, columns)
 
 
 def effects(df: pd.DataFrame, base: str = "base") -> pd.DataFrame:
     """Each mix's effect relative to `base` at the same player count and line-up: the difference
-    in seat 0's win rate (first-player advantage), mean score, turns and (mcts+greedy) the MCTS
-    bot's win rate, with the interval of the difference."""
-    measures: dict[str, Callable[[pd.DataFrame], Estimate | None]] = {
-        "seat0_win": lambda c: win_rate(c[c["seat"] == 0], seed=1) if _equal(c) else None,
-        "score": lambda c: mean(c, "score", seed=5),
-        "turns": lambda c: mean(c[c["seat"] == 0], "turns", seed=6),
-        "mcts_win": lambda c: None if _equal(c) else win_rate(c[c["entrant"] == 0], seed=3),
+    in seat 0's win rate (first-player advantage) and in its distance from a fair share, mean
+    score, turns and (mcts+greedy) the MCTS bot's win rate, with the interval of the difference
+    resampled paired over the deal numbers of both cells. Empty without `base`."""
+    measures: dict[str, Callable[[pd.DataFrame, list[int]], Estimate | None]] = {
+        "seat0_win": lambda c, d: win_rate(c[c["seat"] == 0], d) if _equal(c["lineup"].iloc[0]) else None,
+        "seat0_unfair": lambda c, d: _unfairness(c, d) if _equal(c["lineup"].iloc[0]) else None,
+        "largest_gap": lambda c, d: _largest_gap(c, d)[0] if _equal(c["lineup"].iloc[0]) else None,
+        "score": lambda c, d: mean(c, "score", d),
+        "turns": lambda c, d: mean(c[c["seat"] == 0], "turns", d),
+        "mcts_win": lambda c, d: None if _equal(c["lineup"].iloc[0]) else win_rate(c[c["entrant"] == 0], d),
     }
     rows = []
     for mix, players, lineup in cells(df):
@@ -278,8 +404,9 @@ def effects(df: pd.DataFrame, base: str = "base") -> pd.DataFrame:
         if reference.empty:
             continue
         c = _cell(df, mix, players, lineup)
+        deals = sorted(set(c["deal"]) | set(reference["deal"]))
         for name, measure in measures.items():
-            a, b = measure(c), measure(reference)
+            a, b = measure(c, deals), measure(reference, deals)
             if a is None or b is None:
                 continue
             rows.append(
@@ -288,13 +415,21 @@ def effects(df: pd.DataFrame, base: str = "base") -> pd.DataFrame:
                     "players": players,
                     "lineup": lineup,
                     "measure": name,
+                    "base_deals": int(reference["deal"].nunique()),
+                    "mix_deals": int(c["deal"].nunique()),
                     "base": b,
                     "mix_value": a,
                     "effect": a.minus(b),
                 }
             )
-    return pd.DataFrame(rows)
+    return _frame(rows, [*CELL, "measure", "base_deals", "mix_deals", "base", "mix_value", "effect"])
 
 
-def _equal(c: pd.DataFrame) -> bool:
-    return bool(c["lineup"].iloc[0] != "mcts+greedy")
+def _unfairness(c: pd.DataFrame, deals: list[int]) -> Estimate:
+    """|seat 0's win rate - 1/players|: how far the first seat is from a fair share (0: fair),
+    with the replicates of the win rate folded the same way."""
+    players = int(c["players"].iloc[0])
+    w = win_rate(c[c["seat"] == 0], deals)
+    fair = 1.0 / players
+    reps = np.abs(w.replicates - fair)
+    return _estimate(abs(w.value - fair), reps, w.universe, w.deals, w.n)

@@ -5,14 +5,21 @@ The sweep is cut into chunks of deals. A chunk is one arena run (decks first_dea
 deals - 1, every seat rotation), a deterministic function of the spec: the same spec and seeds give
 the same games wherever a chunk runs (on one thread per chunk; this process or a Ray worker). Each
 finished chunk is written as its own part file of the output folder, a parquet dataset
-(`pandas.read_parquet(folder)` reads it whole), so a killed sweep continues with the chunks that
-have no part file yet.
+(`pandas.read_parquet(folder)` reads it whole: the spec file's name starts with "_", which parquet
+readers skip), so a killed sweep continues with the chunks that have no part file yet.
+
+The spec file also records the code that played (package version, engine commit, every agent
+option with its default filled in); a resume with other code, or with part files of another
+spec, is refused: it would mix games that are not of one experiment.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import subprocess
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,10 +28,15 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .. import CAUSES, SearchError, arena
+from .. import CAUSES, SearchError, __version__, _core, arena, make_config
 
 FIGURE_KINDS = ("meeple", "mayor", "wagon", "barn")
-SPEC_FILE = "spec.json"
+# "_": parquet readers (pandas.read_parquet(folder)) skip it. Folders of older versions hold
+# OLD_SPEC_FILE; they are still read.
+SPEC_FILE = "_spec.json"
+OLD_SPEC_FILE = "spec.json"
+# The key of a part file's parquet metadata that names the sweep it belongs to.
+PART_KEY = b"carcassonne.sweep"
 
 
 @dataclass(frozen=True)
@@ -81,6 +93,39 @@ class SweepSpec:
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
 
+    def validate(self) -> None:
+        """Raises SearchError (ConfigError for rules) for anything a sweep would reject later:
+        called before a sweep creates its folder, so a bad option leaves nothing behind."""
+        if not self.mixes:
+            raise SearchError("a sweep needs at least one mix")
+        _no_repeats("mix", [m.name for m in self.mixes])
+        if not self.players:
+            raise SearchError("a sweep needs at least one player count")
+        _no_repeats("player count", list(self.players))
+        if not self.deals:
+            raise SearchError("a sweep needs at least one line-up (deals: lineup=count)")
+        _no_repeats("line-up", [lineup for lineup, _ in self.deals])
+        for lineup, n in self.deals:
+            lineup_agents(lineup, 2, self.mcts)  # an unknown line-up raises
+            if not isinstance(n, int) or n < 1:
+                raise SearchError(f"deals of line-up '{lineup}' must be a count >= 1, got {n!r}")
+        if self.chunk_deals < 1:
+            raise SearchError(f"chunk_deals must be >= 1, got {self.chunk_deals}")
+        for mix in self.mixes:
+            for players in self.players:
+                make_config(players, mix.expansions, dict(mix.variants), self.seed)  # rules: ConfigError
+        self.agent_options()
+
+    def agent_options(self) -> dict[str, dict[str, str]]:
+        """Every agent of the sweep with all its options, defaults filled in (a changed default
+        changes the spec file)."""
+        agents = {a for lineup, _ in self.deals for a in lineup_agents(lineup, 2, self.mcts)}
+        return {a: agent_options(a) for a in sorted(agents)}
+
+    def record(self) -> dict[str, Any]:
+        """What the spec file holds: the spec, every agent option and the code that plays it."""
+        return {**asdict(self), "agents": self.agent_options(), "code": code_version()}
+
     @staticmethod
     def from_json(text: str) -> SweepSpec:
         d = json.loads(text)
@@ -96,6 +141,50 @@ class SweepSpec:
             seed=d["seed"],
             agent_seed=d["agent_seed"],
         )
+
+
+def _no_repeats(what: str, items: list[Any]) -> None:
+    repeated = sorted({str(x) for x in items if items.count(x) > 1})
+    if repeated:
+        raise SearchError(f"each {what} may be listed once; listed twice: {', '.join(repeated)}")
+
+
+def agent_options(agent: str) -> dict[str, str]:
+    """An agent spec's options with the defaults filled in; SearchError for a bad spec."""
+    name, _, options = agent.partition(":")
+    if name == "greedy" and not options:
+        return {}
+    if name != "mcts":
+        raise SearchError(f"a sweep plays greedy and an 'mcts:...' agent, not '{agent}'")
+    _core.parse_mcts_options(options)  # raises SearchError naming a bad option or value
+    given = dict(item.strip().split("=", 1) for item in options.split(",") if item.strip())
+    return {**{o["key"]: str(o["default"]) for o in _core.mcts_options()}, **given}
+
+
+def code_version() -> dict[str, str]:
+    """The code that plays a sweep: the package version, the git commit of the checkout the
+    package runs from ("unknown" for an installed package) and a hash of the compiled engine
+    (which tells two builds apart when there is no commit)."""
+    engine = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
+    return {"version": __version__, "commit": _git_commit(), "engine": engine}
+
+
+def _git_commit() -> str:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(Path(__file__).resolve().parent), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
+def _fingerprint(record: dict[str, Any]) -> str:
+    """Names a sweep's spec and code in each of its part files."""
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -243,32 +332,91 @@ SCHEMA = pa.schema(
 TIMING_COLUMNS = ("think_seconds",)
 
 
-def _write_part(folder: Path, chunk: Chunk, table: pa.Table) -> None:
-    """Writes a chunk's part file atomically: a killed write leaves no part (only a .tmp file)."""
+def _write_part(folder: Path, chunk: Chunk, table: pa.Table, fingerprint: str) -> None:
+    """Writes a chunk's part file atomically: a killed write leaves no part (only a .tmp file).
+    Its metadata names the sweep (spec and code) it belongs to."""
     tmp = folder / f".{chunk.name}.parquet.tmp"
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), PART_KEY: fingerprint.encode()})
     pq.write_table(table, tmp)
     os.replace(tmp, folder / f"{chunk.name}.parquet")
 
 
+def _spec_file(folder: Path) -> Path | None:
+    for name in (SPEC_FILE, OLD_SPEC_FILE):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def _part_is_whole(path: Path, chunk: Chunk, fingerprint: str) -> bool:
+    """Whether a part file is a finished chunk of this sweep; False for a damaged file (a copy
+    cut off, a disk error). A file of another sweep raises: it must not be mixed in."""
+    try:
+        meta = pq.read_metadata(path)
+    except (OSError, pa.ArrowException):
+        return False
+    if (meta.metadata or {}).get(PART_KEY, b"").decode() != fingerprint:
+        raise SearchError(
+            f"{path} was not played by this sweep (another spec, agent or code); "
+            "move it away or start a new folder"
+        )
+    return bool(meta.num_rows == chunk.games * chunk.players)
+
+
 def open_sweep(out: str | os.PathLike[str], spec: SweepSpec, resume: bool) -> tuple[Path, list[Chunk]]:
-    """Prepares the output folder and returns it with the chunks still to play. A folder of
-    another spec is refused (SearchError); without `resume` an existing sweep is refused too, so
-    a finished sweep is never overwritten by mistake."""
+    """Prepares the output folder and returns it with the chunks still to play. The spec is
+    checked first, so a bad one creates nothing. A folder of another spec, agent options or code
+    (package version, commit, engine) is refused (SearchError), as is one holding part files
+    of another sweep; without `resume` a folder holding games is refused too, so a finished
+    sweep is never overwritten by mistake. Damaged part files are played again."""
+    spec.validate()
+    record = spec.record()
+    fingerprint = _fingerprint(record)
     folder = Path(out)
-    spec_path = folder / SPEC_FILE
-    if spec_path.exists():
-        if not resume:
+    spec_path = _spec_file(folder)
+    every = chunks(spec)
+    if spec_path is not None:
+        parts = list(folder.glob("*.parquet"))
+        if not resume and parts:
             raise SearchError(
                 f"{folder} already holds a sweep: resume it (--resume) or choose another folder"
             )
-        if SweepSpec.from_json(spec_path.read_text()) != spec:
-            raise SearchError(f"{folder} holds a sweep of another spec; it is left alone")
+        if resume:
+            try:
+                old = json.loads(spec_path.read_text())
+                same = SweepSpec.from_json(spec_path.read_text()) == spec
+            except (ValueError, KeyError, TypeError) as e:
+                raise SearchError(f"{spec_path} cannot be read ({e}); the folder is left alone") from e
+            if not same:
+                raise SearchError(f"{folder} holds a sweep of another spec; it is left alone")
+            if old.get("code") != record["code"] or old.get("agents") != record["agents"]:
+                raise SearchError(
+                    f"{folder} was played by other code or agent options ({old.get('code', 'not recorded')}, "
+                    f"now {record['code']}); its games would not be of one experiment: start a new folder"
+                )
+            names = {c.name for c in every}
+            strangers = sorted(p.name for p in parts if p.stem not in names)
+            if strangers:
+                raise SearchError(
+                    f"{folder} holds part files that are not of its spec: {', '.join(strangers)}"
+                )
     elif folder.exists() and any(folder.iterdir()):
         raise SearchError(f"{folder} is not empty and holds no sweep ({SPEC_FILE})")
     folder.mkdir(parents=True, exist_ok=True)
-    spec_path.write_text(spec.to_json() + "\n")
-    done = {p.stem for p in folder.glob("*.parquet")}
-    return folder, [c for c in chunks(spec) if c.name not in done]
+    if spec_path is not None and spec_path.name != SPEC_FILE:
+        spec_path.unlink()  # an older name; only a folder without games gets here
+    tmp = folder / f".{SPEC_FILE}.tmp"
+    tmp.write_text(json.dumps(record, sort_keys=True, indent=1) + "\n")
+    os.replace(tmp, folder / SPEC_FILE)
+    todo = []
+    for c in every:
+        part = folder / f"{c.name}.parquet"
+        if part.exists() and _part_is_whole(part, c, fingerprint):
+            continue
+        if part.exists():
+            warnings.warn(f"{part} is damaged; its chunk is played again", stacklevel=2)
+        todo.append(c)
+    return folder, todo
 
 
 Runner = Callable[[Sequence[Chunk]], Iterator[tuple[Chunk, pa.Table]]]
@@ -293,44 +441,57 @@ def run_sweep(
     progress: bool = True,
 ) -> Path:
     """Plays the sweep into the parquet folder `out` and returns it. `resume` continues a stopped
-    sweep (only chunks without a part file are played). `address`: a Ray cluster ("auto", or
-    "host:port") plays the chunks, one task each; the rows are the same as a local run's
-    (ray_runner.py). Ctrl-C stops at once (KeyboardInterrupt); finished chunks are kept."""
+    sweep (only chunks without a whole part file are played). `address`: a Ray cluster ("auto",
+    or "host:port") plays the chunks, one task each; the rows are the same as a local run's
+    (ray_runner.py). Ctrl-C stops at once (KeyboardInterrupt); finished chunks are kept. Bad
+    specs and an unreachable cluster raise before the folder is touched."""
     from tqdm import tqdm
 
     spec = spec or SweepSpec()
-    folder, todo = open_sweep(out, spec, resume)
-    total = sum(c.games for c in chunks(spec))
+    spec.validate()
     if address is None:
         runner = local_runner(threads)
     else:
         from .ray_runner import ray_runner
 
-        runner = ray_runner(address)
+        runner = ray_runner(address, play_chunk)  # checks that the cluster answers
+    folder, todo = open_sweep(out, spec, resume)
+    fingerprint = _fingerprint(spec.record())
+    total = sum(c.games for c in chunks(spec))
     with tqdm(
         total=total, initial=total - sum(c.games for c in todo), unit="game", disable=not progress
     ) as bar:
         for chunk, table in runner(todo):
-            _write_part(folder, chunk, table)
+            _write_part(folder, chunk, table, fingerprint)
             bar.update(chunk.games)
     return folder
 
 
 def _parts(folder: Path) -> list[Path]:
     """A sweep folder's part files in the order of its spec's chunks (so its rows, tables and
-    plots list the mixes in the spec's order), any others after them by name."""
-    order: dict[str, int] = {}
-    spec_file = folder / SPEC_FILE
-    if spec_file.exists():
-        spec = SweepSpec.from_json(spec_file.read_text())
-        lineups = [lineup for lineup, _ in spec.deals]
+    plots list the mixes in the spec's order). With a spec file, only its chunks' files: any
+    other parquet file (a merged copy written into the folder) is not part of the sweep."""
+    spec_file = _spec_file(folder)
+    if spec_file is None:
+        return sorted(folder.glob("*.parquet"))
+    spec = SweepSpec.from_json(spec_file.read_text())
+    lineups = [lineup for lineup, _ in spec.deals]
 
-        def spec_order(c: Chunk) -> tuple[int, int, int, int]:
-            mix, players = spec.mixes.index(c.mix), spec.players.index(c.players)
-            return (mix, players, lineups.index(c.lineup), c.first_deal)
+    def spec_order(c: Chunk) -> tuple[int, int, int, int]:
+        mix, players = spec.mixes.index(c.mix), spec.players.index(c.players)
+        return (mix, players, lineups.index(c.lineup), c.first_deal)
 
-        order = {c.name: i for i, c in enumerate(sorted(chunks(spec), key=spec_order))}
-    return sorted(folder.glob("*.parquet"), key=lambda p: (order.get(p.stem, len(order)), p.name))
+    paths = [folder / f"{c.name}.parquet" for c in sorted(chunks(spec), key=spec_order)]
+    return [p for p in paths if p.exists()]
+
+
+def _sources(path: Path) -> list[Path]:
+    """The parquet files of a sweep folder, or the one file a path names."""
+    if path.is_dir():
+        return _parts(path)
+    if not path.exists():
+        raise SearchError(f"{path}: no such sweep folder or parquet file")
+    return [path]
 
 
 def read_sweep(path: str | os.PathLike[str]) -> Any:
@@ -338,18 +499,45 @@ def read_sweep(path: str | os.PathLike[str]) -> Any:
     file of rows (e.g. a finished sweep merged with `merge_sweep`)."""
     import pandas as pd
 
-    source = Path(path)
-    parts = _parts(source) if source.is_dir() else [source]
-    if not parts or not parts[0].exists():
-        raise SearchError(f"{source}: no games (no parquet files)")
+    parts = _sources(Path(path))
+    if not parts:
+        raise SearchError(f"{path}: no games (no parquet files)")
     return pd.concat([pq.read_table(p).to_pandas() for p in parts], ignore_index=True)
 
 
-def merge_sweep(folder: str | os.PathLike[str], out: str | os.PathLike[str]) -> Path:
-    """Writes every row of a sweep folder into one parquet file (to keep or share a finished
-    sweep) and returns its path."""
-    parts = _parts(Path(folder))
-    if not parts:
-        raise SearchError(f"{folder}: no games (no parquet files)")
-    pq.write_table(pa.concat_tables([pq.read_table(p) for p in parts]), out, compression="zstd")
-    return Path(out)
+def merge_sweep(
+    folders: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    force: bool = False,
+) -> Path:
+    """Writes every row of one or more sweeps (folders or parquet files) into one parquet file
+    (to keep or share a finished sweep) and returns its path. An existing `out` is refused
+    unless `force`; sweeps that share a deal of a cell are refused (their decks would be mixed
+    up as one deal)."""
+    sources = [folders] if isinstance(folders, str | os.PathLike) else list(folders)
+    target = Path(out)
+    if target.exists() and not force:
+        raise SearchError(f"{target} exists: choose another name, or replace it with --force")
+    if target.is_dir():
+        raise SearchError(f"{target} is a folder; merge writes one parquet file")
+    tables: list[pa.Table] = []
+    seen: set[tuple[Any, ...]] = set()
+    for source in sources:
+        parts = [p for p in _sources(Path(source)) if p.resolve() != target.resolve()]
+        if not parts:
+            raise SearchError(f"{source}: no games (no parquet files)")
+        table = pa.concat_tables([pq.read_table(p).replace_schema_metadata(None) for p in parts])
+        games = table.select(["mix", "players", "lineup", "deal"]).to_pandas().drop_duplicates()
+        keys = set(games.itertuples(index=False, name=None))
+        shared = sorted(keys & seen)
+        if shared:
+            raise SearchError(
+                f"{source} and an earlier sweep both hold deals of the same cells, e.g. {shared[:3]} "
+                "(mix, players, line-up, deal): merge sweeps of other cells"
+            )
+        seen |= keys
+        tables.append(table)
+    tmp = target.with_name(f".{target.name}.tmp")
+    pq.write_table(pa.concat_tables(tables), tmp, compression="zstd")
+    os.replace(tmp, target)
+    return target
