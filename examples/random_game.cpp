@@ -7,16 +7,21 @@
 #include "search/agents.h"
 
 int main() {
+  carc::Config config;  // players, expansions, variants, seed, draw_order (engine/config.h)
+  config.players = 2;
+  config.expansions = {"abbey-mayor"};
+  config.seed = 7;
+  carc::State state(config);
   carc::Rng rng(1);
-  carc::State state(carc::Config{.players = 2, .expansions = {"abbey-mayor"}, .seed = 7});
   while (!state.is_terminal()) {
-    if (state.is_chance()) state.sample_chance();  // draws with the state's own seeded PRNG
+    if (state.is_chance()) state.apply(state.sample_chance());  // a draw by the state's own PRNG
     else state.apply(state.sample_legal_action(rng));
   }
   std::printf("final scores: %d %d\n", state.score(0), state.score(1));
 
-  carc::State fresh(carc::Config{.players = 2, .seed = 7});
-  fresh.sample_chance();
+  config.expansions = {};
+  carc::State fresh(config);
+  fresh.apply(fresh.sample_chance());
   auto greedy = carc::make_agent("greedy");
   carc::Action move = greedy->choose(fresh, rng);
   std::printf("greedy plays: %s\n", fresh.action_to_string(move).c_str());
