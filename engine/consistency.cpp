@@ -50,6 +50,31 @@ void State::check_consistency() const {
   const Catalogue& cat = catalogue();
   const bool mid_turn =
       turn_.phase == Phase::PlaceFigure || turn_.phase == Phase::ArrowChoice || turn_.phase == Phase::CityMove;
+  // Indexes first, so that the checks below never read out of range (a damaged state is
+  // reported, not dereferenced): the board's index and tiles, segments, figures, players.
+  if (rules_.players < 1 || rules_.players > kMaxPlayers) fail("number of players");
+  if (!board_.well_formed()) fail("board index");
+  auto fits = [](const auto& list) { return list.size() >= 0 && list.size() <= list.capacity(); };
+  if (!fits(figures_) || !fits(wagons_) || !fits(challenges_) || !fits(bag_) || !fits(river_.stack))
+    fail("a list longer than its capacity");
+  for (int i = 0; i < board_.num_tiles(); ++i)
+    if (board_.tile(i).kind >= cat.size() || board_.tile(i).rotation > 3) fail("kind of tile " + std::to_string(i));
+  if (features_.size() < 0 || features_.size() > kMaxSegments) fail("number of segments");
+  for (int s = 0; s < features_.size(); ++s) {
+    const Segment& seg = features_[s];
+    if (seg.root >= features_.size() || seg.next >= features_.size() || seg.tile >= board_.num_tiles() ||
+        seg.local >= cat.kind(board_.tile(seg.tile).kind).num_segments || int(seg.type) > int(FeatureType::Quarter))
+      fail("segment " + std::to_string(s) + " out of range");
+  }
+  for (int i = 0; i < figures_.size(); ++i)
+    if (figures_[i].segment >= features_.size() || figures_[i].owner >= rules_.players ||
+        int(figures_[i].kind) >= kNumFigureKinds)
+      fail("figure " + std::to_string(i) + " out of range");
+  for (int i = 0; i < wagons_.size(); ++i)
+    if (wagons_[i].owner >= rules_.players) fail("wagon owner out of range");
+  for (int i = 0; i < challenges_.size(); ++i)
+    if (challenges_[i].shrine >= features_.size() || challenges_[i].cloister >= features_.size())
+      fail("challenge out of range");
   // Figures: supply + board (+ wagons waiting to move) = what each player owns.
   std::vector<std::array<int, kNumFigureKinds>> owned(kMaxPlayers);
   for (auto& o : owned) o.fill(0);
@@ -100,6 +125,7 @@ void State::check_consistency() const {
     features_.for_each_member(s, [&](int m) {
       const Segment& member = features_[m];
       if (member.root != s) fail("member list of " + std::to_string(s) + " reaches another feature");
+      if (size >= features_.size()) fail("member list of " + std::to_string(s) + " does not close");
       if (member.type != seg.type) fail("feature mixes segment types");
       ++size;
       tiles.push_back(member.tile);
