@@ -3,6 +3,7 @@
 // Positions at every chance node keep the node (Position::tile_taken) are here too.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -55,10 +56,10 @@ void play(const Config& config, Visit visit) {
 }
 
 // Accepted bytes must give a consistent state that plays on to the end.
-void expect_playable(State s, uint64_t seed) {
+void expect_playable(State s, uint64_t seed, int max_moves = 400) {
   s.check_consistency();
   Rng rng(seed);
-  for (int moves = 0; !s.is_terminal() && moves < 400; ++moves) {
+  for (int moves = 0; !s.is_terminal() && moves < max_moves; ++moves) {
     std::vector<Action> legal = s.legal_actions();
     ASSERT_FALSE(legal.empty());
     s.apply(s.is_chance() ? s.sample_chance() : legal[rng.below(uint32_t(legal.size()))]);
@@ -96,7 +97,7 @@ TEST(StateBytes, RefusesBytesOfAnotherBuildOrNoState) {
 TEST(StateBytes, EverySingleByteChangeIsRefusedOrHarmless) {
   std::vector<Config> mixes = every_mix();
   int refused = 0, accepted = 0;
-  for (size_t m = 0; m < mixes.size(); m += 13) {
+  for (size_t m = 0; m < mixes.size(); m += 21) {
     int nodes = 0;
     std::vector<std::string> samples;
     play(mixes[m], [&](const State& s) {
@@ -111,7 +112,7 @@ TEST(StateBytes, EverySingleByteChangeIsRefusedOrHarmless) {
           try {
             State s = State::from_bytes(bytes);
             ++accepted;
-            if (i % 61 == 0) expect_playable(s, i);  // a sample: playing on is slower
+            if (i % 61 == 0) expect_playable(s, i, 30);  // a sample: playing on is slower
           } catch (const RecordError&) {
             ++refused;
           }
@@ -120,6 +121,7 @@ TEST(StateBytes, EverySingleByteChangeIsRefusedOrHarmless) {
   }
   EXPECT_GT(refused, 10000);
   EXPECT_GT(accepted, 0);
+  std::printf("single byte changes: %d refused, %d accepted\n", refused, accepted);
 }
 
 // Many bytes changed at once, as the issue found (200 random bytes after the header): refused,
@@ -146,6 +148,7 @@ TEST(StateBytes, ManyRandomByteChangesAreRefusedOrHarmless) {
     }
   }
   EXPECT_GT(refused, 100);
+  std::printf("random byte changes: %d of 300 refused\n", refused);
 }
 
 // A position taken at any chance node (a draw: at a turn start, after "take-tile", after a
