@@ -173,8 +173,7 @@ void register_state(py::module_& m) {
            "scores"_a = std::vector<int>{}, "breakdown"_a = std::vector<std::vector<int>>{},
            "abbeys"_a = std::vector<int>{}, "bag"_a = py::none(), "current_player"_a = 0,
            "city"_a = std::vector<Position::CityFigure>{}, "count"_a = "", "king"_a = -1, "robber"_a = -1,
-           "extra_turn"_a = false, "last_placer"_a = -1, "final_round_left"_a = 0,
-           "tile_taken"_a = false)
+           "extra_turn"_a = false, "last_placer"_a = -1, "final_round_left"_a = 0, "tile_taken"_a = false)
       .def_readwrite("city", &Position::city)
       .def_readwrite("count", &Position::count)
       .def_readwrite("config", &Position::config)

@@ -140,7 +140,8 @@ void State::check_fields() const {
     if (t.kind >= cat.size() || t.rotation > 3) fail(where + ": kind or rotation out of range");
     const TileKind& kind = cat.kind(t.kind);
     if (++used[t.kind] > kind.count) fail(where + ": more copies of " + kind.name + " than the set has");
-    if (std::abs(t.cell.x) >= kCoordLimit - 1 || std::abs(t.cell.y) >= kCoordLimit - 1) fail(where + ": cell out of range");
+    if (std::abs(t.cell.x) >= kCoordLimit - 1 || std::abs(t.cell.y) >= kCoordLimit - 1)
+      fail(where + ": cell out of range");
     if (t.first_segment != fresh.features_.size() || fresh.features_.size() + kind.num_segments > kMaxSegments)
       fail(where + ": first segment");
     if (slot > 0) {
@@ -257,8 +258,8 @@ void State::check_fields() const {
   if (!scoring && (items || scoring_.next || scoring_.city_step)) fail("a scoring outside phase 3");
   if (!wagons_.empty() && phase != Phase::WagonMove && phase != Phase::CityMove) fail("wagons waiting out of turn");
   if (!arrows_.candidates.empty() && phase != Phase::ArrowChoice) fail("arrow candidates out of turn");
-  const bool city_phase = phase == Phase::CityMove || phase == Phase::CityPlace || phase == Phase::CountMove ||
-                          phase == Phase::MarketMove;
+  const bool city_phase =
+      phase == Phase::CityMove || phase == Phase::CityPlace || phase == Phase::CountMove || phase == Phase::MarketMove;
   if (city_phase && !rules_.count) fail(std::string(phase_name(phase)) + " without the Count");
   switch (phase) {
     case Phase::Draw:
