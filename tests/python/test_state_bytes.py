@@ -49,7 +49,7 @@ def _plays_on(state: State, rng: random.Random, moves: int = 40) -> None:
 def test_damaged_bytes_are_refused_or_play_on(players: int, expansions: tuple[str, ...]) -> None:
     data = _mid_game(players, expansions, seed=players).core_state().to_bytes()
     refused = accepted = 0
-    messages = set()
+    messages: set[str] = set()
     for seed in range(80):
         rng = random.Random(seed)
         damaged = bytearray(data)
