@@ -169,6 +169,7 @@ void State::check_consistency() const {
     }
     bool closable = seg.type == FeatureType::Road || seg.type == FeatureType::City || is_cloister_like(seg.type);
     if (closable && seg.open && seg.done) fail("scored " + name + " is not completed");
+    if (seg.done && can_hold_figure(seg.type) && !closable) fail(name + " marked scored: fields score at the game end only");
     if (closable && !seg.open && !seg.done && !to_score[s]) fail("completed " + name + " not scored");
     if (seg.done && seg.occupants && !to_score[s]) fail("figures left on scored " + name);
     if (seg.barns && seg.occupants && !barn_to_score[s]) fail("farmers beside a barn on " + name + " (AM-B-4)");
