@@ -22,6 +22,7 @@ MIXES = [
     (3, ("abbey-mayor", "anniv20", "king-robber", "shrines", "river2")),
     (5, ("abbey-mayor", "city")),
     (6, ("abbey-mayor", "anniv20", "king-robber", "shrines", "city")),
+    (3, ("abbey-mayor", "anniv20", "king-robber", "shrines", "city")),  # the game (seed 2)
 ]
 
 
