@@ -52,7 +52,7 @@ void State::check_consistency() const {
       turn_.phase == Phase::PlaceFigure || turn_.phase == Phase::ArrowChoice || turn_.phase == Phase::CityMove;
   // Indexes first, so that the checks below never read out of range (a damaged state is
   // reported, not dereferenced): the board's index and tiles, segments, figures, players.
-  if (rules_.players < 1 || rules_.players > kMaxPlayers) fail("number of players");
+  if (rules_.players < 2 || rules_.players > kMaxPlayers) fail("number of players");
   if (!board_.well_formed()) fail("board index");
   auto fits = [](const auto& list) { return list.size() >= 0 && list.size() <= list.capacity(); };
   if (!fits(figures_) || !fits(wagons_) || !fits(challenges_) || !fits(bag_) || !fits(river_.stack) ||
@@ -169,7 +169,8 @@ void State::check_consistency() const {
     }
     bool closable = seg.type == FeatureType::Road || seg.type == FeatureType::City || is_cloister_like(seg.type);
     if (closable && seg.open && seg.done) fail("scored " + name + " is not completed");
-    if (seg.done && can_hold_figure(seg.type) && !closable) fail(name + " marked scored: fields score at the game end only");
+    if (seg.done && can_hold_figure(seg.type) && !closable)
+      fail(name + " marked scored: fields score at the game end only");
     if (closable && !seg.open && !seg.done && !to_score[s]) fail("completed " + name + " not scored");
     if (seg.done && seg.occupants && !to_score[s]) fail("figures left on scored " + name);
     if (seg.barns && seg.occupants && !barn_to_score[s]) fail("farmers beside a barn on " + name + " (AM-B-4)");

@@ -69,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;  // refused with a message
   }
   if (!State::from_bytes(s->to_bytes()).same_position(*s)) throw std::logic_error("bytes do not read back");
-  invariants::check_step(*s);  // every invariant at the node read (the costly checks once)
+  invariants::check_step(*s);     // every invariant at the node read (the costly checks once)
   fuzz::Input moves(data, size);  // the input's bytes choose the moves too
   moves.play(*s, 16, [](const State& node) { node.check_consistency(); });
   return 0;
