@@ -467,8 +467,8 @@ class Game:
     def position(self) -> dict[str, Any]:
         """The game now as a from_position description, at the start of a turn (a draw or the
         abbey choice): Game.from_position(game.position()) offers the same moves and, with the
-        same draws, plays the same rest of the game. Works for every rule mix. A turn that
-        began with "take-tile" is described from its start, so the abbey choice comes again.
+        same draws, plays the same rest of the game. Works for every rule mix. At the draw after
+        "take-tile" the choice is kept (tile_taken), so the abbey choice does not come again.
         """
         try:
             core = self._state.to_position()
