@@ -102,6 +102,7 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<ConfigError>(m, "ConfigError", error.ptr());
   py::register_exception<IllegalActionError>(m, "IllegalActionError", error.ptr());
   py::register_exception<PositionError>(m, "PositionError", error.ptr());
+  py::register_exception<RecordError>(m, "RecordError", error.ptr());
   py::register_exception<SearchError>(m, "SearchError", error.ptr());
 
   m.attr("CHANCE_PLAYER") = kChancePlayer;

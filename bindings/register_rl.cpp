@@ -1,13 +1,12 @@
 // For learners: observation tensors and the dense action space (engine/observation.h) into numpy
 // arrays that numpy allocates and C++ fills (no copies), batches with the GIL released, and
-// State pickling (its bytes, behind a guard).
+// State pickling (its bytes, checked field by field when read).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -61,66 +60,11 @@ py::tuple window_tuple(const Window& w) { return py::make_tuple(w.x0, w.y0, w.si
 
 // ---- State bytes ----------------------------------------------------------------------------
 
-// A State pickles as this header and its bytes (it is trivially copyable): the header refuses
-// bytes of another layout (size), format or tile catalogue with a RecordError.
-constexpr char kStateMagic[8] = {'c', 'a', 'r', 'c', 'S', 'T', 'A', 'T'};
-constexpr uint32_t kStateFormat = 1;
-struct StateHeader {
-  char magic[8];
-  uint32_t format;
-  uint32_t size;
-  uint64_t catalogue;
-};
+// A State pickles as its bytes (State::to_bytes); from_bytes checks every field and throws
+// RecordError (carcassonne.RecordError) for bytes of another build or damaged ones.
+py::bytes state_bytes(const State& s) { return py::bytes(s.to_bytes()); }
 
-// FNV-1a over every tile kind's name, count and features: kind ids index the state's arrays.
-uint64_t catalogue_fingerprint() {
-  static const uint64_t fingerprint = [] {
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-    for (const TileKind& k : Catalogue::builtin().kinds()) {
-      for (char c : k.name) mix(uint8_t(c));
-      mix(uint64_t(k.count));
-      mix(uint64_t(k.num_segments));
-    }
-    return h;
-  }();
-  return fingerprint;
-}
-
-py::bytes state_bytes(const State& s) {
-  std::string out(sizeof(StateHeader) + sizeof(State), '\0');
-  StateHeader header{};
-  std::memcpy(header.magic, kStateMagic, sizeof kStateMagic);
-  header.format = kStateFormat;
-  header.size = uint32_t(sizeof(State));
-  header.catalogue = catalogue_fingerprint();
-  std::memcpy(out.data(), &header, sizeof header);
-  std::memcpy(out.data() + sizeof header, &s, sizeof(State));
-  return py::bytes(out);
-}
-
-[[noreturn]] void record_error(const std::string& message) {
-  py::object error = py::module_::import("carcassonne.game").attr("RecordError");
-  PyErr_SetString(error.ptr(), message.c_str());
-  throw py::error_already_set();
-}
-
-State state_from_bytes(const py::bytes& data) {
-  std::string_view bytes = data;
-  StateHeader header{};
-  if (bytes.size() >= sizeof header) std::memcpy(&header, bytes.data(), sizeof header);
-  if (bytes.size() < sizeof header || std::memcmp(header.magic, kStateMagic, sizeof kStateMagic) != 0)
-    record_error("these bytes are not a pickled carcassonne State");
-  if (header.format != kStateFormat || header.size != sizeof(State) || header.catalogue != catalogue_fingerprint() ||
-      bytes.size() != sizeof header + sizeof(State))
-    record_error("this pickled State comes from another build of carcassonne (format " + std::to_string(header.format) +
-                 ", " + std::to_string(header.size) + " bytes; this build reads format " +
-                 std::to_string(kStateFormat) + ", " + std::to_string(sizeof(State)) +
-                 " bytes and its own tile catalogue): keep game records (Game.to_json) across versions");
-  alignas(State) std::array<std::byte, sizeof(State)> raw;
-  std::memcpy(raw.data(), bytes.data() + sizeof header, sizeof(State));
-  return std::bit_cast<State>(raw);
-}
+State state_from_bytes(const py::bytes& data) { return State::from_bytes(std::string_view(data)); }
 
 }  // namespace
 
@@ -274,7 +218,8 @@ void register_rl(py::module_& m) {
   state.def("to_bytes", &state_bytes,
             "The state as bytes (a header and its memory): fast, exact, for this build only.");
   state.def_static("from_bytes", &state_from_bytes, "data"_a,
-                   "A state from to_bytes(); RecordError for bytes of another build or not a State.");
+                   "A state from to_bytes(), every field checked; RecordError for bytes of another build, not a\n"
+                   "State, or damaged.");
   state.def(py::pickle(&state_bytes, &state_from_bytes));
 }
 

@@ -149,7 +149,7 @@ void register_state(py::module_& m) {
                        std::vector<int> scores, std::vector<std::vector<int>> breakdown, std::vector<int> abbeys,
                        std::optional<std::vector<std::string>> bag, int current_player,
                        std::vector<Position::CityFigure> city, std::string count, int king, int robber, bool extra_turn,
-                       int last_placer, int final_round_left) {
+                       int last_placer, int final_round_left, bool tile_taken) {
              Position p;
              p.config = std::move(config);
              p.tiles = std::move(tiles);
@@ -166,13 +166,14 @@ void register_state(py::module_& m) {
              p.extra_turn = extra_turn;
              p.last_placer = last_placer;
              p.final_round_left = final_round_left;
+             p.tile_taken = tile_taken;
              return p;
            }),
            py::kw_only(), "config"_a, "tiles"_a, "figures"_a = std::vector<Position::Figure>{},
            "scores"_a = std::vector<int>{}, "breakdown"_a = std::vector<std::vector<int>>{},
            "abbeys"_a = std::vector<int>{}, "bag"_a = py::none(), "current_player"_a = 0,
            "city"_a = std::vector<Position::CityFigure>{}, "count"_a = "", "king"_a = -1, "robber"_a = -1,
-           "extra_turn"_a = false, "last_placer"_a = -1, "final_round_left"_a = 0)
+           "extra_turn"_a = false, "last_placer"_a = -1, "final_round_left"_a = 0, "tile_taken"_a = false)
       .def_readwrite("city", &Position::city)
       .def_readwrite("count", &Position::count)
       .def_readwrite("config", &Position::config)
@@ -187,7 +188,8 @@ void register_state(py::module_& m) {
       .def_readwrite("robber", &Position::robber)
       .def_readwrite("extra_turn", &Position::extra_turn)
       .def_readwrite("last_placer", &Position::last_placer)
-      .def_readwrite("final_round_left", &Position::final_round_left);
+      .def_readwrite("final_round_left", &Position::final_round_left)
+      .def_readwrite("tile_taken", &Position::tile_taken);
 
   // ---- State ----------------------------------------------------------------------------------
   py::native_enum<Phase> phase(m, "Phase", "enum.Enum", "Where a turn is (engine/game.h).");
@@ -206,6 +208,13 @@ void register_state(py::module_& m) {
   py::tuple kinds(kNumActionKinds);
   for (int k = 0; k < kNumActionKinds; ++k) kinds[k] = py::str(action_kind_name(ActionKind(k)));
   m.attr("ACTION_KINDS") = kinds;
+  // The engine owns the code's layout (engine/action.h): Python asks here, never reads bits.
+  m.def(
+      "action_kind",
+      [](int64_t code) {
+        return code < 0 || code > int64_t(UINT32_MAX) ? "unknown" : action_kind_name(Action{uint32_t(code)}.kind());
+      },
+      "code"_a, "The kind of an action code, one of ACTION_KINDS; \"unknown\" for a code of no kind.");
 
   py::class_<State>(m, "State", "One node of the game tree (engine/game.h). Copying it is cheap.")
       .def(py::init<const Config&>(), "config"_a)

@@ -1,5 +1,7 @@
 #include "board.h"
 
+#include <algorithm>
+
 namespace carc {
 
 void Board::clear() {
@@ -29,6 +31,28 @@ int Board::find_or_insert(Cell c, uint32_t v) {
     }
     if ((e >> 12) == k) return int(h);
   }
+}
+
+bool Board::well_formed() const {
+  if (num_tiles_ < 0 || num_tiles_ > kMaxTiles || frontier_size_ < 0 || frontier_size_ > kMaxFrontier) return false;
+  bool empty_entry = false;
+  for (uint32_t e : index_) {
+    if (e == kEmpty) {
+      empty_entry = true;
+      continue;
+    }
+    uint32_t v = e & 0xFFF;
+    if ((v & kFrontierFlag) ? int(v & kValueMask) >= frontier_size_ : int(v) >= num_tiles_) return false;
+  }
+  return empty_entry;
+}
+
+bool Board::same_layout(const Board& o) const {
+  if (num_tiles_ != o.num_tiles_ || frontier_size_ != o.frontier_size_ || index_ != o.index_) return false;
+  if (std::memcmp(need_, o.need_, sizeof need_) != 0 || std::memcmp(care_, o.care_, sizeof care_) != 0) return false;
+  return std::equal(tiles_.begin(), tiles_.begin() + num_tiles_, o.tiles_.begin()) &&
+         std::equal(frontier_keys_.begin(), frontier_keys_.begin() + frontier_size_, o.frontier_keys_.begin()) &&
+         std::equal(frontier_present_.begin(), frontier_present_.begin() + frontier_size_, o.frontier_present_.begin());
 }
 
 bool Board::fits_anywhere(uint16_t signature) const {

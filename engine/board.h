@@ -68,6 +68,13 @@ class Board {
   // Returns the frontier index of the k-th cell (from 0) that for_each_fit would visit.
   int nth_fit(uint16_t signature, int k) const;
 
+  // Returns true if the counts are in range, the cell index has an empty entry (lookups end)
+  // and each entry names a tile or frontier cell that exists: a damaged board is safe to query.
+  bool well_formed() const;
+  // Returns true if both hold the same tiles, cell index and frontier, entry for entry (a board
+  // rebuilt from its tiles in order equals the original: State::from_bytes checks bytes so).
+  bool same_layout(const Board& o) const;
+
   // Puts a tile on an empty cell (legality is the caller's business). Returns its slot.
   int place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated);
 

@@ -50,6 +50,32 @@ void State::check_consistency() const {
   const Catalogue& cat = catalogue();
   const bool mid_turn =
       turn_.phase == Phase::PlaceFigure || turn_.phase == Phase::ArrowChoice || turn_.phase == Phase::CityMove;
+  // Indexes first, so that the checks below never read out of range (a damaged state is
+  // reported, not dereferenced): the board's index and tiles, segments, figures, players.
+  if (rules_.players < 2 || rules_.players > kMaxPlayers) fail("number of players");
+  if (!board_.well_formed()) fail("board index");
+  auto fits = [](const auto& list) { return list.size() >= 0 && list.size() <= list.capacity(); };
+  if (!fits(figures_) || !fits(wagons_) || !fits(challenges_) || !fits(bag_) || !fits(river_.stack) ||
+      !fits(scoring_.pending) || !fits(scoring_.barn_fields))
+    fail("a list longer than its capacity");
+  for (int i = 0; i < board_.num_tiles(); ++i)
+    if (board_.tile(i).kind >= cat.size() || board_.tile(i).rotation > 3) fail("kind of tile " + std::to_string(i));
+  if (features_.size() < 0 || features_.size() > kMaxSegments) fail("number of segments");
+  for (int s = 0; s < features_.size(); ++s) {
+    const Segment& seg = features_[s];
+    if (seg.root >= features_.size() || seg.next >= features_.size() || seg.tile >= board_.num_tiles() ||
+        seg.local >= cat.kind(board_.tile(seg.tile).kind).num_segments || int(seg.type) > int(FeatureType::Quarter))
+      fail("segment " + std::to_string(s) + " out of range");
+  }
+  for (int i = 0; i < figures_.size(); ++i)
+    if (figures_[i].segment >= features_.size() || figures_[i].owner >= rules_.players ||
+        int(figures_[i].kind) >= kNumFigureKinds)
+      fail("figure " + std::to_string(i) + " out of range");
+  for (int i = 0; i < wagons_.size(); ++i)
+    if (wagons_[i].owner >= rules_.players) fail("wagon owner out of range");
+  for (int i = 0; i < challenges_.size(); ++i)
+    if (challenges_[i].shrine >= features_.size() || challenges_[i].cloister >= features_.size())
+      fail("challenge out of range");
   // Figures: supply + board (+ wagons waiting to move) = what each player owns.
   std::vector<std::array<int, kNumFigureKinds>> owned(kMaxPlayers);
   for (auto& o : owned) o.fill(0);
@@ -90,6 +116,14 @@ void State::check_consistency() const {
       if (owned[p][k] + supply_[p][k] != expected)
         fail(std::string(figure_kind_name(FigureKind(k))) + "s of player " + std::to_string(p) + " not conserved");
     }
+  // Phase 3 under way: the features it is to score (by root) are the only ones that may be
+  // completed but not scored yet, or scored with their figures still on them; the fields it is
+  // to score for a barn (AM-B-3, AM-B-5) the only ones with a barn and farmers.
+  std::vector<bool> to_score(features_.size(), false), barn_to_score(features_.size(), false);
+  for (uint16_t s : scoring_.pending)
+    if (s < features_.size()) to_score[features_.root(s)] = true;
+  for (const BarnField& b : scoring_.barn_fields)
+    if (b.root < features_.size()) barn_to_score[features_.root(b.root)] = true;
   std::vector<int> tiles;  // of one feature; reused: the fuzzers call this at every node
   for (int s = 0; s < features_.size(); ++s) {
     const Segment& seg = features_[s];
@@ -100,6 +134,7 @@ void State::check_consistency() const {
     features_.for_each_member(s, [&](int m) {
       const Segment& member = features_[m];
       if (member.root != s) fail("member list of " + std::to_string(s) + " reaches another feature");
+      if (size >= features_.size()) fail("member list of " + std::to_string(s) + " does not close");
       if (member.type != seg.type) fail("feature mixes segment types");
       ++size;
       tiles.push_back(member.tile);
@@ -133,9 +168,12 @@ void State::check_consistency() const {
       if (empty != seg.open) fail("empty neighbours of " + name);
     }
     bool closable = seg.type == FeatureType::Road || seg.type == FeatureType::City || is_cloister_like(seg.type);
-    if (closable && !mid_turn && (seg.open == 0) != bool(seg.done)) fail("completed " + name + " not scored");
-    if (seg.done && seg.occupants && !mid_turn) fail("figures left on scored " + name);
-    if (seg.barns && seg.occupants && !mid_turn) fail("farmers beside a barn on " + name + " (AM-B-4)");
+    if (closable && seg.open && seg.done) fail("scored " + name + " is not completed");
+    if (seg.done && can_hold_figure(seg.type) && !closable)
+      fail(name + " marked scored: fields score at the game end only");
+    if (closable && !seg.open && !seg.done && !to_score[s]) fail("completed " + name + " not scored");
+    if (seg.done && seg.occupants && !to_score[s]) fail("figures left on scored " + name);
+    if (seg.barns && seg.occupants && !barn_to_score[s]) fail("farmers beside a barn on " + name + " (AM-B-4)");
   }
   // SH-4: the stored challenges pair a shrine with a monastery or abbey around it, both occupied;
   // between turns, exactly the unfinished occupied pairs are challenges (a challenge can only

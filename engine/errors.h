@@ -23,5 +23,10 @@ struct IllegalActionError : Error {
 struct PositionError : Error {
   using Error::Error;
 };
+// A record that is malformed or does not replay: a game record, or a state's bytes
+// (State::from_bytes) that are another build's or damaged.
+struct RecordError : Error {
+  using Error::Error;
+};
 
 }  // namespace carc

@@ -131,6 +131,9 @@ struct Position {
   // AM-A-5 final_round, once the bag is empty: the players who still have their endgame turn,
   // current_player included (0: the round has not begun).
   int final_round_left = 0;
+  // Abbey & Mayor: the turn player chose "take-tile" (AM-A-1) and the position is at the draw
+  // that follows, not at the abbey choice.
+  bool tile_taken = false;
 };
 
 class State {
@@ -142,9 +145,17 @@ class State {
   static State from_position(const Position& position);
   // This game as a position, at the start of a turn (a draw, or the abbey choice); throws
   // PositionError elsewhere. from_position(to_position()) has the same legal actions and, with
-  // the same draws, the same rest of the game. A turn that began with "take-tile" is described
-  // from its start.
+  // the same draws, the same rest of the game; at a draw after "take-tile" the choice is kept
+  // (Position::tile_taken).
   Position to_position() const;
+  // The state as bytes: a header (format, size, tile catalogue) and its memory. Fast and exact,
+  // for this build only (pickling, caches); game records (positions, actions) last across builds.
+  std::string to_bytes() const;
+  // A state from to_bytes(). Every field is checked before the state is used, indexes first:
+  // bytes of another build, or damaged ones (an index out of range, a board or union-find that
+  // its tiles do not give, a figure where none may stand, a phase with nothing to do, ...),
+  // throw RecordError. state_bytes.cpp.
+  static State from_bytes(std::string_view bytes);
 
   // ---- Node queries -------------------------------------------------------------------------
   int num_players() const { return rules_.players; }
@@ -239,6 +250,7 @@ class State {
   // A short text picture of the game (scores, phase, tiles).
   std::string to_string() const;
   // Recomputes every aggregate from scratch and compares; throws std::logic_error on a mismatch.
+  // Bounds-checked: a damaged state is reported, never dereferenced out of range.
   void check_consistency() const;
 
  private:
@@ -334,6 +346,9 @@ class State {
   void set_arrow_armed(int slot, bool armed) {
     arrows_.armed[slot / 64] = (arrows_.armed[slot / 64] & ~(1ull << (slot % 64))) | uint64_t(armed) << (slot % 64);
   }
+
+  // from_bytes' checks of every field but the aggregates (state_bytes.cpp); throws RecordError.
+  void check_fields() const;
 
   // Positions: position.cpp. Action text: action_text.cpp. copy_from, same_position and
   // check_consistency: consistency.cpp.

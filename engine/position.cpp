@@ -285,6 +285,13 @@ State State::from_position(const Position& position) {
     st.turn_.endgame = uint8_t(position.final_round_left + 1);  // start_turn counts this player
   }
   st.start_turn();
+  if (position.tile_taken) {
+    // take-tile is legal only at an abbey choice with tiles in the bag (AM-A-1).
+    if (st.turn_.phase != Phase::AbbeyChoice || st.bag_.size() == 0)
+      throw PositionError(
+          "tile_taken: only when the turn player holds an abbey, a hole is open and the bag is not empty (AM-A-1)");
+    st.choose_abbey(Action::take_tile());
+  }
   return st;
 }
 
@@ -371,6 +378,8 @@ Position State::to_position() const {
   p.last_placer = turn_.last_placer;
   // turn_.endgame counts the players still to have their endgame turn, this one included.
   p.final_round_left = turn_.phase == Phase::AbbeyChoice && turn_.endgame > 0 ? turn_.endgame : 0;
+  // A draw where the turn would have begun with the abbey choice: "take-tile" was chosen.
+  p.tile_taken = turn_.phase == Phase::Draw && rules_.abbey_mayor && abbeys_[turn_.player] && has_hole();
   return p;
 }
 

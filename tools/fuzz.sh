@@ -4,6 +4,8 @@
 #                          2-6 players, every invariant checked at every node (tests/cpp/invariants.h)
 #   carc_fuzz_action_text  the action-text parser at a node the input reaches
 #   carc_fuzz_position     State::from_position on positions decoded from the input
+#   carc_fuzz_state_bytes  State::from_bytes (pickling) on real states' bytes changed by the input,
+#                          or raw bytes: refused with RecordError, or consistent and playable
 # Usage: bash tools/fuzz.sh [seconds per target, default 60] [target ...]
 #   CARC_FUZZ_RUNS=N also stops each target after N executions (the long runs in the README:
 #   CARC_FUZZ_RUNS=1050000 bash tools/fuzz.sh 100000 position).
@@ -16,7 +18,7 @@ CARC_FUZZ_TESTS=1 source tools/deps.sh
 seconds=${1:-60}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(moves action_text position)
+((${#targets[@]})) || targets=(moves action_text position state_bytes)
 
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCARC_SANITIZE=address,undefined -DCARC_FUZZ=ON -DCARC_TESTS=OFF -DCARC_BENCH=OFF >/dev/null

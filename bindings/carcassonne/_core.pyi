@@ -11,6 +11,7 @@ class Error(ValueError): ...
 class ConfigError(Error): ...
 class IllegalActionError(Error): ...
 class PositionError(Error): ...
+class RecordError(Error): ...  # a game record or State bytes that are malformed or do not replay
 class SearchError(Error): ...
 
 CHANCE_PLAYER: int
@@ -19,8 +20,9 @@ MAX_PLAYERS: int
 MEEPLES_PER_PLAYER: int
 CAUSES: tuple[str, ...]
 PHASES: tuple[str, ...]  # Phase order; Phase members are these in upper case
-ACTION_KINDS: tuple[str, ...]  # ActionKind order (engine/action.h): an action's code & 0xF
+ACTION_KINDS: tuple[str, ...]  # ActionKind order (engine/action.h)
 
+def action_kind(code: int) -> str: ...
 def known_expansions() -> list[dict[str, Any]]: ...
 def known_variants() -> list[dict[str, Any]]: ...
 @overload
@@ -94,6 +96,7 @@ class Position(metaclass=_Pybind11Type):
     extra_turn: bool
     last_placer: int
     final_round_left: int
+    tile_taken: bool
     def __init__(
         self,
         *,
@@ -112,6 +115,7 @@ class Position(metaclass=_Pybind11Type):
         extra_turn: bool = False,
         last_placer: int = -1,
         final_round_left: int = 0,
+        tile_taken: bool = False,
     ) -> None: ...
 
 class Phase(enum.Enum):

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import _core
 from ._common import _agents, _analyse, _int, _names
-from ._core import Error, GameResult, IllegalActionError, PositionError
+from ._core import Error, GameResult, IllegalActionError, PositionError, RecordError
 
 RECORD_FORMAT = "carcassonne-record/1"
 
@@ -36,12 +36,9 @@ _POSITION_KEYS = (
     "extra_turn",
     "last_placer",
     "final_round_left",
+    "tile_taken",
 )
 _RECORD_KEYS = ("format", "config", "position", "actions", "sampled")
-
-
-class RecordError(Error):
-    """A game record that is malformed or does not replay (a ValueError)."""
 
 
 @dataclass(frozen=True)
@@ -66,8 +63,7 @@ class Action:
         """The kind of action, one of ACTION_KINDS: "draw", "place", "figure", "pass", "abbey",
         "take-tile", "arrow", "quarter" (a figure into the City) or "count"; "unknown" for a code
         of no kind (the engine makes none)."""
-        kind = self.code & 0xF
-        return _core.ACTION_KINDS[kind] if kind < len(_core.ACTION_KINDS) else "unknown"
+        return _core.action_kind(self.code)
 
 
 def make_config(
@@ -143,7 +139,7 @@ class Game:
     @classmethod
     def from_position(cls, position: Mapping[str, Any]) -> Game:
         """A game set up from a described position, at the start of current_player's turn (a
-        draw, or the abbey choice with Abbey & Mayor).
+        draw, or the abbey choice with Abbey & Mayor; with tile_taken, the draw after it).
 
         Keys: the config keys (players, expansions, variants, seed, draw_order) and
         tiles [{tile, x, y, rotation}] in placement order, figures [{player, kind, x, y, feature}]
@@ -155,7 +151,8 @@ class Game:
         [the Count's quarter] with start = city (the City's squares are laid by the engine),
         king and robber [their holders, -1 nobody: King & Robber], extra_turn [this turn is an
         extra turn: XX-6, RV-6], last_placer [who placed the last tile; -1: the player before],
-        final_round_left [AM-A-5 final_round: players still to have their endgame turn].
+        final_round_left [AM-A-5 final_round: players still to have their endgame turn],
+        tile_taken [the turn player chose take-tile (AM-A-1): the position is at the draw].
         With River II the spring is the first tile. Two figures share a segment only as an
         XX-4 pair. Whether the position is possible is checked in C++; errors raise
         PositionError. Game.position() writes this description for any game.
@@ -192,6 +189,7 @@ class Game:
                 extra_turn=described["extra_turn"],
                 last_placer=described["last_placer"],
                 final_round_left=described["final_round_left"],
+                tile_taken=described["tile_taken"],
             )
         except TypeError as e:  # a value of the wrong type that _normalise_position let through
             raise PositionError(f"position: {e}") from e
@@ -469,8 +467,8 @@ class Game:
     def position(self) -> dict[str, Any]:
         """The game now as a from_position description, at the start of a turn (a draw or the
         abbey choice): Game.from_position(game.position()) offers the same moves and, with the
-        same draws, plays the same rest of the game. Works for every rule mix. A turn that
-        began with "take-tile" is described from its start, so the abbey choice comes again.
+        same draws, plays the same rest of the game. Works for every rule mix. At the draw after
+        "take-tile" the choice is kept (tile_taken), so the abbey choice does not come again.
         """
         try:
             core = self._state.to_position()
@@ -496,6 +494,7 @@ class Game:
             "extra_turn": core.extra_turn,
             "last_placer": core.last_placer,
             "final_round_left": core.final_round_left,
+            "tile_taken": core.tile_taken,
         }
 
     def analyse(
@@ -651,6 +650,9 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
         raise PositionError("position extra_turn must be true or false")
     players = {key: integer(key, -1) for key in ("king", "robber", "last_placer")}
     final_round_left = integer("final_round_left", 0)
+    tile_taken = position.get("tile_taken", False)
+    if not isinstance(tile_taken, bool):
+        raise PositionError("position tile_taken must be true or false")
     for name, value in [("x", e["x"]) for e in tiles + figures] + [("y", e["y"]) for e in tiles + figures]:
         if not -(2**31) <= value < 2**31:
             raise PositionError(f"position {name} out of range: {value}")
@@ -678,6 +680,7 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
         **players,
         "extra_turn": extra_turn,
         "final_round_left": final_round_left,
+        "tile_taken": tile_taken,
     }
 
 

@@ -126,8 +126,9 @@ class CarcassonneState(pyspiel.State):
         return indices
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        # A draw's code is kind << 4 and its index the kind id (the action space's first block).
-        return [(code >> 4, p) for code, p in self.core.chance_outcomes()]
+        # A draw's index is its tile kind id (the action space's first block).
+        space = action_space(self.window)
+        return [(space.index(self.core, code), p) for code, p in self.core.chance_outcomes()]
 
     def _apply_action(self, action: int) -> None:
         self.core.apply(action_space(self.window).action(self.core, int(action)))
