@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -402,3 +404,38 @@ def test_a_data_folder_that_cannot_be_written_is_an_error_when_the_app_is_made(t
     (tmp_path / "file").write_text("")
     with pytest.raises(StoreError, match="cannot write the games' store"):
         create_app(tmp_path / "file" / "data")
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 512 KiB tmpfs of its own (root only, where mounting is allowed): a disk that fills up."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(folder)], capture_output=True, check=False
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
+
+
+def test_a_full_disk_refuses_the_move_with_a_503_and_loses_nothing(small_disk: Path) -> None:
+    client = TestClient(create_app(small_disk / "data"))
+    state = new_game(client, [HUMAN, HUMAN])
+    action = every_legal_action(state)[0]
+    filler = small_disk / "filler"
+    with open(filler, "wb") as f, contextlib.suppress(OSError):  # write until the disk is full
+        while True:
+            f.write(b"\0" * 4096)
+            f.flush()
+    response = client.post(f"/api/games/{state['id']}/actions", json={"action": action})
+    assert response.status_code == 503, response.text
+    assert "cannot be written" in response.json()["detail"]
+    assert client.get(f"/api/games/{state['id']}").json() == state  # as it was
+    filler.unlink()  # space again: the same move is accepted and kept
+    assert client.post(f"/api/games/{state['id']}/actions", json={"action": action}).status_code == 200
+    again = TestClient(create_app(small_disk / "data")).get(f"/api/games/{state['id']}").json()
+    assert again["moves"] > state["moves"] and again["log"][-1]["action"] == action
