@@ -33,7 +33,7 @@ grep -q "greedy" arena.txt
 echo "-- [play]: carcassonne serve answers on localhost"
 pip "$wheel[play]"
 port=$(py -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
-carcassonne serve --port "$port" --data "$work/data" >serve.log 2>&1 &
+"$venv/bin/carcassonne" serve --port "$port" --data "$work/data" >serve.log 2>&1 &  # $! is the server itself
 server=$!
 for _ in $(seq 100); do
   py -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/api/options')" 2>/dev/null && break
