@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from carcassonne import Game
 
@@ -78,3 +79,15 @@ def gil_stalls(call: Callable[[], object], repeats: int) -> list[tuple[float, fl
         stop.set()
         spinner.join()
         sys.setswitchinterval(interval)
+
+
+# The play server's legal actions as the page gets them (GET /api/games/{id}): every action text.
+def every_legal_action(state: dict[str, Any]) -> list[str]:
+    legal = state["legal"]
+    return (
+        [a for cell in legal["placements"] for a in cell["rotations"].values()]
+        + [f["action"] for f in legal["figures"]]
+        + [b["action"] for b in legal["barns"]]
+        + [c["action"] for c in legal["cells"]]
+        + [c["action"] for c in legal["choices"]]
+    )

@@ -22,6 +22,7 @@ from fastapi.testclient import TestClient
 from carcassonne import Game
 from carcassonne.play.server import MAX_BODY, create_app
 from carcassonne.play.store import StoreError
+from helpers import every_legal_action
 
 HUMAN = {"kind": "human"}
 EASY = {"kind": "bot", "level": "easy"}
@@ -48,17 +49,6 @@ def wait_for_human(client: TestClient, game_id: str, timeout: float = 20) -> dic
         assert state["bot_error"] is None
         assert time.monotonic() < deadline, "the bot did not answer in time"
         time.sleep(0.05)
-
-
-def every_legal_action(state: dict[str, Any]) -> list[str]:
-    legal = state["legal"]
-    return (
-        [a for cell in legal["placements"] for a in cell["rotations"].values()]
-        + [f["action"] for f in legal["figures"]]
-        + [b["action"] for b in legal["barns"]]
-        + [c["action"] for c in legal["cells"]]
-        + [c["action"] for c in legal["choices"]]
-    )
 
 
 def test_a_new_game_waits_for_the_human_with_the_drawn_tile_and_its_placements(client: TestClient) -> None:

@@ -30,6 +30,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
 from carcassonne import Game
+from helpers import every_legal_action
 
 HUMAN = {"kind": "human"}
 
@@ -77,17 +78,6 @@ def server(data: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
         if process.poll() is None:
             process.kill()
         process.communicate()
-
-
-def every_legal_action(state: dict[str, Any]) -> list[str]:
-    legal = state["legal"]
-    return (
-        [a for cell in legal["placements"] for a in cell["rotations"].values()]
-        + [f["action"] for f in legal["figures"]]
-        + [b["action"] for b in legal["barns"]]
-        + [c["action"] for c in legal["cells"]]
-        + [c["action"] for c in legal["choices"]]
-    )
 
 
 def play(url: str, seed: int, accepted: dict[str, list[tuple[int, str]]], lock: threading.Lock) -> None:
