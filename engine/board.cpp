@@ -100,7 +100,8 @@ void Board::remove_frontier(int i) {
   care_[last] = 0xFFFF;
 }
 
-int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated) {
+int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated,
+                 std::array<int, kNumSides>* neighbours) {
   assert(num_tiles_ < kMaxTiles);
   assert(c.x > -kCoordLimit + 1 && c.x < kCoordLimit - 1 && c.y > -kCoordLimit + 1 && c.y < kCoordLimit - 1);
   int slot = num_tiles_++;
@@ -114,6 +115,7 @@ int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segment, cons
     Cell n = neighbour(c, Side(s));
     int e = find_or_insert(n, kFrontierFlag | uint32_t(frontier_size_));
     uint32_t v = index_[e] & 0xFFF;
+    if (neighbours) (*neighbours)[s] = (v & kFrontierFlag) ? -1 : int(v);
     if (!(v & kFrontierFlag)) continue;  // a tile
     int f = int(v & kValueMask);
     if (f == frontier_size_) {  // a new frontier cell

@@ -75,8 +75,10 @@ class Board {
   // rebuilt from its tiles in order equals the original: State::from_bytes checks bytes so).
   bool same_layout(const Board& o) const;
 
-  // Puts a tile on an empty cell (legality is the caller's business). Returns its slot.
-  int place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated);
+  // Puts a tile on an empty cell (legality is the caller's business). Returns its slot. If
+  // neighbours is given, neighbours[s] is set to the slot of the tile beyond side s, or -1.
+  int place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated,
+            std::array<int, kNumSides>* neighbours = nullptr);
 
  private:
   static constexpr int kHashSize = 1024;  // > 2 * (kMaxTiles + kMaxFrontier): short probes

@@ -5,7 +5,8 @@
 // so find() is one load and a merge costs the smaller side (KataGo's chain layout). Roots hold
 // the feature's aggregates, updated on every merge, so completion is known in O(1):
 //   open      road/city: sides not yet matched; cloister-like: empty cells among its 8 neighbours
-//   tiles     distinct tiles of the feature (a tile reached twice counts once, B-7)
+//   tiles     roads and cities: distinct tiles of the feature (a tile reached twice counts once,
+//             B-7); other types: not kept exact (nothing reads it)
 //   pennants, strength per player (meeples; a mayor's strength is read at scoring time), barns.
 #pragma once
 

@@ -264,6 +264,8 @@ class State {
   bool placeable(KindId kind) const;
   void enter_figure_phase();
   int figure_options(Action* out) const;  // the figure choices after a tile, without "pass"
+  // sample_legal_action at PlaceTile without listing the placements (no cult limit, no river).
+  Action sample_placement(const TileKind& kind, Rng& rng) const;
   // Returns true if no lower segment of s's tile belongs to s's feature. Two segments of one tile
   // in one feature are one choice for any figure: the rules see features and tiles, not segments.
   bool first_on_its_tile(uint16_t s) const;
@@ -346,6 +348,12 @@ class State {
   void set_arrow_armed(int slot, bool armed) {
     arrows_.armed[slot / 64] = (arrows_.armed[slot / 64] & ~(1ull << (slot % 64))) | uint64_t(armed) << (slot % 64);
   }
+
+  // A new game of a validated config (seed included); State(config) copies the one set_up keeps.
+  struct SetUpTag {};
+  State(const Config& config, SetUpTag);
+  // The game of config's rules with seed 0, set up once per thread (a copy per new game).
+  static const State& set_up(const Config& config);
 
   // from_bytes' checks of every field but the aggregates (state_bytes.cpp); throws RecordError.
   void check_fields() const;
