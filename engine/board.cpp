@@ -8,8 +8,18 @@ void Board::clear() {
   num_tiles_ = 0;
   frontier_size_ = 0;
   index_.fill(kEmpty);
-  std::memset(need_, 0, sizeof need_);
-  std::memset(care_, 0xFF, sizeof care_);
+}
+
+void Board::copy_from(const Board& o) {
+  num_tiles_ = o.num_tiles_;
+  frontier_size_ = o.frontier_size_;
+  std::copy_n(o.tiles_.begin(), num_tiles_, tiles_.begin());
+  index_ = o.index_;
+  const int lanes = 4 * ((frontier_size_ + 3) / 4);
+  std::copy_n(o.need_, lanes, need_);
+  std::copy_n(o.care_, lanes, care_);
+  std::copy_n(o.frontier_keys_.begin(), frontier_size_, frontier_keys_.begin());
+  std::copy_n(o.frontier_present_.begin(), frontier_size_, frontier_present_.begin());
 }
 
 uint32_t Board::lookup(Cell c) const {
@@ -49,7 +59,8 @@ bool Board::well_formed() const {
 
 bool Board::same_layout(const Board& o) const {
   if (num_tiles_ != o.num_tiles_ || frontier_size_ != o.frontier_size_ || index_ != o.index_) return false;
-  if (std::memcmp(need_, o.need_, sizeof need_) != 0 || std::memcmp(care_, o.care_, sizeof care_) != 0) return false;
+  const size_t lanes = 4 * size_t((frontier_size_ + 3) / 4);
+  if (!std::equal(need_, need_ + lanes, o.need_) || !std::equal(care_, care_ + lanes, o.care_)) return false;
   return std::equal(tiles_.begin(), tiles_.begin() + num_tiles_, o.tiles_.begin()) &&
          std::equal(frontier_keys_.begin(), frontier_keys_.begin() + frontier_size_, o.frontier_keys_.begin()) &&
          std::equal(frontier_present_.begin(), frontier_present_.begin() + frontier_size_, o.frontier_present_.begin());
@@ -120,6 +131,10 @@ int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segment, cons
     int f = int(v & kValueMask);
     if (f == frontier_size_) {  // a new frontier cell
       assert(frontier_size_ < kMaxFrontier);
+      if (f % 4 == 0) {  // the first in its word: the word's other lanes never fit
+        std::fill_n(need_ + f, 4, uint16_t(0));
+        std::fill_n(care_ + f, 4, uint16_t(0xFFFF));
+      }
       ++frontier_size_;
       frontier_keys_[f] = pack_cell(n);
       frontier_present_[f] = 0;

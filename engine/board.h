@@ -34,7 +34,13 @@ struct PlacedTile {
 class Board {
  public:
   Board() { clear(); }
+  // A board whose arrays hold anything: for a member that is copied or cleared before use.
+  struct Uninitialized {};
+  static constexpr Uninitialized kUninitialized{};
+  explicit Board(Uninitialized) {}
   void clear();
+  // Makes this board a copy of o, as `*this = o` does, copying of its arrays the used parts.
+  void copy_from(const Board& o);
 
   int num_tiles() const { return num_tiles_; }
   const PlacedTile& tile(int slot) const { return tiles_[slot]; }
@@ -110,12 +116,13 @@ class Board {
     return ~nonzero & kHigh;
   }
 
-  int num_tiles_ = 0;
-  int frontier_size_ = 0;
+  int num_tiles_;
+  int frontier_size_;
   std::array<PlacedTile, kMaxTiles> tiles_;
   // Hash entries: key(cell) << 12 | value; value is a tile slot, or kFrontierFlag | frontier index.
   std::array<uint32_t, kHashSize> index_;
-  // Frontier lanes; lanes at and past frontier_size_ hold need 0, care 0xFFFF (they never fit).
+  // Frontier lanes, four to a word. The lanes past frontier_size_ in its last word hold need 0,
+  // care 0xFFFF (they never fit); the words past it are set when the frontier reaches them.
   alignas(8) uint16_t need_[kFrontierWords * 4];
   alignas(8) uint16_t care_[kFrontierWords * 4];
   std::array<uint32_t, kMaxFrontier> frontier_keys_;

@@ -67,7 +67,8 @@ const State& State::set_up(const Config& raw) {
   return recent.back().state;
 }
 
-State::State(const Config& config) : State(set_up(config)) {
+State::State(const Config& config) {
+  copy_from(set_up(config));  // the used parts: the rest of the arrays is never read unset
   seed_ = config.seed;
   rng_.reseed(config.seed);
 }

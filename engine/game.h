@@ -254,7 +254,7 @@ class State {
   void check_consistency() const;
 
  private:
-  State() = default;
+  State() { board_.clear(); }  // an empty game for the set-ups of positions and bytes to fill
 
   // ---- Set-up, turn flow, placements and legal actions: game.cpp ---------------------------
   void init(const Config& config);
@@ -391,8 +391,6 @@ class State {
   };
   Turn turn_;
 
-  Board board_;
-
   // Figures on the board and in supply.
   FixedList<PlacedFigure, kMaxPlacedFigures> figures_;
   std::array<std::array<uint8_t, kNumFigureKinds>, kMaxPlayers> supply_{};
@@ -508,7 +506,8 @@ class State {
 
   Rng rng_;
 
-  // Last, so that copy_from can copy the members before it whole and of it the used part.
+  // Last, so that copy_from can copy the members before them whole and of them the used parts.
+  Board board_{Board::kUninitialized};  // State(config) copies a set-up, init() clears it
   Features features_;
 };
 
@@ -516,6 +515,6 @@ class State {
 static_assert(std::is_trivially_copyable_v<State>);
 // A member added to State outside its groups changes its size: compare it in same_position
 // (consistency.cpp) and set the new size here (on x86-64 and AArch64 with GCC or Clang).
-static_assert(sizeof(void*) != 8 || sizeof(State) == 24128, "State changed: see same_position");
+static_assert(sizeof(void*) != 8 || sizeof(State) == 24120, "State changed: see same_position");
 
 }  // namespace carc
