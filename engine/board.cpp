@@ -19,6 +19,7 @@ void Board::copy_from(const Board& o) {
   std::copy_n(o.need_, lanes, need_);
   std::copy_n(o.care_, lanes, care_);
   std::copy_n(o.frontier_keys_.begin(), frontier_size_, frontier_keys_.begin());
+  std::copy_n(o.frontier_entry_.begin(), frontier_size_, frontier_entry_.begin());
   std::copy_n(o.frontier_present_.begin(), frontier_size_, frontier_present_.begin());
 }
 
@@ -54,6 +55,9 @@ bool Board::well_formed() const {
     uint32_t v = e & 0xFFF;
     if ((v & kFrontierFlag) ? int(v & kValueMask) >= frontier_size_ : int(v) >= num_tiles_) return false;
   }
+  for (int i = 0; i < frontier_size_; ++i)
+    if (frontier_entry_[i] >= kHashSize || index_[frontier_entry_[i]] != (frontier_keys_[i] << 12 | kFrontierFlag | i))
+      return false;
   return empty_entry;
 }
 
@@ -63,6 +67,7 @@ bool Board::same_layout(const Board& o) const {
   if (!std::equal(need_, need_ + lanes, o.need_) || !std::equal(care_, care_ + lanes, o.care_)) return false;
   return std::equal(tiles_.begin(), tiles_.begin() + num_tiles_, o.tiles_.begin()) &&
          std::equal(frontier_keys_.begin(), frontier_keys_.begin() + frontier_size_, o.frontier_keys_.begin()) &&
+         std::equal(frontier_entry_.begin(), frontier_entry_.begin() + frontier_size_, o.frontier_entry_.begin()) &&
          std::equal(frontier_present_.begin(), frontier_present_.begin() + frontier_size_, o.frontier_present_.begin());
 }
 
@@ -104,8 +109,9 @@ void Board::remove_frontier(int i) {
     care_[i] = care_[last];
     frontier_keys_[i] = frontier_keys_[last];
     frontier_present_[i] = frontier_present_[last];
-    int h = find_or_insert(unpack_cell(frontier_keys_[i]), 0);
-    index_[h] = (index_[h] & ~0xFFFu) | kFrontierFlag | uint32_t(i);
+    frontier_entry_[i] = frontier_entry_[last];
+    uint32_t& entry = index_[frontier_entry_[i]];
+    entry = (entry & ~0xFFFu) | kFrontierFlag | uint32_t(i);
   }
   need_[last] = 0;
   care_[last] = 0xFFFF;
@@ -137,6 +143,7 @@ int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segment, cons
       }
       ++frontier_size_;
       frontier_keys_[f] = pack_cell(n);
+      frontier_entry_[f] = uint16_t(e);
       frontier_present_[f] = 0;
       need_[f] = 0;
       care_[f] = 0;

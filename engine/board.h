@@ -126,6 +126,9 @@ class Board {
   alignas(8) uint16_t need_[kFrontierWords * 4];
   alignas(8) uint16_t care_[kFrontierWords * 4];
   std::array<uint32_t, kMaxFrontier> frontier_keys_;
+  // The index entry of each frontier cell (entries never move: nothing is deleted), so that
+  // remove_frontier renumbers the cell it moves without a lookup.
+  std::array<uint16_t, kMaxFrontier> frontier_entry_;
   std::array<uint8_t, kMaxFrontier> frontier_present_;
 };
 

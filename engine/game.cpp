@@ -268,9 +268,8 @@ void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_
   if (rules_.shrines && is_cloister_like(f.type)) start_challenges(segment);
 }
 
-bool State::first_on_its_tile(uint16_t s) const {
+bool State::first_of_twins(uint16_t s) const {
   const Segment& seg = features_[s];
-  if (!seg.has_twin) return true;  // no other segment of its type on its tile
   for (int o = s - seg.local; o < s; ++o)  // the tile's segments are consecutive
     if (features_[o].root == seg.root) return false;
   return true;

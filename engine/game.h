@@ -268,7 +268,10 @@ class State {
   Action sample_placement(const TileKind& kind, Rng& rng) const;
   // Returns true if no lower segment of s's tile belongs to s's feature. Two segments of one tile
   // in one feature are one choice for any figure: the rules see features and tiles, not segments.
-  bool first_on_its_tile(uint16_t s) const;
+  bool first_on_its_tile(uint16_t s) const {
+    return !features_[s].has_twin || first_of_twins(s);  // most segments have no twin on their tile
+  }
+  bool first_of_twins(uint16_t s) const;
   void start_turn();
   void finish_turn();
   void remove_from_bag(KindId kind);
@@ -515,6 +518,6 @@ class State {
 static_assert(std::is_trivially_copyable_v<State>);
 // A member added to State outside its groups changes its size: compare it in same_position
 // (consistency.cpp) and set the new size here (on x86-64 and AArch64 with GCC or Clang).
-static_assert(sizeof(void*) != 8 || sizeof(State) == 24120, "State changed: see same_position");
+static_assert(sizeof(void*) != 8 || sizeof(State) == 24768, "State changed: see same_position");
 
 }  // namespace carc
