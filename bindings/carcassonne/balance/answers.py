@@ -352,7 +352,7 @@ def tile_value(df: pd.DataFrame) -> pd.DataFrame:
     """Per cell of identical bots and tile kind: the points a seat gains over the turn in which
     it places a tile of that kind (its standing after the turn less before), and that gain less
     the other seats' mean gain in the same turn (what the tile gives over the table); the turns
-    counted. Turns without a draw (an abbey) are left out."""
+    counted (an abbey is a kind of its own). Turns that placed no tile are left out."""
     columns = [*CELL, "deals", "kind", "turns", "gain", "gain_over_others"]
     if not has_turns(df):
         return _frame([], columns)

@@ -79,7 +79,7 @@ def _bot_name(lineup: str, budget: int) -> str:
 
 
 def strength_vs_edge(df: pd.DataFrame, folder: Path) -> Section:
-    title = "Bot strength and the first player's edge"
+    title = "Bot strength and the first-player edge"
     table = answers.strength_vs_edge(df)
     if table.empty:
         return title, EQUAL_MISSING, None, ""

@@ -279,27 +279,25 @@ def play_chunk(chunk: Chunk, threads: int = 1) -> pa.Table:
 
 
 def game_turns(chunk: Chunk, game: Any) -> tuple[list[int], list[str], list[list[int]]]:
-    """Replays a recorded game turn by turn: per turn, the seat whose turn it was, the tile kind
-    it placed ("" for a turn without a draw, e.g. an abbey) and every seat's standing after it,
-    the score the seat would have if the game ended there (state.scores_if_ended(): completed and
-    unfinished features, fields), which the last turn leaves at the final scores."""
+    """Replays a recorded game turn by turn: per turn, the seat whose turn it was, the kind of the
+    tile it placed (an abbey too; "" for a turn that placed none) and every seat's standing
+    after it, the score the seat would have if the game ended there (state.scores_if_ended():
+    completed and unfinished features, fields), which the last turn leaves at the final scores."""
     config = make_config(len(game.scores), chunk.mix.expansions, dict(chunk.mix.variants), game.seed)
     state = _core.State(config)
     seats: list[int] = []
     tiles: list[str] = []
     standings: list[list[int]] = []
-    turn, seat, tile = state.turn_number(), state.turn_player(), ""
+    turn, seat, placed = state.turn_number(), state.turn_player(), len(state.placed_tiles())
     for code in game.actions:
-        drew = state.is_chance()
         state.apply(code)
-        if drew:
-            tile = state.drawn_tile() or ""  # a redraw (River II's discards) keeps the last
         if state.is_terminal() or state.turn_number() != turn:
+            board = state.placed_tiles()
             seats.append(seat)
-            tiles.append(tile)
+            tiles.append(board[-1][0] if len(board) > placed else "")
             standings.append(state.scores_if_ended())
             if not state.is_terminal():
-                turn, seat, tile = state.turn_number(), state.turn_player(), ""
+                turn, seat, placed = state.turn_number(), state.turn_player(), len(board)
     if state.scores() != list(game.scores):  # the replay must be the game that was played
         raise SearchError(f"replaying deal {game.deal} rotation {game.rotation} gave other scores")
     return seats, tiles, standings
@@ -563,6 +561,19 @@ def read_sweep(path: str | os.PathLike[str]) -> Any:
     if not parts:
         raise SearchError(f"{path}: no games (no parquet files)")
     return pd.concat([pq.read_table(p).to_pandas() for p in parts], ignore_index=True)
+
+
+def replay_deal(spec: SweepSpec, mix: str, players: int, lineup: str, deal: int) -> Any:
+    """Plays one deal of a sweep's cell again (every seat rotation) and returns its rows as a
+    pandas DataFrame, as the sweep stored them: a chunk's games depend only on the spec's seeds
+    and their deal numbers, so the rows equal the stored ones when the code is the same (the
+    timing column think_seconds aside)."""
+    chosen = [m for m in spec.mixes if m.name == mix]
+    if not chosen or players not in spec.players or lineup not in dict(spec.deals):
+        raise SearchError(f"the sweep has no cell ({mix}, {players} players, {lineup})")
+    agents = tuple(lineup_agents(lineup, players, spec.mcts))
+    chunk = Chunk(chosen[0], players, lineup, agents, deal, 1, spec.seed, spec.agent_seed)
+    return play_chunk(chunk).to_pandas()
 
 
 def sweep_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
