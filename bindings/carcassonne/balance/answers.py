@@ -332,16 +332,16 @@ def grouped_means(
 ) -> dict[object, Estimate]:
     """stats.ratio's mean of `column` for every value of `group` at once (the same bootstrap
     draws over the deals `universe`), as one matrix product instead of one ratio per group."""
-    sums = frame.pivot_table(
-        index="deal", columns=group, values=column, aggfunc=["sum", "count"], fill_value=0
-    )
-    sums = sums.reindex(universe, fill_value=0)
+    grouped = frame.groupby(["deal", group])[column]
+    sums = grouped.sum().unstack(fill_value=0).reindex(universe, fill_value=0)
+    counts = grouped.count().unstack(fill_value=0).reindex(universe, fill_value=0)
     w = _weights(len(universe))
+    num_reps, den_reps = w @ sums.to_numpy(float), w @ counts.to_numpy(float)
     out = {}
-    for key in sums["sum"].columns:
-        num, den = sums["sum"][key].to_numpy(float), sums["count"][key].to_numpy(float)
+    for i, key in enumerate(sums.columns):
+        num, den = sums[key].to_numpy(float), counts[key].to_numpy(float)
         with np.errstate(invalid="ignore", divide="ignore"):
-            reps = (w @ num) / (w @ den)
+            reps = num_reps[:, i] / den_reps[:, i]
         out[key] = _estimate(
             num.sum() / den.sum(), reps, tuple(universe), int((den > 0).sum()), int(den.sum())
         )
@@ -449,21 +449,15 @@ def cause_points(df: pd.DataFrame) -> pd.DataFrame:
             continue
         c = _cell(df, mix, players, lineup)
         deals = sorted(set(c["deal"]))
-        for cause in CAUSES:
-            col = f"points_{cause}"
-            if c[col].sum() == 0:
-                continue
-            for seat in range(-1, players):
-                s = c if seat < 0 else c[c["seat"] == seat]
+        scored = [cause for cause in CAUSES if c[f"points_{cause}"].sum() != 0]
+        sizes = _sizes(c)
+        for cause in scored:
+            col = c[f"points_{cause}"].astype(float)
+            every = ratio(c, col, deals=deals)
+            by_seat = grouped_means(c.assign(points=col), "seat", "points", deals)
+            for seat, points in [(-1, every), *sorted(by_seat.items())]:
                 rows.append(
-                    {
-                        "mix": mix,
-                        "players": players,
-                        "lineup": lineup,
-                        **_sizes(c),
-                        "cause": cause,
-                        "seat": seat,
-                        "points": ratio(s, s[col].astype(float), deals=deals),
-                    }
+                    {"mix": mix, "players": players, "lineup": lineup, **sizes}
+                    | {"cause": cause, "seat": int(seat), "points": points}
                 )
     return _frame(rows, [*CELL, "deals", "games", "cause", "seat", "points"])
