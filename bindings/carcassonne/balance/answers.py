@@ -8,6 +8,7 @@ spread of scores and margins, and the points of each cause per seat.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -153,7 +154,7 @@ def strength_vs_edge(df: pd.DataFrame) -> pd.DataFrame:
     budget): seat 0's win rate and its change from greedy's, paired over the deal numbers of
     both (the decks are the same). An edge that stays as the bots get stronger is the rules'; one
     that fades is the weaker bot's."""
-    rows = []
+    rows: list[dict[str, object]] = []
     for mix, players, lineup in cells(df):
         if not _equal(lineup):
             continue
@@ -292,12 +293,12 @@ def game_flow(df: pd.DataFrame) -> pd.DataFrame:
 def leader_wins_curve(df: pd.DataFrame, points: int = 10) -> pd.DataFrame:
     """Per cell and fraction f of the game (1/points .. 1): how often the sole leader after that
     fraction of the turns wins the game; how early a game is decided."""
-    rows = []
+    rows: list[dict[str, object]] = []
     if not has_turns(df):
         return _frame(rows, [*CELL, "deals", "fraction", "leader_wins"])
     for mix, players, lineup in cells(df):
         c = _cell(df, mix, players, lineup)
-        hits = []
+        hits: list[tuple[int, float, float, float]] = []
         fractions = np.arange(1, points + 1) / points
         for g in played_games(c):
             assert g.standing is not None
@@ -329,7 +330,7 @@ def leader_wins_curve(df: pd.DataFrame, points: int = 10) -> pd.DataFrame:
 
 def grouped_means(
     frame: pd.DataFrame, group: str, column: str, universe: list[int]
-) -> dict[object, Estimate]:
+) -> dict[Any, Estimate]:
     """stats.ratio's mean of `column` for every value of `group` at once (the same bootstrap
     draws over the deals `universe`), as one matrix product instead of one ratio per group."""
     grouped = frame.groupby(["deal", group])[column]
