@@ -187,10 +187,12 @@ def agent_options(agent: str) -> dict[str, str]:
 
 def code_version() -> dict[str, str]:
     """The code that plays a sweep: the package version, the git commit of the checkout the
-    package runs from ("unknown" for an installed package) and a hash of the compiled engine
-    (which tells two builds apart when there is no commit)."""
+    package runs from ("unknown" for an installed package), a hash of the compiled engine
+    (which tells two builds apart when there is no commit) and one of the rows' columns (a
+    version that writes other columns is other code)."""
     engine = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
-    return {"version": __version__, "commit": _git_commit(), "engine": engine}
+    rows = hashlib.sha256(str(SCHEMA).encode()).hexdigest()[:16]
+    return {"version": __version__, "commit": _git_commit(), "engine": engine, "rows": rows}
 
 
 def _git_commit() -> str:
