@@ -17,7 +17,7 @@ import pytest
 import carcassonne
 from carcassonne import CAUSES, SearchError, arena
 from carcassonne.__main__ import main
-from carcassonne.balance import Mix, SweepSpec, answers, chunks, read_sweep, run_sweep, stats
+from carcassonne.balance import Mix, SweepSpec, answers, chunks, read_sweep, report_answers, run_sweep, stats
 from carcassonne.balance import report as report_module
 from carcassonne.balance import sweep as sweep_module
 from carcassonne.balance.cli import parse_mix
@@ -36,6 +36,12 @@ SPEC = SweepSpec(
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run_sweep(tmp_path_factory.mktemp("balance") / "sweep.parquet", SPEC, progress=False)
+
+
+@pytest.fixture(scope="module")
+def page(sweep: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The report of the module's sweep (one rendering for the tests that read it)."""
+    return report_module.write_report(sweep, tmp_path_factory.mktemp("report")).read_text()
 
 
 def _games(df: pd.DataFrame) -> pd.DataFrame:
@@ -246,8 +252,7 @@ def test_the_report_renders_for_any_sweep(
     assert "no per-turn standings" not in text  # game flow and tile value have their data
 
 
-def test_group_sizes_stand_beside_the_figures(sweep: Path, tmp_path: Path) -> None:
-    page = report_module.write_report(sweep, tmp_path / "r").read_text()
+def test_group_sizes_stand_beside_the_figures(page: str) -> None:
     assert "(3 deals)" in page  # the headline's greedy win rates: 3 deals
     for title in ("First-player advantage", "Every seat", "Skill gradient", "Points by cause"):
         section = page.split(f"<h2>{title}</h2>", 1)[1].split("<h2>", 1)[0]
@@ -339,7 +344,7 @@ def test_the_effect_against_base_measures_the_distance_from_a_fair_share() -> No
 
 
 def test_a_cause_keeps_its_colour_and_the_points_table_has_no_empty_column(
-    sweep: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    sweep: Path, page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import matplotlib.axes
 
@@ -359,7 +364,6 @@ def test_a_cause_keeps_its_colour_and_the_points_table_has_no_empty_column(
     first = shares["cause"].iloc[0]
     report_module._plot_causes(shares[shares["cause"] != first], tmp_path)  # one cause fewer
     assert {s["label"]: s["color"] for s in seen} == {k: v for k, v in colours.items() if k != first}
-    page = report_module.write_report(sweep, tmp_path / "r").read_text()
     causes = page.split("<h2>Points by cause</h2>", 1)[1].split("<h2>", 1)[0]
     assert "<th>cause</th>" not in causes and "<th></th>" not in causes
 
@@ -673,10 +677,11 @@ def test_a_sweep_without_per_turn_columns_says_what_its_report_lacks(sweep: Path
 
     parts = [pq.read_table(p) for p in sorted(sweep.glob("*.parquet"))]
     pq.write_table(pa.concat_tables(parts).drop(list(answers.TURN_COLUMNS)), tmp_path / "old.parquet")
-    text = report_module.write_report(tmp_path / "old.parquet", tmp_path / "r").read_text()
-    for title in ("Game flow", "Tile value"):
-        section = text.split(f"<h2>{title}</h2>", 1)[1].split("<h2>", 1)[0]
-        assert "no per-turn standings" in section
+    old = read_sweep(tmp_path / "old.parquet")
+    for section in (report_answers.game_flow, report_answers.tile_value):
+        title, text, image, table = section(old, tmp_path)
+        assert "no per-turn standings" in text and image is None and table == "", title
+    assert report_answers.compensation(old, tmp_path)[2] == "compensation.png"  # the others work
 
 
 # --- mixes of one's own from the command line

@@ -328,9 +328,7 @@ def leader_wins_curve(df: pd.DataFrame, points: int = 10) -> pd.DataFrame:
 # --- tile value
 
 
-def grouped_means(
-    frame: pd.DataFrame, group: str, column: str, universe: list[int]
-) -> dict[Any, Estimate]:
+def grouped_means(frame: pd.DataFrame, group: str, column: str, universe: list[int]) -> dict[Any, Estimate]:
     """stats.ratio's mean of `column` for every value of `group` at once (the same bootstrap
     draws over the deals `universe`), as one matrix product instead of one ratio per group."""
     grouped = frame.groupby(["deal", group])[column]
