@@ -732,13 +732,15 @@ COMMITTED = Path(__file__).parents[2] / "experiments" / "balance" / "sweep.parqu
 REGENERATE = "docs/balance.md, 'Regenerating the committed sweep'"
 
 
-def test_the_committed_sweep_replays() -> None:
-    records = sweep_records(COMMITTED)
-    assert records, f"{COMMITTED} keeps no spec (a file of an older version); regenerate it ({REGENERATE})"
+def _check_replays(path: Path) -> None:
+    """Plays one deal of two cells of a merged sweep again (the last mix's first MCTS line-up at
+    the fewest players: the most sensitive to any change; the first mix's first line-up at the
+    most players) and compares the rows with the stored ones."""
+    records = sweep_records(path)
+    assert records, f"{path} keeps no spec (a file of an older version); regenerate it ({REGENERATE})"
     spec = SweepSpec.from_json(json.dumps(records[0]))
-    df = _games(read_sweep(COMMITTED))
+    df = _games(read_sweep(path))
     played = f"played by {records[0]['code']}, now {sweep_module.code_version()}"
-    # An MCTS cell (the most sensitive to any change) and a greedy one, each one deal.
     lineups = [lineup for lineup, _ in spec.deals]
     picks = [
         (spec.mixes[-1].name, spec.players[0], lineups[-1]),
@@ -753,6 +755,25 @@ def test_the_committed_sweep_replays() -> None:
             pd.testing.assert_frame_equal(again, stored)
         except AssertionError as e:
             raise AssertionError(
-                f"deal {deal} of ({mix}, {players} players, {lineup}) plays otherwise than in {COMMITTED} "
+                f"deal {deal} of ({mix}, {players} players, {lineup}) plays otherwise than in {path} "
                 f"({played}): regenerate it ({REGENERATE})\n{e}"
             ) from None
+
+
+def test_a_merged_sweep_keeps_its_spec_and_replays(tiny: Path, tmp_path: Path) -> None:
+    merged = sweep_module.merge_sweep(tiny, tmp_path / "all.parquet")
+    assert sweep_records(merged) == sweep_records(tiny)
+    _check_replays(merged)
+    changed = read_sweep(merged)
+    changed.loc[changed["deal"] == changed["deal"].max(), "score"] += 1  # a stored row that differs
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(changed, schema=sweep_module.SCHEMA, preserve_index=False)
+    pq.write_table(table.replace_schema_metadata(pq.read_schema(merged).metadata), tmp_path / "bad.parquet")
+    with pytest.raises(AssertionError, match="plays otherwise"):
+        _check_replays(tmp_path / "bad.parquet")
+
+
+def test_the_committed_sweep_replays() -> None:
+    _check_replays(COMMITTED)
