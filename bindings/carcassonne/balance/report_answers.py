@@ -68,8 +68,9 @@ def compensation(df: pd.DataFrame, folder: Path) -> Section:
     text = (
         "The points each seat would start with so that every seat wins as often (the most favoured "
         "seat starts at 0), found from the final scores of the cell's games and bootstrapped over "
-        "deals. Read it as a house rule: 'seat 1 starts with 18 points'. A seat whose interval "
-        "reaches 0 may need nothing. Its win rates without the points are in 'Every seat'."
+        "deals. Read a row as a house rule: each seat starts the game with its points. A seat "
+        "whose interval reaches 0 may need nothing. The win rates without the points are in "
+        "'Every seat'."
     )
     return title, text, image, _html(wide.fillna("").reset_index())
 
@@ -287,7 +288,8 @@ def cause_points(df: pd.DataFrame, folder: Path) -> Section:
         "a seat's edge comes from (e.g. the fields the last tile completes). Each cause keeps its "
         "colour in every report."
     )
-    return title, text, image, _html(wide.fillna("").reset_index())
+    table_html = f"<details><summary>every cell</summary>{_html(wide.fillna('').reset_index())}</details>"
+    return title, text, image, table_html
 
 
 def sections(df: pd.DataFrame, folder: Path) -> list[Section]:
