@@ -775,5 +775,18 @@ def test_a_merged_sweep_keeps_its_spec_and_replays(tiny: Path, tmp_path: Path) -
         _check_replays(tmp_path / "bad.parquet")
 
 
+def test_sweeps_of_other_columns_are_not_merged(tiny: Path, tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    three = SweepSpec(mixes=(Mix("base"),), deals=(("greedy", 1),), **{**TINY, "players": (3,)})  # type: ignore[arg-type]
+    other = run_sweep(tmp_path / "p3", three, progress=False)
+    old = pa.concat_tables([pq.read_table(p) for p in other.glob("*.parquet")]).drop(["standing"])
+    pq.write_table(old, tmp_path / "old.parquet")
+    with pytest.raises(SearchError, match="other columns"):
+        sweep_module.merge_sweep([tiny, tmp_path / "old.parquet"], tmp_path / "all.parquet")
+    assert not (tmp_path / "all.parquet").exists()
+
+
 def test_the_committed_sweep_replays() -> None:
     _check_replays(COMMITTED)

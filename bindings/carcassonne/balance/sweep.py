@@ -625,6 +625,11 @@ def merge_sweep(
                 "(mix, players, line-up, deal): merge sweeps of other cells"
             )
         seen |= keys
+        if tables and not table.schema.equals(tables[0].schema):
+            raise SearchError(
+                f"{source} has other columns than {sources[0]} (sweeps of other versions); "
+                "play them again with one version to merge them"
+            )
         tables.append(table)
     tmp = target.with_name(f".{target.name}.tmp")
     merged = pa.concat_tables(tables)
