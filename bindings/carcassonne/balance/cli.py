@@ -132,7 +132,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument("--players", default="2,3,4", help="comma-separated player counts")
     run.add_argument(
         "--deals",
-        default="greedy=200,mcts=96,mcts+greedy=128",
+        default="greedy=200,mcts=192,mcts+greedy=160",
         help="deals per line-up (greedy, mcts, mcts+greedy, mcts@N: all MCTS at N iterations a move); "
         "each deal is played from every seat rotation",
     )

@@ -108,7 +108,7 @@ class SweepSpec:
 
     mixes: tuple[Mix, ...] = DEFAULT_MIXES
     players: tuple[int, ...] = (2, 3, 4)
-    deals: tuple[tuple[str, int], ...] = (("greedy", 200), ("mcts", 96), ("mcts+greedy", 128))
+    deals: tuple[tuple[str, int], ...] = (("greedy", 200), ("mcts", 192), ("mcts+greedy", 160))
     mcts: str = "mcts:iters=100,memory=64"
     chunk_deals: int = 8
     seed: int = 1
