@@ -51,13 +51,14 @@ def compensation(df: pd.DataFrame, folder: Path) -> Section:
         return title, EQUAL_MISSING, None, ""
     part, lineup = _one_lineup(table)
     players_list = sorted(set(part["players"]))
-    fig, axes = _panels(len(players_list))
+    fig, axes = _panels(len(players_list), height=5.2)
     for ax, players in zip(axes, players_list, strict=True):
         cell = part[part["players"] == players]
         cell = cell.assign(by_seat=["seat " + str(s) for s in cell["seat"]])
         _errorbar_by_mix(ax, cell.rename(columns={"by_seat": ""}), "start_points", "")
         ax.set_title(f"{players} players, {_lineup_name(lineup)}")
-        ax.legend(fontsize=7)
+        # Below the axes: the points fill the plot from 0 up.
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2)
     axes[0].set_ylabel("starting points that make the seats equal")
     image = _save(fig, folder, "compensation.png")
     shown = _cells_text(table, percent=("win",))
