@@ -466,6 +466,8 @@ def test_folders_and_files_of_older_versions_are_still_read(tiny: Path, tmp_path
         (["--deals", "greedy=0"], "plays no games"),
         (["--players", "2,2"], "listed twice"),
         (["--deals", "random=1"], "unknown line-up"),
+        (["--deals", "mcts@0=1"], "iteration budget"),
+        (["--deals", "mcts@x=1"], "iteration budget"),
     ],
 )
 def test_a_rejected_option_creates_nothing(
