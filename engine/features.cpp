@@ -1,29 +1,51 @@
 #include "features.h"
 
 #include <utility>
+#include <vector>
 
 namespace carc {
 
-uint16_t Features::add_tile(int slot, const TileKind& kind, const RotatedTile& rotated) {
+namespace {
+// Every kind's segments as add_tile writes them, but for root, next and tile: what they hold
+// does not depend on the rotation. Built once from the builtin catalogue (the one State uses).
+using NewSegments = std::array<Segment, kMaxSegmentsPerTile>;
+std::vector<NewSegments> build_new_segments() {
+  const Catalogue& cat = Catalogue::builtin();
+  std::vector<NewSegments> table(size_t(cat.size()));
+  for (const TileKind& kind : cat.kinds()) {
+    for (int i = 0; i < kind.num_segments; ++i) {
+      const SegmentSpec& spec = kind.rotations[0].segments[i];
+      Segment& s = table[kind.id][i];
+      s = Segment{};
+      s.local = uint8_t(i);
+      s.type = spec.type;
+      s.has_twin = s.twins = spec.same_type != 0;
+      s.open = spec.num_sides;
+      s.tiles = 1;
+      s.size = 1;
+      s.pennants = spec.pennants;
+      s.pig = i == kind.pig_segment;
+      s.carcassonne = kind.city_square && spec.type == FeatureType::Field;
+    }
+  }
+  return table;
+}
+}  // namespace
+
+uint16_t Features::add_tile(int slot, const TileKind& kind) {
+  static const std::vector<NewSegments> table = build_new_segments();
+  assert(&kind == &Catalogue::builtin().kind(kind.id));
   assert(size_ + kind.num_segments <= kMaxSegments);
-  uint16_t first = uint16_t(size_);
+  const uint16_t first = uint16_t(size_);
+  const NewSegments& news = table[kind.id];
   for (int i = 0; i < kind.num_segments; ++i) {
-    const SegmentSpec& spec = rotated.segments[i];
-    uint16_t id = uint16_t(size_++);
+    const uint16_t id = uint16_t(first + i);
     Segment& s = segs_[id];
-    s = Segment{};
+    s = news[i];
     s.root = s.next = id;
     s.tile = uint8_t(slot);
-    s.local = uint8_t(i);
-    s.type = spec.type;
-    s.has_twin = s.twins = spec.same_type != 0;
-    s.open = spec.num_sides;
-    s.tiles = 1;
-    s.size = 1;
-    s.pennants = spec.pennants;
-    s.pig = i == kind.pig_segment;
-    s.carcassonne = kind.city_square && spec.type == FeatureType::Field;
   }
+  size_ += kind.num_segments;
   return first;
 }
 

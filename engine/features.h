@@ -64,7 +64,7 @@ class Features {
   Segment& feature(int s) { return segs_[segs_[s].root]; }
 
   // Adds the segments of a tile placed in `slot`. Returns the id of the first one.
-  uint16_t add_tile(int slot, const TileKind& kind, const RotatedTile& rotated);
+  uint16_t add_tile(int slot, const TileKind& kind);
   // Merges the features of a and b (no-op if they are one already). Returns the new root.
   uint16_t merge(uint16_t a, uint16_t b);
   // Calls visit(segment id) for every member of s's feature.

@@ -154,7 +154,7 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
   const TileKind& kind = catalogue().kind(kind_id);
   const RotatedTile& rt = kind.rotations[rotation];
   int slot = board_.num_tiles();
-  uint16_t first = features_.add_tile(slot, kind, rt);
+  uint16_t first = features_.add_tile(slot, kind);
   std::array<int, kNumSides> neighbours;
   board_.place(c, kind_id, rotation, first, rt, &neighbours);
   turn_.last_slot = int16_t(slot);
@@ -445,7 +445,13 @@ Action State::sample_legal_action(Rng& rng) const {
   if (turn_.phase == Phase::PlaceTile && !(rules_.shrines && kind.cloister_segment >= 0) && !kind.river_sides)
     return sample_placement(kind, rng);
   Action buffer[kMaxActions];
-  int n = legal_actions(buffer);
+  int n = 0;
+  if (turn_.phase == Phase::PlaceFigure) {  // the commonest decision after placements
+    buffer[n++] = Action::pass();
+    n += figure_options(buffer + n);
+  } else {
+    n = legal_actions(buffer);
+  }
   return buffer[rng.below(uint32_t(n))];
 }
 
@@ -456,16 +462,15 @@ Action State::sample_placement(const TileKind& kind, Rng& rng) const {
   // kTries misses (a tile that fits almost nowhere) the exact count takes over, which keeps the
   // result uniform.
   constexpr int kTries = 24;
-  const int rotations = kind.num_distinct_rotations;
-  const uint32_t pairs = uint32_t(board_.frontier_size() * rotations);
+  const uint64_t rotations = kind.num_distinct_rotations, cells = uint64_t(board_.frontier_size());
   for (int t = 0; t < kTries; ++t) {
-    uint32_t u = rng.below(pairs);
-    int f = int(u) / rotations, r = kind.distinct_rotations[int(u) % rotations];
+    uint64_t bits = rng.next();  // two uniform draws (Lemire's multiply-shift, bias below 2^-32)
+    int f = int(((bits >> 32) * cells) >> 32), r = kind.distinct_rotations[((bits & 0xFFFFFFFFu) * rotations) >> 32];
     if (board_.fits(f, kind.rotations[r].signature)) return Action::place_at_key(board_.frontier_key(f), r);
   }
   std::array<int, 4> counts{};
   int total = 0;
-  for (int i = 0; i < rotations; ++i)
+  for (int i = 0; i < kind.num_distinct_rotations; ++i)
     total += counts[i] = board_.count_fits(kind.rotations[kind.distinct_rotations[i]].signature);
   assert(total > 0);
   int k = int(rng.below(uint32_t(total)));

@@ -13,6 +13,11 @@ void State::after_figure() {
   scoring_.start_scores = scores_;
   scoring_.scored = false;
   scoring_.moved_out = 0;
+  if (scoring_.pending.empty() && scoring_.barn_fields.empty()) {  // most turns: nothing to score
+    scoring_.next = 0;
+    scoring_.city_step = 0;
+    return end_of_phase3();
+  }
   // RULES 5.4b: cities, roads, cloister-like, then fields; ties by creation order. A feature is
   // as old as its oldest segment (segments are numbered as tiles are placed, but a merge keeps
   // the larger side's root). Found by a walk, as scorings are rare: no stamp on the hot copies.
