@@ -79,29 +79,6 @@ bool Board::fits_anywhere(uint16_t signature) const {
   return false;
 }
 
-int Board::count_fits(uint16_t signature) const {
-  uint64_t s4 = uint64_t(signature) * 0x0001000100010001ull;
-  int words = (frontier_size_ + 3) / 4, n = 0;
-  for (int w = 0; w < words; ++w) n += lanes_set(fits_in_word(w, s4));
-  return n;
-}
-
-int Board::nth_fit(uint16_t signature, int k) const {
-  uint64_t s4 = uint64_t(signature) * 0x0001000100010001ull;
-  int words = (frontier_size_ + 3) / 4;
-  for (int w = 0; w < words; ++w) {
-    uint64_t hits = fits_in_word(w, s4);
-    int n = lanes_set(hits);
-    if (k >= n) {
-      k -= n;
-      continue;
-    }
-    while (k--) hits &= hits - 1;
-    return 4 * w + __builtin_ctzll(hits) / 16;
-  }
-  return -1;
-}
-
 void Board::remove_frontier(int i) {
   int last = --frontier_size_;
   if (i != last) {

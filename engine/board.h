@@ -69,10 +69,6 @@ class Board {
   void for_each_fit(uint16_t signature, Visit&& visit) const;
   // Returns true if a tile with this signature fits somewhere.
   bool fits_anywhere(uint16_t signature) const;
-  // Returns how many frontier cells a tile with this signature fits.
-  int count_fits(uint16_t signature) const;
-  // Returns the frontier index of the k-th cell (from 0) that for_each_fit would visit.
-  int nth_fit(uint16_t signature, int k) const;
 
   // Returns true if the counts are in range, the cell index has an empty entry (lookups end)
   // and each entry names a tile or frontier cell that exists: a damaged board is safe to query.
@@ -103,9 +99,6 @@ class Board {
     std::memcpy(&w, lanes + 4 * word, sizeof w);
     return w;
   }
-  // Returns how many lanes have bit 15 set (a multiply sums the four bits into the top lane;
-  // portable, and no slower than a popcount instruction).
-  static int lanes_set(uint64_t hits) { return int(((hits >> 15) * 0x0001000100010001ull) >> 48); }
   // Returns bit 15 of each lane set where the lane's need and care accept the signature.
   uint64_t fits_in_word(int word, uint64_t signature4) const {
     // A lane is zero iff it fits; adding 0x7FFF to its low 15 bits carries into bit 15 unless

@@ -442,8 +442,7 @@ Action State::sample_chance() {
 
 Action State::sample_legal_action(Rng& rng) const {
   const TileKind& kind = catalogue().kind(turn_.drawn);
-  if (turn_.phase == Phase::PlaceTile && !(rules_.shrines && kind.cloister_segment >= 0) && !kind.river_sides)
-    return sample_placement(kind, rng);
+  if (turn_.phase == Phase::PlaceTile && !kind.river_sides) return sample_placement(kind, rng);
   Action buffer[kMaxActions];
   int n = 0;
   if (turn_.phase == Phase::PlaceFigure) {  // the commonest decision after placements
@@ -457,27 +456,21 @@ Action State::sample_legal_action(Rng& rng) const {
 
 Action State::sample_placement(const TileKind& kind, Rng& rng) const {
   // Rejection sampling over (frontier cell, distinct rotation) pairs: a pair drawn uniformly is
-  // kept if the tile fits there, so the result is uniform over the legal placements. A few
-  // tries a turn (most cells take some rotation) cost less than counting every fit; after
-  // kTries misses (a tile that fits almost nowhere) the exact count takes over, which keeps the
-  // result uniform.
+  // kept if it is legal, so the result is uniform over the legal placements. A few tries a turn
+  // (most cells take some rotation) cost less than listing them; after kTries misses (a tile
+  // that fits almost nowhere) the list takes over, which keeps the result uniform.
   constexpr int kTries = 24;
+  const bool limited = rules_.shrines && kind.cloister_segment >= 0;  // SH-2 limits cloisters
   const uint64_t rotations = kind.num_distinct_rotations, cells = uint64_t(board_.frontier_size());
   for (int t = 0; t < kTries; ++t) {
     uint64_t bits = rng.next();  // two uniform draws (Lemire's multiply-shift, bias below 2^-32)
     int f = int(((bits >> 32) * cells) >> 32), r = kind.distinct_rotations[((bits & 0xFFFFFFFFu) * rotations) >> 32];
-    if (board_.fits(f, kind.rotations[r].signature)) return Action::place_at_key(board_.frontier_key(f), r);
+    if (board_.fits(f, kind.rotations[r].signature) && (!limited || cult_limit_ok(board_.frontier_cell(f), kind)))
+      return Action::place_at_key(board_.frontier_key(f), r);
   }
-  std::array<int, 4> counts{};
-  int total = 0;
-  for (int i = 0; i < kind.num_distinct_rotations; ++i)
-    total += counts[i] = board_.count_fits(kind.rotations[kind.distinct_rotations[i]].signature);
-  assert(total > 0);
-  int k = int(rng.below(uint32_t(total)));
-  int i = 0;
-  while (k >= counts[i]) k -= counts[i++];
-  int r = kind.distinct_rotations[i];
-  return Action::place_at_key(board_.frontier_key(board_.nth_fit(kind.rotations[r].signature, k)), r);
+  Action buffer[kMaxActions];
+  int n = legal_actions(buffer);
+  return buffer[rng.below(uint32_t(n))];
 }
 
 // ---- Legal actions ---------------------------------------------------------------------------
@@ -518,11 +511,14 @@ int State::legal_actions(Action* out) const {
         break;
       }
       const bool limited = rules_.shrines && kind.cloister_segment >= 0;
+      // SH-2's limit depends on the cell only: asked once per cell (0 not yet, 1 ok, 2 not ok).
+      uint8_t cult_ok[kMaxFrontier];
+      if (limited) std::fill_n(cult_ok, board_.frontier_size(), uint8_t(0));
       for (int i = 0; i < kind.num_distinct_rotations; ++i) {
         int r = kind.distinct_rotations[i];
         board_.for_each_fit(kind.rotations[r].signature, [&](int f) {
-          if (!limited || cult_limit_ok(board_.frontier_cell(f), kind))
-            out[n++] = Action::place_at_key(board_.frontier_key(f), r);
+          if (limited && !cult_ok[f]) cult_ok[f] = cult_limit_ok(board_.frontier_cell(f), kind) ? 1 : 2;
+          if (!limited || cult_ok[f] == 1) out[n++] = Action::place_at_key(board_.frontier_key(f), r);
         });
       }
       break;
