@@ -291,8 +291,9 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
         session = games.get(game_id)
         with session.lock:
             game = session.game.clone()
-        if game.is_chance or game.is_terminal:
-            raise HTTPException(409, "there is no decision to give a hint for")
+            bots_turn = session.is_bot(game.current_player)
+        if game.is_chance or game.is_terminal or bots_turn:
+            raise HTTPException(409, "there is no decision of yours to give a hint for")
         moves = game.analyse(time=(body or HintRequest()).time)
         return {
             "player": game.current_player,
