@@ -56,8 +56,48 @@ def tile_catalogue() -> dict[str, dict[str, Any]]:
             "marks": kind["marks"],
             "arrow": kind["arrow"],
             "city_square": kind["city_square"],
+            "outlines": feature_outlines(shapes),
         }
     return out
+
+
+def feature_outlines(shapes: TileShapes) -> list[dict[str, Any] | None]:
+    """Per feature, its shape for the page to highlight: {"d": SVG path, "area": True} for a
+    city, a building or a field (rows of the flood-fill grid), {"d", "area": False} for the
+    centre line of a road or river; None for what is not drawn on the tile (the City's
+    quarters)."""
+    out: list[dict[str, Any] | None] = []
+    for index, _ in enumerate(shapes.kind["features"]):
+        if index in shapes.cities:
+            out.append({"d": shapes.cities[index].svg(True), "area": True})
+        elif index in shapes.roads or index in shapes.rivers:
+            curves = shapes.roads.get(index) or shapes.rivers[index]
+            out.append({"d": " ".join(c.svg(False) for c in curves), "area": False})
+        elif index == shapes.cloister:
+            h = CLOISTER_HALF
+            out.append({"d": f"M{50 - h},{50 - h} h{2 * h} v{2 * h} h{-2 * h} Z", "area": True})
+        elif shapes.fields.get(index):
+            out.append({"d": _cell_rows(shapes.fields[index]), "area": True})
+        else:
+            out.append(None)
+    return out
+
+
+def _cell_rows(cells: set[tuple[int, int]]) -> str:
+    """A path of the grid cells, one rectangle per run of cells in a row."""
+    size = 100 / GRID
+    rects = []
+    for j in range(GRID):
+        i = 0
+        while i < GRID:
+            if (i, j) not in cells:
+                i += 1
+                continue
+            start = i
+            while (i, j) in cells:
+                i += 1
+            rects.append(f"M{start * size:g},{j * size:g} h{(i - start) * size:g} v{size:g} h{-(i - start) * size:g} Z")
+    return " ".join(rects)
 
 
 def tile_svg(shapes: TileShapes) -> str:

@@ -1,6 +1,7 @@
 // The board: tiles, figures, the City's quarters, legal cells and figure spots, the ghost of the
 // tile being placed, hint marks; and pan, zoom, rotate and coordinates.
-import { TILE, page, $, svgElement, shown, featureSpot, FIGURE_LETTERS, CORNERS, tileUse } from "./common.js";
+import { TILE, page, $, svgElement, shown, featureSpot, FIGURE_LETTERS, CORNERS, tileUse, figureKey } from "./common.js";
+import { playing, finish, outlineFeature } from "./animate.js";
 import { renderTurn } from "./panels.js";
 import { play, render } from "./main.js";
 
@@ -16,9 +17,12 @@ export function renderBoard() {
   tilesLayer.replaceChildren();
   const board = shown();
   for (const t of board.tiles) tileUse(t.tile, t.x, t.y, t.rotation, tilesLayer);
+  // The tile placed last, framed in its player's colour (so a bot's move is seen at once).
   const last = board.tiles[board.tiles.length - 1];
-  if (last && board.phase !== "place_tile") {
-    svgElement("rect", { x: last.x * TILE + 2, y: last.y * TILE + 2, width: TILE - 4, height: TILE - 4, class: "last-tile" }, tilesLayer);
+  const placer = page.replay ? null : [...game.log].reverse().find((e) => e.action.startsWith("place "));
+  if (last && (page.replay || placer)) {
+    const colour = placer ? page.options.colours[placer.player] : "#fff";
+    svgElement("rect", { x: last.x * TILE + 3, y: last.y * TILE + 3, width: TILE - 6, height: TILE - 6, class: "last-tile", stroke: colour }, tilesLayer);
   }
   renderCityOnBoard();
   renderFigures();
@@ -81,7 +85,7 @@ function renderFigures() {
     const offset = (seen.get(key) || 0) * 14;
     seen.set(key, (seen.get(key) || 0) + 1);
     const [x, y] = featureSpot(f.x, f.y, f.feature);
-    const group = svgElement("g", { transform: `translate(${x + offset},${y})`, class: `placed-figure player-${f.player}` }, layer);
+    const group = svgElement("g", { transform: `translate(${x + offset},${y})`, class: `placed-figure player-${f.player}`, "data-figure": figureKey(f) }, layer);
     group.innerHTML = page.options.figures[f.kind][f.player];
   }
 }
@@ -90,6 +94,7 @@ function renderTargets() {
   const game = page.game;
   const targets = $("layer-targets");
   const spots = $("layer-spots");
+  $("layer-hover").replaceChildren();
   targets.replaceChildren();
   spots.replaceChildren();
   if (!game.human_to_move || page.replay) return;
@@ -115,7 +120,7 @@ function renderTargets() {
     const stack = used.get(key) || 0;  // a meeple, a mayor and a wagon may share a feature
     used.set(key, stack + 1);
     x += stack * 18;
-    addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, `${f.kind} on ${f.feature_type}`);
+    addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, `${f.kind} on the ${f.feature_type}`, [f.x, f.y, f.feature]);
   }
   for (const b of legal.barns) {
     const [cx, cy] = CORNERS[b.corner];
@@ -123,16 +128,23 @@ function renderTargets() {
   }
 }
 
-function addSpot(layer, x, y, text, action, title) {
-  const grow = Math.max(1, 0.8 / page.view.scale);  // spots stay big enough to click when zoomed out
-  const group = svgElement("g", { class: "spot", transform: `translate(${x},${y}) scale(${grow})`, "data-action": action }, layer);
-  svgElement("circle", { r: 11 }, group);
-  svgElement("text", { y: 4 }, group).textContent = text;
-  svgElement("title", {}, group).textContent = `${title} (${action})`;
+// A clickable figure spot; `part` ([x, y, feature]) is outlined while the pointer is on it, so
+// the feature a figure would stand on is seen. Spots keep their size on screen as the board
+// zooms out (the --grow of applyView), so they stay big enough to tap.
+function addSpot(layer, x, y, text, action, title, part = null) {
+  const group = svgElement("g", { class: "spot", transform: `translate(${x},${y})`, "data-action": action }, layer);
+  const grown = svgElement("g", { class: "grow" }, group);
+  svgElement("circle", { r: 11 }, grown);
+  svgElement("text", { y: 4 }, grown).textContent = text;
+  svgElement("title", {}, group).textContent = title;
   group.addEventListener("click", (event) => {
     event.stopPropagation();
     play(action);
   });
+  if (part) {
+    group.addEventListener("mouseenter", () => outlineFeature($("layer-hover"), [part], page.options.colours[page.game.current_player], "hovered"));
+    group.addEventListener("mouseleave", () => $("layer-hover").replaceChildren());
+  }
 }
 
 // The rotation to show at a cell: the player's last choice if legal there, else the next legal one.
@@ -222,6 +234,7 @@ export function renderHints() {
 function applyView() {
   const { x, y, scale } = page.view;
   $("world").setAttribute("transform", `translate(${x},${y}) scale(${scale})`);
+  $("board").style.setProperty("--grow", Math.max(1, 0.8 / scale));
 }
 
 export function fitView() {
@@ -268,6 +281,7 @@ export function setUpBoardControls() {
   const board = $("board");
   let drag = null;
   board.addEventListener("pointerdown", (event) => {
+    if (playing()) finish();  // a click shows the end of a playback at once
     if (event.target.closest(".spot, .target, .cell-choice")) return;
     drag = { x: event.clientX, y: event.clientY, vx: page.view.x, vy: page.view.y };
     board.classList.add("dragging");
@@ -297,6 +311,10 @@ export function setUpBoardControls() {
   }, { passive: false });
   window.addEventListener("keydown", (event) => {
     if (event.target.closest("input, select, dialog")) return;
+    if (playing()) {  // any key shows the end of a playback at once
+      finish();
+      return;
+    }
     if (event.key === "r" || event.key === "R") rotate(event.shiftKey ? -1 : 1);
     if (event.key === "Enter") placeSelected();
     if (event.key === "Escape" && page.selected) {
