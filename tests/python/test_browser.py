@@ -144,10 +144,22 @@ def click(browser: Any, selector: str) -> None:
 
 
 def start_game(
-    browser: Any, server: Server, seats: list[str], expansions: list[str] = (), seed: int = 1
+    browser: Any,
+    server: Server,
+    seats: list[str],
+    expansions: list[str] = (),
+    seed: int = 1,
+    speed: str = "off",
 ) -> None:
+    """A new game through the dialog; `speed`: how the page plays moves back ("off": at once)."""
     browser.get(server.url)
     wait_until(lambda: browser.find_element(By.ID, "new-game-dialog").get_attribute("open") is not None)
+    # The header's setting, behind the dialog: set as a change of the select would.
+    browser.execute_script(
+        "const s = document.getElementById('speed'); s.value = arguments[0];"
+        "s.dispatchEvent(new Event('change'));",
+        speed,
+    )
     count = browser.find_element(By.ID, "player-count")
     count.find_element(By.CSS_SELECTOR, f"option[value='{len(seats)}']").click()
     for seat, kind in enumerate(seats):
@@ -186,10 +198,11 @@ def take_turn_by_clicks(browser: Any, figure: bool) -> None:
 def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     browser: Any, server: Server, shot: Callable[[str], None]
 ) -> None:
-    start_game(browser, server, ["human", "easy"])
+    start_game(browser, server, ["human", "easy"], speed="fast")
     shot("01-start")
     game = page_game(browser)
     assert game["phase"] == "place_tile" and browser.find_elements(By.CSS_SELECTOR, ".target")
+    assert browser.execute_script("return localStorage.getItem('carcassonne-speed')") == "fast"
 
     # Hint: three moves, drawn on the board.
     click(browser, "#hint-button")
@@ -225,11 +238,21 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     )
     assert record["format"] == "carcassonne-record/1" and record["actions"]
 
-    # Play on; halfway, reload the page and restart the server (killed, as a crash would).
+    # Play on; halfway, reload the page and restart the server (killed, as a crash would). The
+    # bot's moves and every scoring are played back on the board.
     turns = 0
+    scoring_shot = False
     while not page_game(browser)["terminal"]:
         take_turn_by_clicks(browser, figure=turns % 3 == 0)
         turns += 1
+        if not scoring_shot:  # a playback with a scoring: points rising on the board
+            deadline = time.monotonic() + 1.5
+            while time.monotonic() < deadline and not scoring_shot:
+                if browser.find_elements(By.CSS_SELECTOR, "#layer-anim .rising-points"):
+                    time.sleep(0.6)  # at the fast speed, a scoring shows after the tile's step
+                    shot("04-scoring")
+                    scoring_shot = True
+                time.sleep(0.05)
         if turns == 20:
             shot("04-midgame")
             before = wait_for_turn(browser)
@@ -241,6 +264,10 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
             assert after["id"] == game_id and after["tiles"] == before["tiles"]
             assert after["figures"] == before["figures"] and after["phase"] == before["phase"]
         assert turns < 400
+    # The bot's tiles landed and its figures arrived; features flashed, points rose, figures
+    # went home (counted by the page's playback).
+    played = browser.execute_script("return page.playedBack")
+    assert {"arrive", "land", "flash", "rise", "go-home"} <= set(played), played
     wait_until(lambda: browser.find_element(By.ID, "end-dialog").get_attribute("open") is not None)
     shot("05-end")
     final = page_game(browser)
@@ -248,9 +275,26 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     summary = browser.find_element(By.ID, "end-summary").text
     for score in final["scores"]:
         assert str(score) in summary
+    assert "+-" not in browser.find_element(By.TAG_NAME, "body").text
+
+    # The final scoring, item by item: its log section, and the steps over the board.
+    items = final["final_scoring"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#final-log li")) == len(items) > 0
+    click(browser, "#final-steps-button")
+    assert browser.find_element(By.ID, "final-panel").is_displayed()
+    first = browser.find_element(By.ID, "final-text").text
+    assert browser.find_elements(By.CSS_SELECTOR, "#layer-focus .feature-outline path")
+    shot("07-final-first")
+    farm = next((i for i, item in enumerate(items) if item["type"] == "field" and item["cities"]), None)
+    if farm is not None:
+        browser.find_element(By.CSS_SELECTOR, f"#final-log li[data-item='{farm}']").click()
+        assert "Farm" in browser.find_element(By.ID, "final-text").text
+        assert browser.find_elements(By.CSS_SELECTOR, "#layer-focus .fed path")
+        shot("08-final-farm")
+    click(browser, "#final-close")
+    assert first
 
     # Replay: step through the record from the start.
-    click(browser, "#end-dialog button")
     click(browser, "#replay-first")
     wait_until(lambda: browser.execute_script("return page.replay !== null && page.replay.moves === 0"))
     assert len(browser.find_elements(By.CSS_SELECTOR, "#layer-tiles use")) == 1

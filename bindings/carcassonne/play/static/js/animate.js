@@ -43,6 +43,7 @@ export function scoringColour(points) {
 }
 
 function timed(element, name, delay, duration) {
+  page.playedBack[name] = (page.playedBack[name] || 0) + 1;  // what was shown, for the tests
   element.style.animation = `${name} ${duration}ms ease-in-out ${delay}ms both`;
   return element;
 }

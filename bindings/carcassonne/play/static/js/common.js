@@ -20,6 +20,7 @@ export const page = {
   replay: null,    // while replaying: the board after some moves (/api/games/{id}/replay/{n})
   speed: localStorage.getItem("carcassonne-speed") || "normal",  // how fast moves are played back
   pending: null,   // a newer state that waits for the playback of the moves before it
+  playedBack: {},  // how many of each animation the playbacks showed (arrive, land, flash, ...)
 };
 
 export const $ = (id) => document.getElementById(id);
