@@ -372,3 +372,81 @@ def test_every_expansion_hot_seat_reaches_city_wagon_and_arrow_prompts(
         click_action(browser, chosen_move(game, len(game.to_record()["actions"])))
         wait_until(lambda: page_game(browser)["moves"] > state["moves"], what="the move")  # noqa: B023
     shot("99-after")
+
+
+@pytest.fixture
+def phone() -> Iterator[Any]:
+    """Chromium emulating a phone held upright: 390 x 844 CSS pixels, touch, a coarse pointer."""
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu"):
+        options.add_argument(argument)
+    metrics = {"width": 390, "height": 844, "pixelRatio": 2.0, "touch": True}
+    options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics})
+    options.binary_location = CHROMIUM
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def on_screen(browser: Any, selector: str) -> dict[str, float]:
+    """The element's box; fails unless all of it lies inside the window (nothing scrolled)."""
+    box = browser.execute_script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width,"
+        " height: r.height, innerWidth, innerHeight};",
+        selector,
+    )
+    assert box["width"] > 0 and box["height"] > 0, f"{selector} is not shown"
+    assert box["left"] >= 0 and box["top"] >= 0, f"{selector} is off screen: {box}"
+    assert box["right"] <= box["innerWidth"] and box["bottom"] <= box["innerHeight"], f"{selector}: {box}"
+    return box
+
+
+def smallest(browser: Any, selector: str) -> float:
+    """The smallest width or height on screen of the elements `selector` finds (0: none)."""
+    return browser.execute_script(
+        "const boxes = [...document.querySelectorAll(arguments[0])].map(e => e.getBoundingClientRect());"
+        "return boxes.length ? Math.min(...boxes.map(b => Math.min(b.width, b.height))) : 0;",
+        selector,
+    )
+
+
+def test_a_phone_plays_upright_and_sideways_by_taps(phone: Any, server: Server, request: Any) -> None:
+    folder = SCREENSHOTS / request.node.name
+    folder.mkdir(parents=True, exist_ok=True)
+    phone.get(server.url)
+    wait_until(lambda: phone.find_element(By.ID, "new-game-dialog").get_attribute("open") is not None)
+    on_screen(phone, "#start-button")  # the dialog fits: Start is there without scrolling
+    phone.save_screenshot(str(folder / "01-dialog.png"))
+    start_game(phone, server, ["human", "easy"], seed=5)
+    for control in ("#new-game-button", "#undo-button", "#hint-button", "#save-link", "label.button", "#board"):
+        on_screen(phone, control)
+    assert smallest(phone, ".target") >= 32, "legal cells are big enough to tap"
+    phone.save_screenshot(str(folder / "02-upright.png"))
+    placed_figure = False
+    for turn in range(6):
+        game = wait_for_turn(phone)
+        if game["phase"] == "place_figure" and game["legal"]["figures"]:
+            assert smallest(phone, ".spot circle") >= 32, "figure spots are big enough to tap"
+            if not placed_figure:
+                phone.save_screenshot(str(folder / "03-figure-spots.png"))
+        take_turn_by_clicks(phone, figure=not placed_figure)
+        placed_figure = placed_figure or bool(page_game(phone)["figures"])
+    assert placed_figure, "a figure was placed by a tap"
+
+    # Sideways: the board and the panels side by side, everything still on screen.
+    phone.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 844, "height": 390, "deviceScaleFactor": 2, "mobile": True},
+    )
+    wait_until(lambda: phone.execute_script("return innerWidth") == 844, what="the turn sideways")
+    game = wait_for_turn(phone)
+    board = on_screen(phone, "#board")
+    assert board["width"] >= 400 and board["height"] >= 300, board
+    for control in ("#new-game-button", "#save-link", "label.button"):
+        on_screen(phone, control)
+    if game["phase"] == "place_tile":
+        assert smallest(phone, ".target") >= 32
+    phone.save_screenshot(str(folder / "04-sideways.png"))
+    take_turn_by_clicks(phone, figure=False)
+    print(f"\nscreenshots: {folder}")

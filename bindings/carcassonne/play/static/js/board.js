@@ -234,22 +234,52 @@ export function renderHints() {
 function applyView() {
   const { x, y, scale } = page.view;
   $("world").setAttribute("transform", `translate(${x},${y}) scale(${scale})`);
-  $("board").style.setProperty("--grow", Math.max(1, 0.8 / scale));
+  // Spots stay at least 18 px across on screen (with a mouse), 34 px with a finger.
+  const finger = matchMedia("(pointer: coarse)").matches;
+  $("board").style.setProperty("--grow", Math.max(1, (finger ? 1.55 : 0.8) / scale));
+}
+
+// The smallest zoom the fit chooses: a tile (and a legal cell) at least 34 px wide, big enough
+// to tap on a phone. A board too large for that is centred on where the player may place.
+const MIN_FIT_SCALE = 0.34;
+
+function bounds(cells) {
+  const xs = cells.map((c) => c.x), ys = cells.map((c) => c.y);
+  return [Math.min(...xs), Math.max(...xs) + 1, Math.min(...ys), Math.max(...ys) + 1];
 }
 
 export function fitView() {
   const game = page.game;
   const cells = page.replay ? page.replay.tiles : [...game.tiles, ...game.legal.placements];
-  const xs = cells.map((c) => c.x), ys = cells.map((c) => c.y);
-  const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs) + 1, Math.min(...ys), Math.max(...ys) + 1];
+  let [minX, maxX, minY, maxY] = bounds(cells);
   const box = $("board").getBoundingClientRect();
-  const scale = Math.min(1.2, Math.min(box.width / ((maxX - minX + 1) * TILE), box.height / ((maxY - minY + 1) * TILE)));
+  let scale = Math.min(1.2, Math.min(box.width / ((maxX - minX + 1) * TILE), box.height / ((maxY - minY + 1) * TILE)));
+  if (scale < MIN_FIT_SCALE) {
+    scale = MIN_FIT_SCALE;
+    const focus = page.replay ? [] : [...game.legal.placements, ...game.legal.cells];
+    const last = cells[cells.length - 1];
+    [minX, maxX, minY, maxY] = bounds(focus.length ? focus : last ? [last] : cells);
+  }
   page.view = {
     scale,
     x: box.width / 2 - ((minX + maxX) / 2) * TILE * scale,
     y: box.height / 2 - ((minY + maxY) / 2) * TILE * scale,
   };
   applyView();
+}
+
+// With a finger, figure spots are tapped, not clicked: the board zooms onto the tile just placed
+// so that its spots (at least 34 px across) do not overlap.
+export function zoomForFingers() {
+  const game = page.game;
+  if (!matchMedia("(pointer: coarse)").matches || page.replay || !game.human_to_move) return false;
+  if (!game.legal.figures.length && !game.legal.barns.length) return false;
+  const last = game.tiles[game.tiles.length - 1];
+  const box = $("board").getBoundingClientRect();
+  const scale = 1.5;
+  page.view = { scale, x: box.width / 2 - (last.x + 0.5) * TILE * scale, y: box.height / 2 - (last.y + 0.5) * TILE * scale };
+  applyView();
+  return true;
 }
 
 // True if every one of these cells lies inside the board's view.
@@ -280,20 +310,52 @@ function boardCell(event) {
 export function setUpBoardControls() {
   const board = $("board");
   let drag = null;
+  const fingers = new Map();  // pointer id -> [x, y]: two of them pinch to zoom
+  let pinch = null;
+  const spread = () => {
+    const [a, b] = [...fingers.values()];
+    return [Math.hypot(a[0] - b[0], a[1] - b[1]), (a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
+  };
   board.addEventListener("pointerdown", (event) => {
     if (playing()) finish();  // a click shows the end of a playback at once
-    if (event.target.closest(".spot, .target, .cell-choice")) return;
+    fingers.set(event.pointerId, [event.clientX, event.clientY]);
+    if (fingers.size === 2) {
+      drag = null;
+      pinch = spread()[0];
+      return;
+    }
+    // A drag may start anywhere, on a legal cell too (on a phone they cover the board); only a
+    // press that did not move is a click.
     drag = { x: event.clientX, y: event.clientY, vx: page.view.x, vy: page.view.y };
+    moved = false;
     board.classList.add("dragging");
   });
-  window.addEventListener("pointerup", () => {
+  let moved = false;
+  board.addEventListener("click", (event) => {
+    if (moved) event.stopPropagation();  // the end of a drag, not a choice
+  }, true);
+  const lift = (event) => {
+    fingers.delete(event.pointerId);
+    if (fingers.size < 2) pinch = null;
     drag = null;
     board.classList.remove("dragging");
-  });
+  };
+  window.addEventListener("pointerup", lift);
+  window.addEventListener("pointercancel", lift);
   board.addEventListener("pointermove", (event) => {
     const [x, y] = boardCell(event);
     $("coords").textContent = `${x}, ${y}`;
+    if (fingers.has(event.pointerId)) fingers.set(event.pointerId, [event.clientX, event.clientY]);
+    if (pinch && fingers.size === 2) {
+      const [distance, cx, cy] = spread();
+      const box = board.getBoundingClientRect();
+      zoom(distance / pinch, cx - box.left, cy - box.top);
+      pinch = distance;
+      return;
+    }
     if (!drag) return;
+    if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) > 8) moved = true;
+    if (!moved) return;
     page.view.x = drag.vx + event.clientX - drag.x;
     page.view.y = drag.vy + event.clientY - drag.y;
     applyView();

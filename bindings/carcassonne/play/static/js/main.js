@@ -2,7 +2,7 @@
 // (/api/games/{id}), and sends the human's choices as action texts. All rules live in the engine:
 // the page only offers what the server lists as legal. Modules: common, board, panels, dialogs.
 import { POLL_MS, IDLE_POLL_MS, page, $, svgElement, api, showStatus, seatName } from "./common.js";
-import { forgetHover, renderBoard, rotate, placeSelected, fitView, allVisible, setUpBoardControls } from "./board.js";
+import { forgetHover, renderBoard, rotate, placeSelected, fitView, allVisible, setUpBoardControls, zoomForFingers } from "./board.js";
 import { renderTurn, renderScores, renderCity, renderBag, renderLog, showEndSummary, askHint } from "./panels.js";
 import { setUpNewGameDialog, openNewGameDialog } from "./dialogs.js";
 import { playBack, playing, finish, SPEEDS } from "./animate.js";
@@ -51,7 +51,8 @@ export function setGame(game, fit = false) {
     page.hints = null;
     $("hint-panel").hidden = true;
   }
-  if (fit || (changed && !allVisible([...game.tiles, ...game.legal.placements, ...game.legal.cells]))) fitView();
+  const zoomed = changed && zoomForFingers();  // a phone: onto the tile whose spots are to be tapped
+  if (!zoomed && (fit || (changed && !allVisible([...game.tiles, ...game.legal.placements, ...game.legal.cells])))) fitView();
   if (changed || fit || game.bot_error) render();  // polls while a bot thinks mostly change nothing
   // The moves since the board was last drawn (a bot's replies, the scoring of one's own move).
   const fresh = sameGame && game.moves > previous.moves && !page.replay ? game.log.filter((e) => e.index >= previous.moves) : [];
