@@ -427,7 +427,7 @@ def test_a_phone_plays_upright_and_sideways_by_taps(phone: Any, server: Server, 
     for turn in range(6):
         game = wait_for_turn(phone)
         if game["phase"] == "place_figure" and game["legal"]["figures"]:
-            assert smallest(phone, ".spot circle") >= 32, "figure spots are big enough to tap"
+            assert smallest(phone, ".spot .spot-shape") >= 32, "figure spots are big enough to tap"
             if not placed_figure:
                 phone.save_screenshot(str(folder / "03-figure-spots.png"))
         take_turn_by_clicks(phone, figure=not placed_figure)

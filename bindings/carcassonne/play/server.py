@@ -41,6 +41,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import _core
 from ..game import Error, Game, IllegalActionError
 from ..render import PLAYER_COLOURS, figure_svg, tile_catalogue
+from ..render.tiles import ARROW_LETTERS, arrow_svg
 from .actions import label
 from .session import DEFAULT_HARD_TIME, FIGURE_KINDS, GameSession, NotYourTurnError
 from .store import Store, StoreError
@@ -231,6 +232,9 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
             "colours": list(PLAYER_COLOURS),
             # Each figure drawn at (0, 0) in each seat's colour, for the page to place.
             "figures": {k: [figure_svg(k, p, 0, 0) for p in range(_core.MAX_PLAYERS)] for k in FIGURE_KINDS},
+            "count": figure_svg("count", 0, 0, 0),
+            # The arrows of River II's and the 20th anniversary's tiles, each drawn alone.
+            "arrows": {kind: arrow_svg(kind, "N") for kind in ARROW_LETTERS},
         }
 
     @app.get("/api/tiles")

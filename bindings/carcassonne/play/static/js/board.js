@@ -56,7 +56,7 @@ function renderCityOnBoard() {
     }
     if (city.count === quarter) {
       const count = svgElement("g", { transform: "translate(76,66) scale(0.9)", class: "count" }, group);
-      count.innerHTML = page.options.figures.meeple[0].replace(/fill="#[0-9a-f]+"/, 'fill="#7d3c98"');
+      count.innerHTML = page.options.count;
       svgElement("title", {}, count).textContent = "the Count";
     }
   }
@@ -76,6 +76,11 @@ function addQuarterSpots(layer) {
   }
 }
 
+function featureType(x, y, feature) {
+  const tile = shown().tiles.find((t) => t.x === x && t.y === y);
+  return tile ? page.tiles[tile.tile].features[feature] : "";
+}
+
 function renderFigures() {
   const layer = $("layer-figures");
   layer.replaceChildren();
@@ -85,7 +90,9 @@ function renderFigures() {
     const offset = (seen.get(key) || 0) * 14;
     seen.set(key, (seen.get(key) || 0) + 1);
     const [x, y] = featureSpot(f.x, f.y, f.feature);
-    const group = svgElement("g", { transform: `translate(${x + offset},${y})`, class: `placed-figure player-${f.player}`, "data-figure": figureKey(f) }, layer);
+    // A meeple in a field is a farmer: it lies down.
+    const farmer = f.kind === "meeple" && featureType(f.x, f.y, f.feature) === "field";
+    const group = svgElement("g", { transform: `translate(${x + offset},${y})${farmer ? " rotate(-90)" : ""}`, class: `placed-figure player-${f.player}${farmer ? " farmer" : ""}`, "data-figure": figureKey(f) }, layer);
     group.innerHTML = page.options.figures[f.kind][f.player];
   }
 }
@@ -120,21 +127,30 @@ function renderTargets() {
     const stack = used.get(key) || 0;  // a meeple, a mayor and a wagon may share a feature
     used.set(key, stack + 1);
     x += stack * 18;
-    addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, `${f.kind} on the ${f.feature_type}`, [f.x, f.y, f.feature]);
+    addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, `${f.kind} on the ${f.feature_type}`, [f.x, f.y, f.feature], f.feature_type);
   }
   for (const b of legal.barns) {
     const [cx, cy] = CORNERS[b.corner];
-    addSpot(spots, b.x * TILE + cx, b.y * TILE + cy, "B", b.action, `barn on the ${b.corner} corner`);
+    addSpot(spots, b.x * TILE + cx, b.y * TILE + cy, "B", b.action, `barn on the ${b.corner} corner`, null, "field");
   }
 }
 
 // A clickable figure spot; `part` ([x, y, feature]) is outlined while the pointer is on it, so
 // the feature a figure would stand on is seen. Spots keep their size on screen as the board
 // zooms out (the --grow of applyView), so they stay big enough to tap.
-function addSpot(layer, x, y, text, action, title, part = null) {
-  const group = svgElement("g", { class: "spot", transform: `translate(${x},${y})`, "data-action": action }, layer);
+// Each feature's spot has its own shape: a city a square (a tower), a road a diamond, a field a
+// flat ellipse (farmers lie), a monastery, shrine or abbey a circle.
+export const SPOT_SHAPES = {
+  city: (g) => svgElement("rect", { x: -11, y: -11, width: 22, height: 22, rx: 3 }, g),
+  road: (g) => svgElement("rect", { x: -9, y: -9, width: 18, height: 18, transform: "rotate(45)" }, g),
+  field: (g) => svgElement("ellipse", { rx: 15, ry: 11 }, g),
+  other: (g) => svgElement("circle", { r: 11 }, g),
+};
+
+function addSpot(layer, x, y, text, action, title, part = null, featureKind = "other") {
+  const group = svgElement("g", { class: `spot spot-${featureKind}`, transform: `translate(${x},${y})`, "data-action": action }, layer);
   const grown = svgElement("g", { class: "grow" }, group);
-  svgElement("circle", { r: 11 }, grown);
+  (SPOT_SHAPES[featureKind] || SPOT_SHAPES.other)(grown).classList.add("spot-shape");
   svgElement("text", { y: 4 }, grown).textContent = text;
   svgElement("title", {}, group).textContent = title;
   group.addEventListener("click", (event) => {

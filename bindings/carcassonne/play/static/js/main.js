@@ -7,6 +7,7 @@ import { renderTurn, renderScores, renderCity, renderBag, renderLog, showEndSumm
 import { setUpNewGameDialog, openNewGameDialog } from "./dialogs.js";
 import { playBack, playing, finish, SPEEDS } from "./animate.js";
 import { renderFinalLog, setUpFinalScoring, forgetFinalItem } from "./final.js";
+import { setUpLegend } from "./legend.js";
 
 async function start() {
   [page.options, page.tiles] = await Promise.all([api("GET", "/api/options"), api("GET", "/api/tiles")]);
@@ -169,6 +170,7 @@ function setUpReplay() {
 function setUpButtons() {
   setUpReplay();
   setUpFinalScoring();
+  setUpLegend();
   const speed = $("speed");
   speed.value = page.speed in SPEEDS ? page.speed : "normal";
   speed.addEventListener("change", () => {
