@@ -93,3 +93,15 @@ PROMPTS = {
     "count_move": "move the Count to another quarter",
     "market_move": "game end: you may move a meeple from the market onto a field",
 }
+
+
+def prompt(game: Game, groups: dict[str, Any]) -> str:
+    """What the player is asked, worded after the choices there are: "you may" only where
+    passing is one of them, "or leave him" only where the Count may stay."""
+    phase = game.phase
+    actions = {c["action"] for c in groups["choices"]}
+    if phase == "market_move" and "pass" not in actions:
+        return "game end: move a meeple from the market onto a field (pick a marked spot)"
+    if phase == "count_move" and game.count and f"count {game.count}" in actions:
+        return f"move the Count to another quarter, or leave him in the {game.count}"
+    return PROMPTS.get(phase, "")

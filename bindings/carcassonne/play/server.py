@@ -49,6 +49,7 @@ from .store import Store, StoreError
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20  # bytes: a record of the longest game is far smaller
 MAX_HINT_TIME = 10.0
+SAVED_LISTED = 50  # the saved games the new-game dialog lists, newest first
 
 
 class ErrorMessage(BaseModel):
@@ -193,6 +194,20 @@ class Games:
             self._sessions.pop(game_id, None)
 
 
+def _follow_up(game: Game, action: str, time: float) -> dict[str, str] | None:
+    """A whole move: after a tile placement, the best next decision of the same player (the
+    figure to place, or none), searched for `time` seconds; None if there is nothing to add."""
+    if game.phase != "place_tile":
+        return None
+    after = game.clone()
+    after.apply(action)
+    if after.is_chance or after.is_terminal or after.current_player != game.current_player:
+        return None
+    legal = after.legal_actions()
+    best = legal[0].text if len(legal) == 1 else after.analyse(time=time)[0]["action"]
+    return {"action": best, "label": label(best, after.phase, after.count)}
+
+
 def _seats(seats: list[Seat], players: int) -> list[dict[str, Any]]:
     if len(seats) != players:
         raise HTTPException(400, f"the game has {players} players but {len(seats)} seats were given")
@@ -243,7 +258,23 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
 
     @app.get("/api/games")
     def list_games() -> list[dict[str, Any]]:
-        return [{"id": game_id, "updated": updated} for game_id, updated in games.store.list()]
+        """The newest saved games, each with its seats, expansions, turn, scores and whether it
+        is finished (a record that no longer replays is listed as damaged, to be deleted)."""
+        listed = []
+        for game_id, updated, seats, record in games.store.newest(SAVED_LISTED):
+            summary: dict[str, Any] = {"id": game_id, "updated": updated, "seats": seats}
+            try:
+                game = Game.from_json(json.dumps(record))
+                summary |= {
+                    "expansions": game.config["expansions"],
+                    "turn": game.turn_number + 1,
+                    "scores": game.scores,
+                    "finished": game.is_terminal,
+                }
+            except Error as e:
+                summary["damaged"] = str(e)
+            listed.append(summary)
+        return listed
 
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame) -> dict[str, Any]:
@@ -298,7 +329,8 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
             bots_turn = session.is_bot(game.current_player)
         if game.is_chance or game.is_terminal or bots_turn:
             raise HTTPException(409, "there is no decision of yours to give a hint for")
-        moves = game.analyse(time=(body or HintRequest()).time)
+        time = (body or HintRequest()).time
+        moves = game.analyse(time=time)[:3]
         return {
             "player": game.current_player,
             "phase": game.phase,
@@ -308,8 +340,9 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
                     "label": label(m["action"], game.phase, game.count),
                     "visits": m["visits"],
                     "win": m["win"],
+                    "then": _follow_up(game, m["action"], time / 2 / len(moves)),
                 }
-                for m in moves[:3]
+                for m in moves
             ],
         }
 

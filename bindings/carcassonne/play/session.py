@@ -16,7 +16,7 @@ from typing import Any
 from .. import _core
 from ..game import Game, IllegalActionError, RecordError
 from ..search import mcts_config
-from .actions import PROMPTS, grouped_actions, label
+from .actions import grouped_actions, label, prompt
 from .features import figure_changes, final_scoring, move_events
 from .slots import BOT_SLOTS
 from .store import Store, StoreError
@@ -283,6 +283,7 @@ class GameSession:
             players = range(game.num_players)
             player = game.current_player
             city = "city" in game.config["variants"].get("start", "")
+            legal = grouped_actions(game)
             return {
                 "id": self.id,
                 "version": self.version,
@@ -296,7 +297,7 @@ class GameSession:
                 "human_to_move": player >= 0 and not self.is_bot(player),
                 "bot_thinking": self.is_bot(player),
                 "bot_error": self.bot_error,
-                "prompt": PROMPTS.get(game.phase, ""),
+                "prompt": prompt(game, legal),
                 "drawn_tile": game.drawn_tile,
                 "tiles": game.tiles,
                 "figures": game.figures,
@@ -324,7 +325,7 @@ class GameSession:
                 }
                 if city
                 else None,
-                "legal": grouped_actions(game),
+                "legal": legal,
                 "log": self.log[-LOG_TAIL:],
                 "final_scoring": self.final,
                 "moves": len(self.actors),

@@ -225,6 +225,7 @@ export function renderHints() {
   layer.replaceChildren();
   if (!page.hints || page.replay) return;
   const legal = page.game.legal;
+  const marked = new Map();  // frame corner -> hints drawn there
   page.hints.forEach((move, i) => {
     let x = null, y = null, size = TILE - 12;
     const placement = /^place (-?\d+),(-?\d+) r(\d)$/.exec(move.action);
@@ -242,8 +243,12 @@ export function renderHints() {
       [x, y] = [fx - 15, fy - 15];
     }
     if (x === null) return;
-    svgElement("rect", { x, y, width: size, height: size, rx: 6, class: "hint-mark" }, layer);
-    svgElement("text", { x: x + 4, y: y + 24, class: "hint-mark-text" }, layer).textContent = `${i + 1}`;
+    // Hints on one cell (two turns of the tile) share its frame; their numbers stand side by side.
+    const key = `${x},${y}`;
+    const before = marked.get(key) || 0;
+    marked.set(key, before + 1);
+    if (!before) svgElement("rect", { x, y, width: size, height: size, rx: 6, class: "hint-mark" }, layer);
+    svgElement("text", { x: x + 4 + 20 * before, y: y + 24, class: "hint-mark-text" }, layer).textContent = `${i + 1}`;
   });
 }
 

@@ -15,6 +15,7 @@ export const page = {
   rotation: 0,     // the rotation the player last chose
   view: { x: 0, y: 0, scale: 0.7 },
   hints: null,
+  followUp: null,  // the second half of a whole-move hint being played: [{action, label, win}]
   busy: false,
   replayWanted: null,  // the move count the replay controls last asked for
   replay: null,    // while replaying: the board after some moves (/api/games/{id}/replay/{n})

@@ -49,7 +49,10 @@ export function setGame(game, fit = false) {
   if (changed) {
     page.selected = null;
     forgetHover();
-    page.hints = null;
+    // The figure of a whole-move hint just played stays marked; any other hint is gone.
+    const followUp = page.followUp && game.legal.figures.concat(game.legal.choices).some((a) => a.action === page.followUp[0].action);
+    page.hints = followUp ? page.followUp : null;
+    page.followUp = null;
     $("hint-panel").hidden = true;
   }
   const zoomed = changed && zoomForFingers();  // a phone: onto the tile whose spots are to be tapped

@@ -162,10 +162,15 @@ export async function askHint() {
     hint.moves.forEach((move, i) => {
       const chances = move.win.map((w, p) => `${swatch(p)}${Math.round(100 * w)}%`).join(" ");
       const item = document.createElement("li");
-      item.innerHTML = `<b>${move.label}</b> <code>${move.action}</code> — win chance ${chances} `;
+      const then = move.then ? `, then <b>${move.then.label.toLowerCase()}</b>` : "";
+      item.innerHTML = `<b>${move.label}</b>${then} — win chance ${chances} `;
       const button = document.createElement("button");
       button.textContent = "Play";
-      button.addEventListener("click", () => play(move.action));
+      // A whole move: after the placement, its figure is marked as the next hint.
+      button.addEventListener("click", () => {
+        page.followUp = move.then ? [{ action: move.then.action, label: move.then.label, win: move.win }] : null;
+        play(move.action);
+      });
       item.appendChild(button);
       item.dataset.rank = i + 1;
       $("hint-list").appendChild(item);
