@@ -357,6 +357,9 @@ def test_every_expansion_hot_seat_reaches_city_wagon_and_arrow_prompts(
 ) -> None:
     start_game(browser, server, ["human", "human", "human"], EVERY_EXPANSION, seed=12)
     shot("01-start-city")
+    # Hot seat: three people at one screen, none of them "you".
+    body = browser.find_element(By.TAG_NAME, "body").text
+    assert "(you)" not in body and "Red (human)" in body
     game_id = page_game(browser)["id"]
     assert page_game(browser)["config"]["variants"]["start"] == "city"
     seen: set[str] = set()
@@ -372,6 +375,39 @@ def test_every_expansion_hot_seat_reaches_city_wagon_and_arrow_prompts(
         click_action(browser, chosen_move(game, len(game.to_record()["actions"])))
         wait_until(lambda: page_game(browser)["moves"] > state["moves"], what="the move")  # noqa: B023
     shot("99-after")
+
+
+def test_the_new_game_dialog_speaks_in_words_and_lists_saved_games_to_delete(
+    browser: Any, server: Server, shot: Callable[[str], None]
+) -> None:
+    browser.get(server.url)
+    wait_until(lambda: browser.find_element(By.ID, "new-game-dialog").get_attribute("open") is not None)
+    dialog = browser.find_element(By.ID, "new-game-dialog")
+    for internal in ("anniv20", "abbey_endgame", "wagon_move", "c2", "king-robber", "city_plain"):
+        assert internal not in dialog.text, internal
+    seed = browser.find_element(By.ID, "seed").get_attribute("value")
+    click(browser, "#new-seed")
+    assert browser.find_element(By.ID, "seed").get_attribute("value") != seed  # random, 1 in 2^31
+    start = "select[data-name='start']"
+    value = lambda: browser.execute_script(f"return document.querySelector(\"{start}\").value")  # noqa: E731
+    assert value() == "tile"
+    click(browser, "input[name=expansion][value='city']")
+    assert value() == "city"  # the City is the start
+    shot("01-dialog")
+    click(browser, "input[name=expansion][value='city']")
+    assert value() == "tile"
+
+    start_game(browser, server, ["human", "easy"], seed=2)
+    click(browser, "#new-game-button")
+    click(browser, "#saved-games summary")
+    wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, "#saved-game-list li"), what="the list")
+    item = browser.find_element(By.CSS_SELECTOR, "#saved-game-list li")
+    assert "easy bot" in item.text and "turn 1" in item.text and "base game" in item.text
+    shot("02-saved-games")
+    item.find_element(By.CSS_SELECTOR, "button.delete").click()
+    browser.switch_to.alert.accept()
+    wait_until(lambda: not browser.find_elements(By.CSS_SELECTOR, "#saved-game-list li"), what="the delete")
+    assert server.get("/api/games") == []
 
 
 @pytest.fixture

@@ -183,6 +183,29 @@ def test_a_game_between_bots_plays_to_the_end_with_scores_in_the_log(client: Tes
     assert sum(state["returns"]) == pytest.approx(1.0)
 
 
+def test_a_hint_at_a_placement_gives_whole_moves(client: TestClient) -> None:
+    state = new_game(client, [HUMAN, EASY])
+    hint = client.post(f"/api/games/{state['id']}/hint", json={"time": 0.3}).json()
+    game = Game(players=2, seed=3)
+    game.apply_random_chance()
+    for move in hint["moves"]:
+        after = game.clone()
+        after.apply(move["action"])  # the placement, then the same player's figure decision
+        assert move["then"]["action"] in [a.text for a in after.legal_actions()]
+        assert move["then"]["label"]
+
+
+def test_the_saved_games_list_who_plays_the_turn_and_whether_it_is_finished(client: TestClient) -> None:
+    playing = new_game(client, [HUMAN, EASY])
+    finished = wait_for_human(client, new_game(client, [EASY, EASY])["id"], timeout=60)
+    listed = {g["id"]: g for g in client.get("/api/games").json()}
+    assert [seat["kind"] for seat in listed[playing["id"]]["seats"]] == ["human", "bot"]
+    assert listed[playing["id"]]["turn"] == 1 and not listed[playing["id"]]["finished"]
+    assert listed[finished["id"]]["finished"] and listed[finished["id"]]["scores"] == finished["scores"]
+    assert client.delete(f"/api/games/{finished['id']}").status_code == 200
+    assert finished["id"] not in {g["id"] for g in client.get("/api/games").json()}
+
+
 def test_a_hint_on_a_bots_turn_is_a_409(client: TestClient) -> None:
     slow = {"kind": "bot", "level": "hard", "time": 5}
     state = new_game(client, [slow, HUMAN])
