@@ -179,7 +179,15 @@ def take_turn_by_clicks(browser: Any, figure: bool) -> None:
     game = wait_for_turn(browser)
     moves = game["moves"]
     if game["phase"] == "place_tile":
-        target = browser.find_elements(By.CSS_SELECTOR, ".target")[0]
+        # A legal cell in the board's view (on a phone the board may be larger than the view).
+        target = browser.execute_script(
+            "const view = document.getElementById('board').getBoundingClientRect();"
+            "return [...document.querySelectorAll('.target')].find(t => {"
+            " const r = t.getBoundingClientRect();"
+            " return r.left >= view.left && r.right <= view.right && r.top >= view.top"
+            " && r.bottom <= view.bottom; });"
+        )
+        assert target is not None, "a legal cell is in view"
         target.click()
         browser.find_element(By.TAG_NAME, "body").send_keys("r")
         chosen = browser.execute_script("return page.selected.rotations[page.selected.rotation]")

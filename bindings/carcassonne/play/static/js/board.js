@@ -260,23 +260,24 @@ function applyView() {
   $("board").style.setProperty("--grow", Math.max(1, (finger ? 1.55 : 0.8) / scale));
 }
 
-// The smallest zoom the fit chooses: a tile (and a legal cell) at least 34 px wide, big enough
-// to tap on a phone. A board too large for that is centred on where the player may place.
-const MIN_FIT_SCALE = 0.34;
+// On a touch screen, the smallest zoom the fit chooses: a tile (and a legal cell) at least 34 px
+// wide, big enough to tap. A board too large for that is centred on where the tile may go
+// (the ⤢ button still shows the whole board).
+const MIN_TOUCH_SCALE = 0.34;
 
 function bounds(cells) {
   const xs = cells.map((c) => c.x), ys = cells.map((c) => c.y);
   return [Math.min(...xs), Math.max(...xs) + 1, Math.min(...ys), Math.max(...ys) + 1];
 }
 
-export function fitView() {
+export function fitView(whole = false) {
   const game = page.game;
   const cells = page.replay ? page.replay.tiles : [...game.tiles, ...game.legal.placements];
   let [minX, maxX, minY, maxY] = bounds(cells);
   const box = $("board").getBoundingClientRect();
   let scale = Math.min(1.2, Math.min(box.width / ((maxX - minX + 1) * TILE), box.height / ((maxY - minY + 1) * TILE)));
-  if (scale < MIN_FIT_SCALE) {
-    scale = MIN_FIT_SCALE;
+  if (scale < MIN_TOUCH_SCALE && !whole && matchMedia("(pointer: coarse)").matches) {
+    scale = MIN_TOUCH_SCALE;
     const focus = page.replay ? [] : [...game.legal.placements, ...game.legal.cells];
     const last = cells[cells.length - 1];
     [minX, maxX, minY, maxY] = bounds(focus.length ? focus : last ? [last] : cells);
@@ -407,6 +408,6 @@ export function setUpBoardControls() {
   });
   $("zoom-in").addEventListener("click", () => zoom(1.25));
   $("zoom-out").addEventListener("click", () => zoom(0.8));
-  $("zoom-fit").addEventListener("click", fitView);
+  $("zoom-fit").addEventListener("click", () => fitView(true));
   window.addEventListener("resize", () => page.game && fitView());
 }
