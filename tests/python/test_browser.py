@@ -397,7 +397,7 @@ def test_the_new_game_dialog_speaks_in_words_and_lists_saved_games_to_delete(
     click(browser, "#new-seed")
     assert browser.find_element(By.ID, "seed").get_attribute("value") != seed  # random, 1 in 2^31
     start = "select[data-name='start']"
-    value = lambda: browser.execute_script(f"return document.querySelector(\"{start}\").value")  # noqa: E731
+    value = lambda: browser.execute_script(f'return document.querySelector("{start}").value')  # noqa: E731
     assert value() == "tile"
     click(browser, "input[name=expansion][value='city']")
     assert value() == "city"  # the City is the start
@@ -463,12 +463,19 @@ def test_a_phone_plays_upright_and_sideways_by_taps(phone: Any, server: Server, 
     on_screen(phone, "#start-button")  # the dialog fits: Start is there without scrolling
     phone.save_screenshot(str(folder / "01-dialog.png"))
     start_game(phone, server, ["human", "easy"], seed=5)
-    for control in ("#new-game-button", "#undo-button", "#hint-button", "#save-link", "label.button", "#board"):
+    for control in (
+        "#new-game-button",
+        "#undo-button",
+        "#hint-button",
+        "#save-link",
+        "label.button",
+        "#board",
+    ):
         on_screen(phone, control)
     assert smallest(phone, ".target") >= 32, "legal cells are big enough to tap"
     phone.save_screenshot(str(folder / "02-upright.png"))
     placed_figure = False
-    for turn in range(6):
+    for _ in range(6):
         game = wait_for_turn(phone)
         if game["phase"] == "place_figure" and game["legal"]["figures"]:
             assert smallest(phone, ".spot .spot-shape") >= 32, "figure spots are big enough to tap"

@@ -59,7 +59,9 @@ class Features:
             other = at.get((x + dx, y + dy, _partner(point)))
             if other is not None and self.types[part] in JOINING and self.types[other] == self.types[part]:
                 self._parent[self._root(part)] = self._root(other)
-        self._open = {self._root(part) for (x, y, point), part in at.items() if self._is_open(at, x, y, point)}
+        self._open = {
+            self._root(part) for (x, y, point), part in at.items() if self._is_open(at, x, y, point)
+        }
         self._groups: dict[Part, list[Part]] = {}
         for part in self.types:
             self._groups.setdefault(self._root(part), []).append(part)
@@ -156,7 +158,9 @@ def move_events(
     by_type: dict[str, dict[str, Any]] = {}  # the scored features of each type, merged
     for f in returned:
         part = _part(f)
-        item = by_type.setdefault(features.type(part), {"parts": set(), "returned": [], "causes": [], "points": {}})
+        item = by_type.setdefault(
+            features.type(part), {"parts": set(), "returned": [], "causes": [], "points": {}}
+        )
         item["parts"].update(features.parts(part))
         item["returned"].append(f)
     loose: dict[str, Any] = {"parts": set(), "returned": [], "causes": [], "points": {}}
@@ -189,7 +193,14 @@ def final_scoring(game: Game) -> list[dict[str, Any]]:
     city_start = "city" in game.config["variants"].get("start", "")
     # With the City as the start, the engine lays its squares itself.
     tiles = [t for t in game.tiles if not (city_start and t["tile"] in _city_squares())]
-    base = {**game.config, "tiles": tiles, "bag": [], "king": game.king, "robber": game.robber, "abbeys": [0] * players}
+    base = {
+        **game.config,
+        "tiles": tiles,
+        "bag": [],
+        "king": game.king,
+        "robber": game.robber,
+        "abbeys": [0] * players,
+    }
     if city_start:
         base["count"] = game.count
 
@@ -224,7 +235,16 @@ def final_scoring(game: Game) -> list[dict[str, Any]]:
     def item(what: str, kind: str, causes: dict[str, list[int]], **more: Any) -> dict[str, Any]:
         causes = {c: v for c, v in causes.items() if any(v)}
         points = [sum(v[p] for v in causes.values()) for p in range(players)]
-        return {"what": what, "type": kind, "parts": [], "figures": [], "cities": [], **more, "points": points, "causes": causes}
+        return {
+            "what": what,
+            "type": kind,
+            "parts": [],
+            "figures": [],
+            "cities": [],
+            **more,
+            "points": points,
+            "causes": causes,
+        }
 
     items = []
     for root, figures in groups.items():

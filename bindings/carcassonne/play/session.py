@@ -97,7 +97,9 @@ class GameSession:
         self.actors.append(player)
         after = game.breakdown()
         points = {
-            cause: {p: after[p][cause] - before[p][cause] for p in after if after[p][cause] != before[p][cause]}
+            cause: {
+                p: after[p][cause] - before[p][cause] for p in after if after[p][cause] != before[p][cause]
+            }
             for cause in _core.CAUSES
         }
         points = {cause: gains for cause, gains in points.items() if gains}

@@ -99,7 +99,9 @@ def _cell_rows(cells: set[tuple[int, int]]) -> str:
             start = i
             while (i, j) in cells:
                 i += 1
-            rects.append(f"M{start * size:g},{j * size:g} h{(i - start) * size:g} v{size:g} h{-(i - start) * size:g} Z")
+            rects.append(
+                f"M{start * size:g},{j * size:g} h{(i - start) * size:g} v{size:g} h{-(i - start) * size:g} Z"
+            )
     return " ".join(rects)
 
 
