@@ -406,6 +406,18 @@ def test_the_new_game_dialog_speaks_in_words_and_lists_saved_games_to_delete(
     assert value() == "tile"
 
     start_game(browser, server, ["human", "easy"], seed=2)
+    # A move made elsewhere (another tab) shows up here by itself.
+    game = page_game(browser)
+    placement = next(iter(game["legal"]["placements"][0]["rotations"].values()))
+    request = urllib.request.Request(
+        f"{server.url}/api/games/{game['id']}/actions",
+        json.dumps({"action": placement}).encode(),
+        {"Content-Type": "application/json"},
+    )
+    urllib.request.urlopen(request, timeout=10).close()
+    wait_until(lambda: page_game(browser)["moves"] > game["moves"], timeout=10, what="the refresh")
+    assert page_game(browser)["phase"] == "place_figure"
+
     click(browser, "#new-game-button")
     click(browser, "#saved-games summary")
     wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, "#saved-game-list li"), what="the list")
@@ -416,6 +428,8 @@ def test_the_new_game_dialog_speaks_in_words_and_lists_saved_games_to_delete(
     browser.switch_to.alert.accept()
     wait_until(lambda: not browser.find_elements(By.CSS_SELECTOR, "#saved-game-list li"), what="the delete")
     assert server.get("/api/games") == []
+    # The page that showed the deleted game says so (it checks its game now and then).
+    wait_until(lambda: "deleted" in browser.find_element(By.ID, "status").text, timeout=10, what="the news")
 
 
 @pytest.fixture

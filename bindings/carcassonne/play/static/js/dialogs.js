@@ -86,7 +86,7 @@ export function setUpNewGameDialog() {
 // Shows the dialog with the games the server keeps, newest first: who plays, the expansions,
 // the turn and scores, finished or not; each may be continued (or looked at) or deleted.
 export async function openNewGameDialog() {
-  $("new-game-dialog").showModal();
+  if (!$("new-game-dialog").open) $("new-game-dialog").showModal();
   await renderSavedGames();
 }
 
