@@ -121,13 +121,17 @@ function renderTargets() {
     rect.addEventListener("click", () => play(choice.action));
   }
   const used = new Map();
+  const newTile = game.tiles[game.tiles.length - 1] || { x: 0, y: 0 };
   for (const f of legal.figures) {
     let [x, y] = featureSpot(f.x, f.y, f.feature);
     const key = `${Math.round(x)},${Math.round(y)}`;
     const stack = used.get(key) || 0;  // a meeple, a mayor and a wagon may share a feature
     used.set(key, stack + 1);
     x += stack * 18;
-    addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, `${f.kind} on the ${f.feature_type}`, [f.x, f.y, f.feature], f.feature_type);
+    const spot = addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, `${f.kind} on the ${f.feature_type}`, [f.x, f.y, f.feature], f.feature_type);
+    // Away from the new tile (an arrow's "place anywhere"): smaller and fainter until pointed
+    // at, so that the board stays readable under them.
+    if (f.x !== newTile.x || f.y !== newTile.y) spot.classList.add("remote");
   }
   for (const b of legal.barns) {
     const [cx, cy] = CORNERS[b.corner];
@@ -161,6 +165,7 @@ function addSpot(layer, x, y, text, action, title, part = null, featureKind = "o
     group.addEventListener("mouseenter", () => outlineFeature($("layer-hover"), [part], page.options.colours[page.game.current_player], "hovered"));
     group.addEventListener("mouseleave", () => $("layer-hover").replaceChildren());
   }
+  return group;
 }
 
 // The rotation to show at a cell: the player's last choice if legal there, else the next legal one.

@@ -36,16 +36,10 @@ export function renderTurn() {
     button.addEventListener("click", () => play(choice.action));
     choices.appendChild(button);
   }
-  const every = [
-    ...game.legal.placements.flatMap((c) => Object.values(c.rotations)),
-    ...game.legal.figures.map((f) => f.action),
-    ...game.legal.barns.map((b) => b.action),
-    ...game.legal.cells.map((c) => c.action),
-    ...game.legal.choices.map((c) => c.action),
-  ];
-  for (const action of every) {
+  for (const { action, label } of game.legal.every) {
     const button = document.createElement("button");
-    button.textContent = action;
+    button.textContent = label;
+    button.title = action;
     button.addEventListener("click", () => play(action));
     all.appendChild(button);
   }
