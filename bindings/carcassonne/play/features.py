@@ -154,6 +154,8 @@ def move_events(
     Features of one type that scored in the same move are one item (the engine books their
     points together); points no feature explains (the King, arrows, a wagon staying on) are
     an item without parts."""
+    if not returned and not points:
+        return []  # most moves: no need to join the board's features
     features = Features(tiles)
     by_type: dict[str, dict[str, Any]] = {}  # the scored features of each type, merged
     for f in returned:
