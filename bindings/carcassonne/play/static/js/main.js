@@ -60,16 +60,18 @@ export function setGame(game, fit = false) {
   if (changed || fit || game.bot_error) render();  // polls while a bot thinks mostly change nothing
   // The moves since the board was last drawn (a bot's replies, the scoring of one's own move).
   const fresh = sameGame && game.moves > previous.moves && !page.replay ? game.log.filter((e) => e.index >= previous.moves) : [];
-  playBack(fresh, () => afterPlayBack(game, changed));
+  playBack(fresh, () => afterPlayBack(game, changed, fresh.length > 0));
+  if (playing()) renderStatus();
 }
 
-function afterPlayBack(game, changed) {
+function afterPlayBack(game, changed, playedBack) {
   const next = page.pending;
   page.pending = null;
   if (next) {
     setGame(next);
     return;
   }
+  if (playedBack) renderStatus();  // the status said the moves were being shown
   if (game.terminal && changed) showEndSummary();
   // While a bot is to move, often; otherwise now and then, so that a second tab on the same game
   // (or another seat's player) sees the moves made elsewhere.
@@ -132,7 +134,13 @@ export function render() {
   $("undo-button").disabled = !game.log.some((e) => e.player >= 0 && game.seats[e.player].kind === "human");
   $("hint-button").disabled = !game.human_to_move;
   $("replay-label").textContent = page.replay ? `move ${page.replay.moves} of ${game.moves}` : "";
-  if (page.replay) {
+  renderStatus();
+}
+
+function renderStatus() {
+  const game = page.game;
+  if (playing()) showStatus("Showing the last moves… (click the board or press a key to skip)");
+  else if (page.replay) {
     const scores = page.replay.scores.join(" : ");
     showStatus(`Replay: after move ${page.replay.moves} (${page.replay.action || "start"}), scores ${scores}`);
   }
