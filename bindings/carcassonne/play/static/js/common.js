@@ -22,6 +22,7 @@ export const page = {
   speed: localStorage.getItem("carcassonne-speed") || "normal",  // how fast moves are played back
   pending: null,   // a newer state that waits for the playback of the moves before it
   playedBack: {},  // how many of each animation the playbacks showed (arrive, land, flash, ...)
+  stateCount: 0,   // states shown so far: a poll answered after a newer state is dropped
 };
 
 export const $ = (id) => document.getElementById(id);

@@ -37,6 +37,7 @@ export function setGame(game, fit = false) {
     page.pending = game;
     return;
   }
+  page.stateCount += 1;
   const previous = page.game;
   const sameGame = previous && previous.id === game.id;
   const changed = !sameGame || previous.moves !== game.moves || previous.version !== game.version;
@@ -88,9 +89,12 @@ function schedulePoll(ms) {
 async function poll() {
   if (!page.game || page.game.terminal) return;
   const id = page.game.id;
+  const asked = page.stateCount;
   try {
     const game = await api("GET", `/api/games/${id}`);
-    if (page.game.id === id) setGame(game);
+    // A state that came meanwhile (the answer to a move) is newer than this one.
+    // (whoever showed it also scheduled the next poll).
+    if (page.game.id === id && page.stateCount === asked) setGame(game);
   } catch (error) {
     if (error.status === 404) {
       showStatus("This game was deleted (in another tab?). Start or continue another one.", true);
@@ -139,7 +143,7 @@ export function render() {
 
 function renderStatus() {
   const game = page.game;
-  if (playing()) showStatus("Showing the last moves… (click the board or press a key to skip)");
+  if (playing()) showStatus("Showing the last moves (click to skip)…");
   else if (page.replay) {
     const scores = page.replay.scores.join(" : ");
     showStatus(`Replay: after move ${page.replay.moves} (${page.replay.action || "start"}), scores ${scores}`);
