@@ -56,7 +56,9 @@ def grouped_actions(game: Game) -> dict[str, Any]:
     feature, x, y}], "barns": [{action, corner, x, y}], "cells": [{action, what, x, y}],
     "choices": [{action, label}], "every": [{action, label}] (each legal action once more, for the
     page's full list)} for the node's decision; empty groups at a draw or the end."""
-    groups: dict[str, Any] = {"placements": [], "figures": [], "barns": [], "cells": [], "choices": [], "every": []}
+    groups: dict[str, Any] = {
+        name: [] for name in ("placements", "figures", "barns", "cells", "choices", "every")
+    }
     if game.is_chance or game.is_terminal:
         return groups
     phase = game.phase
