@@ -231,6 +231,14 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     # A placement and a meeple, then undo back to the figure decision.
     take_turn_by_clicks(browser, figure=True)
     shot("03-figure-spots")
+    # Zoomed out, the spots keep their size on screen (they are not shrunk with the board).
+    while browser.execute_script("return page.view.scale") > 0.5:
+        click(browser, "#zoom-out")
+    size = smallest(browser, ".spot .spot-shape")
+    click(browser, "#zoom-out")
+    click(browser, "#zoom-out")
+    assert size >= 17 and abs(smallest(browser, ".spot .spot-shape") - size) < 1
+    click(browser, "#zoom-fit")
     take_turn_by_clicks(browser, figure=True)
     assert page_game(browser)["figures"], "the meeple is on the board"
     wait_for_turn(browser)
