@@ -157,6 +157,7 @@ function renderStatus() {
 // Shows the board after the first `moves` moves; at the last move, the game itself again.
 // Quick clicks each step from the move last asked for, not from the last one shown.
 async function replayTo(moves) {
+  finish();  // a playback of today's moves does not belong on an earlier board
   const game = page.game;
   moves = Math.max(0, Math.min(moves, game.moves));
   page.replayWanted = moves;
