@@ -144,10 +144,22 @@ def click(browser: Any, selector: str) -> None:
 
 
 def start_game(
-    browser: Any, server: Server, seats: list[str], expansions: list[str] = (), seed: int = 1
+    browser: Any,
+    server: Server,
+    seats: list[str],
+    expansions: list[str] = (),
+    seed: int = 1,
+    speed: str = "off",
 ) -> None:
+    """A new game through the dialog; `speed`: how the page plays moves back ("off": at once)."""
     browser.get(server.url)
     wait_until(lambda: browser.find_element(By.ID, "new-game-dialog").get_attribute("open") is not None)
+    # The header's setting, behind the dialog: set as a change of the select would.
+    browser.execute_script(
+        "const s = document.getElementById('speed'); s.value = arguments[0];"
+        "s.dispatchEvent(new Event('change'));",
+        speed,
+    )
     count = browser.find_element(By.ID, "player-count")
     count.find_element(By.CSS_SELECTOR, f"option[value='{len(seats)}']").click()
     for seat, kind in enumerate(seats):
@@ -167,7 +179,15 @@ def take_turn_by_clicks(browser: Any, figure: bool) -> None:
     game = wait_for_turn(browser)
     moves = game["moves"]
     if game["phase"] == "place_tile":
-        target = browser.find_elements(By.CSS_SELECTOR, ".target")[0]
+        # A legal cell in the board's view (on a phone the board may be larger than the view).
+        target = browser.execute_script(
+            "const view = document.getElementById('board').getBoundingClientRect();"
+            "return [...document.querySelectorAll('.target')].find(t => {"
+            " const r = t.getBoundingClientRect();"
+            " return r.left >= view.left && r.right <= view.right && r.top >= view.top"
+            " && r.bottom <= view.bottom; });"
+        )
+        assert target is not None, "a legal cell is in view"
         target.click()
         browser.find_element(By.TAG_NAME, "body").send_keys("r")
         chosen = browser.execute_script("return page.selected.rotations[page.selected.rotation]")
@@ -186,10 +206,11 @@ def take_turn_by_clicks(browser: Any, figure: bool) -> None:
 def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     browser: Any, server: Server, shot: Callable[[str], None]
 ) -> None:
-    start_game(browser, server, ["human", "easy"])
+    start_game(browser, server, ["human", "easy"], speed="fast")
     shot("01-start")
     game = page_game(browser)
     assert game["phase"] == "place_tile" and browser.find_elements(By.CSS_SELECTOR, ".target")
+    assert browser.execute_script("return localStorage.getItem('carcassonne-speed')") == "fast"
 
     # Hint: three moves, drawn on the board.
     click(browser, "#hint-button")
@@ -210,6 +231,14 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     # A placement and a meeple, then undo back to the figure decision.
     take_turn_by_clicks(browser, figure=True)
     shot("03-figure-spots")
+    # Zoomed out, the spots keep their size on screen (they are not shrunk with the board).
+    while browser.execute_script("return page.view.scale") > 0.5:
+        click(browser, "#zoom-out")
+    size = smallest(browser, ".spot .spot-shape")
+    click(browser, "#zoom-out")
+    click(browser, "#zoom-out")
+    assert size >= 17 and abs(smallest(browser, ".spot .spot-shape") - size) < 1
+    click(browser, "#zoom-fit")
     take_turn_by_clicks(browser, figure=True)
     assert page_game(browser)["figures"], "the meeple is on the board"
     wait_for_turn(browser)
@@ -225,11 +254,21 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     )
     assert record["format"] == "carcassonne-record/1" and record["actions"]
 
-    # Play on; halfway, reload the page and restart the server (killed, as a crash would).
+    # Play on; halfway, reload the page and restart the server (killed, as a crash would). The
+    # bot's moves and every scoring are played back on the board.
     turns = 0
+    scoring_shot = False
     while not page_game(browser)["terminal"]:
         take_turn_by_clicks(browser, figure=turns % 3 == 0)
         turns += 1
+        if not scoring_shot:  # a playback with a scoring: points rising on the board
+            deadline = time.monotonic() + 1.5
+            while time.monotonic() < deadline and not scoring_shot:
+                if browser.find_elements(By.CSS_SELECTOR, "#layer-anim .rising-points"):
+                    time.sleep(0.6)  # at the fast speed, a scoring shows after the tile's step
+                    shot("04-scoring")
+                    scoring_shot = True
+                time.sleep(0.05)
         if turns == 20:
             shot("04-midgame")
             before = wait_for_turn(browser)
@@ -241,6 +280,10 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
             assert after["id"] == game_id and after["tiles"] == before["tiles"]
             assert after["figures"] == before["figures"] and after["phase"] == before["phase"]
         assert turns < 400
+    # The bot's tiles landed and its figures arrived; features flashed, points rose, figures
+    # went home (counted by the page's playback).
+    played = browser.execute_script("return page.playedBack")
+    assert {"arrive", "land", "flash", "rise", "go-home"} <= set(played), played
     wait_until(lambda: browser.find_element(By.ID, "end-dialog").get_attribute("open") is not None)
     shot("05-end")
     final = page_game(browser)
@@ -248,9 +291,26 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     summary = browser.find_element(By.ID, "end-summary").text
     for score in final["scores"]:
         assert str(score) in summary
+    assert "+-" not in browser.find_element(By.TAG_NAME, "body").text
+
+    # The final scoring, item by item: its log section, and the steps over the board.
+    items = final["final_scoring"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#final-log li")) == len(items) > 0
+    click(browser, "#final-steps-button")
+    assert browser.find_element(By.ID, "final-panel").is_displayed()
+    first = browser.find_element(By.ID, "final-text").text
+    assert browser.find_elements(By.CSS_SELECTOR, "#layer-focus .feature-outline path")
+    shot("07-final-first")
+    farm = next((i for i, item in enumerate(items) if item["type"] == "field" and item["cities"]), None)
+    if farm is not None:
+        browser.find_element(By.CSS_SELECTOR, f"#final-log li[data-item='{farm}']").click()
+        assert "Farm" in browser.find_element(By.ID, "final-text").text
+        assert browser.find_elements(By.CSS_SELECTOR, "#layer-focus .fed path")
+        shot("08-final-farm")
+    click(browser, "#final-close")
+    assert first
 
     # Replay: step through the record from the start.
-    click(browser, "#end-dialog button")
     click(browser, "#replay-first")
     wait_until(lambda: browser.execute_script("return page.replay !== null && page.replay.moves === 0"))
     assert len(browser.find_elements(By.CSS_SELECTOR, "#layer-tiles use")) == 1
@@ -313,6 +373,9 @@ def test_every_expansion_hot_seat_reaches_city_wagon_and_arrow_prompts(
 ) -> None:
     start_game(browser, server, ["human", "human", "human"], EVERY_EXPANSION, seed=12)
     shot("01-start-city")
+    # Hot seat: three people at one screen, none of them "you".
+    body = browser.find_element(By.TAG_NAME, "body").text
+    assert "(you)" not in body and "Red (human)" in body
     game_id = page_game(browser)["id"]
     assert page_game(browser)["config"]["variants"]["start"] == "city"
     seen: set[str] = set()
@@ -328,3 +391,135 @@ def test_every_expansion_hot_seat_reaches_city_wagon_and_arrow_prompts(
         click_action(browser, chosen_move(game, len(game.to_record()["actions"])))
         wait_until(lambda: page_game(browser)["moves"] > state["moves"], what="the move")  # noqa: B023
     shot("99-after")
+
+
+def test_the_new_game_dialog_speaks_in_words_and_lists_saved_games_to_delete(
+    browser: Any, server: Server, shot: Callable[[str], None]
+) -> None:
+    browser.get(server.url)
+    wait_until(lambda: browser.find_element(By.ID, "new-game-dialog").get_attribute("open") is not None)
+    dialog = browser.find_element(By.ID, "new-game-dialog")
+    for internal in ("anniv20", "abbey_endgame", "wagon_move", "c2", "king-robber", "city_plain"):
+        assert internal not in dialog.text, internal
+    seed = browser.find_element(By.ID, "seed").get_attribute("value")
+    click(browser, "#new-seed")
+    assert browser.find_element(By.ID, "seed").get_attribute("value") != seed  # random, 1 in 2^31
+    start = "select[data-name='start']"
+    value = lambda: browser.execute_script(f'return document.querySelector("{start}").value')  # noqa: E731
+    assert value() == "tile"
+    click(browser, "input[name=expansion][value='city']")
+    assert value() == "city"  # the City is the start
+    shot("01-dialog")
+    click(browser, "input[name=expansion][value='city']")
+    assert value() == "tile"
+
+    start_game(browser, server, ["human", "easy"], seed=2)
+    # A move made elsewhere (another tab) shows up here by itself.
+    game = page_game(browser)
+    placement = next(iter(game["legal"]["placements"][0]["rotations"].values()))
+    request = urllib.request.Request(
+        f"{server.url}/api/games/{game['id']}/actions",
+        json.dumps({"action": placement}).encode(),
+        {"Content-Type": "application/json"},
+    )
+    urllib.request.urlopen(request, timeout=10).close()
+    wait_until(lambda: page_game(browser)["moves"] > game["moves"], timeout=10, what="the refresh")
+    assert page_game(browser)["phase"] == "place_figure"
+
+    click(browser, "#new-game-button")
+    click(browser, "#saved-games summary")
+    wait_until(lambda: browser.find_elements(By.CSS_SELECTOR, "#saved-game-list li"), what="the list")
+    item = browser.find_element(By.CSS_SELECTOR, "#saved-game-list li")
+    assert "easy bot" in item.text and "turn 1" in item.text and "base game" in item.text
+    shot("02-saved-games")
+    item.find_element(By.CSS_SELECTOR, "button.delete").click()
+    browser.switch_to.alert.accept()
+    wait_until(lambda: not browser.find_elements(By.CSS_SELECTOR, "#saved-game-list li"), what="the delete")
+    assert server.get("/api/games") == []
+    # The page that showed the deleted game says so (it checks its game now and then).
+    wait_until(lambda: "deleted" in browser.find_element(By.ID, "status").text, timeout=10, what="the news")
+
+
+@pytest.fixture
+def phone() -> Iterator[Any]:
+    """Chromium emulating a phone held upright: 390 x 844 CSS pixels, touch, a coarse pointer."""
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu"):
+        options.add_argument(argument)
+    metrics = {"width": 390, "height": 844, "pixelRatio": 2.0, "touch": True}
+    options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics})
+    options.binary_location = CHROMIUM
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def on_screen(browser: Any, selector: str) -> dict[str, float]:
+    """The element's box; fails unless all of it lies inside the window (nothing scrolled)."""
+    box = browser.execute_script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width,"
+        " height: r.height, innerWidth, innerHeight};",
+        selector,
+    )
+    assert box["width"] > 0 and box["height"] > 0, f"{selector} is not shown"
+    assert box["left"] >= 0 and box["top"] >= 0, f"{selector} is off screen: {box}"
+    assert box["right"] <= box["innerWidth"] and box["bottom"] <= box["innerHeight"], f"{selector}: {box}"
+    return box
+
+
+def smallest(browser: Any, selector: str) -> float:
+    """The smallest width or height on screen of the elements `selector` finds (0: none)."""
+    return browser.execute_script(
+        "const boxes = [...document.querySelectorAll(arguments[0])].map(e => e.getBoundingClientRect());"
+        "return boxes.length ? Math.min(...boxes.map(b => Math.min(b.width, b.height))) : 0;",
+        selector,
+    )
+
+
+def test_a_phone_plays_upright_and_sideways_by_taps(phone: Any, server: Server, request: Any) -> None:
+    folder = SCREENSHOTS / request.node.name
+    folder.mkdir(parents=True, exist_ok=True)
+    phone.get(server.url)
+    wait_until(lambda: phone.find_element(By.ID, "new-game-dialog").get_attribute("open") is not None)
+    on_screen(phone, "#start-button")  # the dialog fits: Start is there without scrolling
+    phone.save_screenshot(str(folder / "01-dialog.png"))
+    start_game(phone, server, ["human", "easy"], seed=5)
+    for control in (
+        "#new-game-button",
+        "#undo-button",
+        "#hint-button",
+        "#save-link",
+        "label.button",
+        "#board",
+    ):
+        on_screen(phone, control)
+    assert smallest(phone, ".target") >= 32, "legal cells are big enough to tap"
+    phone.save_screenshot(str(folder / "02-upright.png"))
+    placed_figure = False
+    for _ in range(6):
+        game = wait_for_turn(phone)
+        if game["phase"] == "place_figure" and game["legal"]["figures"]:
+            assert smallest(phone, ".spot .spot-shape") >= 32, "figure spots are big enough to tap"
+            if not placed_figure:
+                phone.save_screenshot(str(folder / "03-figure-spots.png"))
+        take_turn_by_clicks(phone, figure=not placed_figure)
+        placed_figure = placed_figure or bool(page_game(phone)["figures"])
+    assert placed_figure, "a figure was placed by a tap"
+
+    # Sideways: the board and the panels side by side, everything still on screen.
+    phone.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 844, "height": 390, "deviceScaleFactor": 2, "mobile": True},
+    )
+    wait_until(lambda: phone.execute_script("return innerWidth") == 844, what="the turn sideways")
+    game = wait_for_turn(phone)
+    board = on_screen(phone, "#board")
+    assert board["width"] >= 400 and board["height"] >= 300, board
+    for control in ("#new-game-button", "#save-link", "label.button"):
+        on_screen(phone, control)
+    if game["phase"] == "place_tile":
+        assert smallest(phone, ".target") >= 32
+    phone.save_screenshot(str(folder / "04-sideways.png"))
+    take_turn_by_clicks(phone, figure=False)
+    print(f"\nscreenshots: {folder}")

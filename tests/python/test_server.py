@@ -174,8 +174,44 @@ def test_a_game_between_bots_plays_to_the_end_with_scores_in_the_log(client: Tes
     for entry in state["log"]:
         for s in entry["scored"]:
             logged[s["player"]] += s["points"]
-    assert logged == state["scores"] or len(state["log"]) == 200  # the log keeps the last 200 moves
+    # The final scoring is booked item by item, not to the last move.
+    final = [sum(item["points"][p] for item in state["final_scoring"]) for p in range(3)]
+    assert state["final_scoring"] and sum(final) > 0
+    assert not [item for item in state["final_scoring"] if item["what"] == "other"]
+    if len(state["log"]) < 200:  # the log keeps the last 200 moves
+        assert [a + b for a, b in zip(logged, final, strict=True)] == state["scores"]
     assert sum(state["returns"]) == pytest.approx(1.0)
+
+
+def test_a_hint_at_a_placement_gives_whole_moves(client: TestClient) -> None:
+    state = new_game(client, [HUMAN, EASY])
+    hint = client.post(f"/api/games/{state['id']}/hint", json={"time": 0.3}).json()
+    game = Game(players=2, seed=3)
+    game.apply_random_chance()
+    for move in hint["moves"]:
+        after = game.clone()
+        after.apply(move["action"])  # the placement, then the same player's figure decision
+        assert move["then"]["action"] in [a.text for a in after.legal_actions()]
+        assert move["then"]["label"]
+
+
+def test_the_saved_games_list_who_plays_the_turn_and_whether_it_is_finished(client: TestClient) -> None:
+    playing = new_game(client, [HUMAN, EASY])
+    finished = wait_for_human(client, new_game(client, [EASY, EASY])["id"], timeout=60)
+    listed = {g["id"]: g for g in client.get("/api/games").json()}
+    assert [seat["kind"] for seat in listed[playing["id"]]["seats"]] == ["human", "bot"]
+    assert listed[playing["id"]]["turn"] == 1 and not listed[playing["id"]]["finished"]
+    assert listed[finished["id"]]["finished"] and listed[finished["id"]]["scores"] == finished["scores"]
+    assert client.delete(f"/api/games/{finished['id']}").status_code == 200
+    assert finished["id"] not in {g["id"] for g in client.get("/api/games").json()}
+
+
+def test_a_hint_on_a_bots_turn_is_a_409(client: TestClient) -> None:
+    slow = {"kind": "bot", "level": "hard", "time": 5}
+    state = new_game(client, [slow, HUMAN])
+    response = client.post(f"/api/games/{state['id']}/hint", json={"time": 0.1})
+    assert response.status_code == 409 and "no decision of yours" in response.json()["detail"]
+    client.delete(f"/api/games/{state['id']}")
 
 
 def test_the_page_and_the_tile_drawings_are_served(client: TestClient) -> None:

@@ -54,8 +54,11 @@ def label(text: str, phase: str, count: str | None = None) -> str:
 def grouped_actions(game: Game) -> dict[str, Any]:
     """{"placements": [{x, y, rotations: {r: action}}], "figures": [{action, kind, feature_type,
     feature, x, y}], "barns": [{action, corner, x, y}], "cells": [{action, what, x, y}],
-    "choices": [{action, label}]} for the node's decision; empty groups at a draw or the end."""
-    groups: dict[str, Any] = {"placements": [], "figures": [], "barns": [], "cells": [], "choices": []}
+    "choices": [{action, label}], "every": [{action, label}] (each legal action once more, for the
+    page's full list)} for the node's decision; empty groups at a draw or the end."""
+    groups: dict[str, Any] = {
+        name: [] for name in ("placements", "figures", "barns", "cells", "choices", "every")
+    }
     if game.is_chance or game.is_terminal:
         return groups
     phase = game.phase
@@ -63,6 +66,7 @@ def grouped_actions(game: Game) -> dict[str, Any]:
     cells: dict[tuple[int, int], dict[str, Any]] = {}
     for action in game.legal_actions():
         text = action.text
+        groups["every"].append({"action": text, "label": label(text, phase, game.count)})
         if m := PLACE.match(text):
             x, y, r = int(m[1]), int(m[2]), int(m[3])
             cell = cells.setdefault((x, y), {"x": x, "y": y, "rotations": {}})
@@ -93,3 +97,15 @@ PROMPTS = {
     "count_move": "move the Count to another quarter",
     "market_move": "game end: you may move a meeple from the market onto a field",
 }
+
+
+def prompt(game: Game, groups: dict[str, Any]) -> str:
+    """What the player is asked, worded after the choices there are: "you may" only where
+    passing is one of them, "or leave him" only where the Count may stay."""
+    phase = game.phase
+    actions = {c["action"] for c in groups["choices"]}
+    if phase == "market_move" and "pass" not in actions:
+        return "game end: move a meeple from the market onto a field (pick a marked spot)"
+    if phase == "count_move" and game.count and f"count {game.count}" in actions:
+        return f"move the Count to another quarter, or leave him in the {game.count}"
+    return PROMPTS.get(phase, "")

@@ -41,6 +41,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import _core
 from ..game import Error, Game, IllegalActionError
 from ..render import PLAYER_COLOURS, figure_svg, tile_catalogue
+from ..render.tiles import ARROW_LETTERS, arrow_svg
 from .actions import label
 from .session import DEFAULT_HARD_TIME, FIGURE_KINDS, GameSession, NotYourTurnError
 from .store import Store, StoreError
@@ -48,6 +49,7 @@ from .store import Store, StoreError
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20  # bytes: a record of the longest game is far smaller
 MAX_HINT_TIME = 10.0
+SAVED_LISTED = 50  # the saved games the new-game dialog lists, newest first
 
 
 class ErrorMessage(BaseModel):
@@ -192,6 +194,20 @@ class Games:
             self._sessions.pop(game_id, None)
 
 
+def _follow_up(game: Game, action: str, time: float) -> dict[str, str] | None:
+    """A whole move: after a tile placement, the best next decision of the same player (the
+    figure to place, or none), searched for `time` seconds; None if there is nothing to add."""
+    if game.phase != "place_tile":
+        return None
+    after = game.clone()
+    after.apply(action)
+    if after.is_chance or after.is_terminal or after.current_player != game.current_player:
+        return None
+    legal = after.legal_actions()
+    best = legal[0].text if len(legal) == 1 else after.analyse(time=time)[0]["action"]
+    return {"action": best, "label": label(best, after.phase, after.count)}
+
+
 def _seats(seats: list[Seat], players: int) -> list[dict[str, Any]]:
     if len(seats) != players:
         raise HTTPException(400, f"the game has {players} players but {len(seats)} seats were given")
@@ -231,6 +247,9 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
             "colours": list(PLAYER_COLOURS),
             # Each figure drawn at (0, 0) in each seat's colour, for the page to place.
             "figures": {k: [figure_svg(k, p, 0, 0) for p in range(_core.MAX_PLAYERS)] for k in FIGURE_KINDS},
+            "count": figure_svg("count", 0, 0, 0),
+            # The arrows of River II's and the 20th anniversary's tiles, each drawn alone.
+            "arrows": {kind: arrow_svg(kind, "N") for kind in ARROW_LETTERS},
         }
 
     @app.get("/api/tiles")
@@ -239,7 +258,23 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
 
     @app.get("/api/games")
     def list_games() -> list[dict[str, Any]]:
-        return [{"id": game_id, "updated": updated} for game_id, updated in games.store.list()]
+        """The newest saved games, each with its seats, expansions, turn, scores and whether it
+        is finished (a record that no longer replays is listed as damaged, to be deleted)."""
+        listed = []
+        for game_id, updated, seats, record in games.store.newest(SAVED_LISTED):
+            summary: dict[str, Any] = {"id": game_id, "updated": updated, "seats": seats}
+            try:
+                game = Game.from_json(json.dumps(record))
+                summary |= {
+                    "expansions": game.config["expansions"],
+                    "turn": game.turn_number + 1,
+                    "scores": game.scores,
+                    "finished": game.is_terminal,
+                }
+            except Error as e:
+                summary["damaged"] = str(e)
+            listed.append(summary)
+        return listed
 
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame) -> dict[str, Any]:
@@ -291,9 +326,11 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
         session = games.get(game_id)
         with session.lock:
             game = session.game.clone()
-        if game.is_chance or game.is_terminal:
-            raise HTTPException(409, "there is no decision to give a hint for")
-        moves = game.analyse(time=(body or HintRequest()).time)
+            bots_turn = session.is_bot(game.current_player)
+        if game.is_chance or game.is_terminal or bots_turn:
+            raise HTTPException(409, "there is no decision of yours to give a hint for")
+        time = (body or HintRequest()).time
+        moves = game.analyse(time=time)[:3]
         return {
             "player": game.current_player,
             "phase": game.phase,
@@ -303,8 +340,9 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
                     "label": label(m["action"], game.phase, game.count),
                     "visits": m["visits"],
                     "win": m["win"],
+                    "then": _follow_up(game, m["action"], time / 2 / len(moves)),
                 }
-                for m in moves[:3]
+                for m in moves
             ],
         }
 

@@ -16,7 +16,8 @@ from typing import Any
 from .. import _core
 from ..game import Game, IllegalActionError, RecordError
 from ..search import mcts_config
-from .actions import PROMPTS, grouped_actions, label
+from .actions import grouped_actions, label, prompt
+from .features import figure_changes, final_scoring, move_events
 from .slots import BOT_SLOTS
 from .store import Store, StoreError
 
@@ -75,6 +76,7 @@ class GameSession:
             raise RecordError("records set up from a position cannot be played here")
         self.game = Game(**record["config"])
         self.log, self.actors = [], []
+        self.final: list[dict[str, Any]] = []  # the final scoring item by item, once the game ends
         sampled = set(record.get("sampled", []))
         for i, text in enumerate(record["actions"]):
             self._apply(text, sampled=i in sampled)
@@ -83,7 +85,8 @@ class GameSession:
         """Applies one action and logs it with the points it scored. `text` None: a new draw
         with the game's PRNG; `sampled`: a recorded draw made with the PRNG, checked."""
         game = self.game
-        player, phase, before = game.current_player, game.phase, game.breakdown()
+        player, phase, turn = game.current_player, game.phase, game.turn_number
+        before, figures_before = game.breakdown(), game.figures
         if text is None or sampled:
             drawn = game.apply_random_chance().text
             if text is not None and drawn != text:
@@ -93,20 +96,37 @@ class GameSession:
             text = game.apply(text).text  # the engine's text, whatever form it was parsed from
         self.actors.append(player)
         after = game.breakdown()
-        scored = [
-            {"player": p, "cause": cause, "points": after[p][cause] - before[p][cause]}
-            for p in after
-            for cause in after[p]
-            if after[p][cause] != before[p][cause]
-        ]
+        points = {
+            cause: {
+                p: after[p][cause] - before[p][cause] for p in after if after[p][cause] != before[p][cause]
+            }
+            for cause in _core.CAUSES
+        }
+        points = {cause: gains for cause, gains in points.items() if gains}
+        returned, placed = figure_changes(figures_before, game.figures)
+        if game.is_terminal:  # the move that ended the game also made the final scoring
+            self.final = final_scoring(game)
+            for item in self.final:
+                for cause, gains in item["causes"].items():
+                    for p, gain in enumerate(gains):
+                        if gain and cause in points:
+                            points[cause][p] = points[cause].get(p, 0) - gain
+            points = {c: {p: g for p, g in gains.items() if g} for c, gains in points.items()}
+            points = {c: gains for c, gains in points.items() if gains}
         self.log.append(
             {
                 "index": len(self.actors) - 1,
                 "player": player,
                 "action": text,
                 "label": label(text, phase),
-                "turn": game.turn_number,
-                "scored": scored,
+                "turn": turn + 1,  # the turn the move belongs to, counted from 1
+                "scored": [
+                    {"player": p, "cause": cause, "points": gain}
+                    for cause, gains in points.items()
+                    for p, gain in gains.items()
+                ],
+                "events": move_events(game.tiles, returned, points),
+                "placed_figures": placed,
             }
         )
 
@@ -265,6 +285,7 @@ class GameSession:
             players = range(game.num_players)
             player = game.current_player
             city = "city" in game.config["variants"].get("start", "")
+            legal = grouped_actions(game)
             return {
                 "id": self.id,
                 "version": self.version,
@@ -278,7 +299,7 @@ class GameSession:
                 "human_to_move": player >= 0 and not self.is_bot(player),
                 "bot_thinking": self.is_bot(player),
                 "bot_error": self.bot_error,
-                "prompt": PROMPTS.get(game.phase, ""),
+                "prompt": prompt(game, legal),
                 "drawn_tile": game.drawn_tile,
                 "tiles": game.tiles,
                 "figures": game.figures,
@@ -306,7 +327,8 @@ class GameSession:
                 }
                 if city
                 else None,
-                "legal": grouped_actions(game),
+                "legal": legal,
                 "log": self.log[-LOG_TAIL:],
+                "final_scoring": self.final,
                 "moves": len(self.actors),
             }

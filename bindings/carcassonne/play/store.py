@@ -78,6 +78,13 @@ class Store:
     def delete(self, game_id: str) -> None:
         self._write("delete from games where id = ?", (game_id,))
 
+    def newest(self, limit: int) -> list[tuple[str, float, list[dict[str, Any]], dict[str, Any]]]:
+        """(id, last update, seats, record) of the `limit` games changed last, newest first."""
+        rows = self._read(
+            "select id, updated, seats, record from games order by updated desc limit ?", (limit,)
+        )
+        return [(i, updated, json.loads(seats), json.loads(record)) for i, updated, seats, record in rows]
+
     def list(self) -> list[tuple[str, float]]:
         """(id, last update) of every game, newest first."""
         return self._read("select id, updated from games order by updated desc")

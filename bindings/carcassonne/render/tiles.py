@@ -35,8 +35,11 @@ COLOURS = {
 }
 # Seat colours: distinct at a glance, and readable on green and sand.
 PLAYER_COLOURS = ("#d62828", "#1d4ed8", "#f4d03f", "#111111", "#2a9d8f", "#9b59b6")
-ARROW_COLOURS = {"meeple-beside": "#e76f51", "place-anywhere": "#8e44ad", "extra-turn": "#1f77b4"}
+# Arrow kinds in colours no seat has (white, brown, grey), each with its own letter.
+ARROW_COLOURS = {"meeple-beside": "#fdfdfd", "place-anywhere": "#6d4c41", "extra-turn": "#7f8c8d"}
+ARROW_INK = {"meeple-beside": "#222", "place-anywhere": "#fff", "extra-turn": "#fff"}
 ARROW_LETTERS = {"meeple-beside": "M", "place-anywhere": "P", "extra-turn": "+"}
+COUNT_COLOUR = "#4a4a4a"  # the Count belongs to nobody: dark grey with a gold crown
 
 
 @cache
@@ -56,8 +59,50 @@ def tile_catalogue() -> dict[str, dict[str, Any]]:
             "marks": kind["marks"],
             "arrow": kind["arrow"],
             "city_square": kind["city_square"],
+            "outlines": feature_outlines(shapes),
         }
     return out
+
+
+def feature_outlines(shapes: TileShapes) -> list[dict[str, Any] | None]:
+    """Per feature, its shape for the page to highlight: {"d": SVG path, "area": True} for a
+    city, a building or a field (rows of the flood-fill grid), {"d", "area": False} for the
+    centre line of a road or river; None for what is not drawn on the tile (the City's
+    quarters)."""
+    out: list[dict[str, Any] | None] = []
+    for index, _ in enumerate(shapes.kind["features"]):
+        if index in shapes.cities:
+            out.append({"d": shapes.cities[index].svg(True), "area": True})
+        elif index in shapes.roads or index in shapes.rivers:
+            curves = shapes.roads.get(index) or shapes.rivers[index]
+            out.append({"d": " ".join(c.svg(False) for c in curves), "area": False})
+        elif index == shapes.cloister:
+            h = CLOISTER_HALF
+            out.append({"d": f"M{50 - h},{50 - h} h{2 * h} v{2 * h} h{-2 * h} Z", "area": True})
+        elif shapes.fields.get(index):
+            out.append({"d": _cell_rows(shapes.fields[index]), "area": True})
+        else:
+            out.append(None)
+    return out
+
+
+def _cell_rows(cells: set[tuple[int, int]]) -> str:
+    """A path of the grid cells, one rectangle per run of cells in a row."""
+    size = 100 / GRID
+    rects = []
+    for j in range(GRID):
+        i = 0
+        while i < GRID:
+            if (i, j) not in cells:
+                i += 1
+                continue
+            start = i
+            while (i, j) in cells:
+                i += 1
+            rects.append(
+                f"M{start * size:g},{j * size:g} h{(i - start) * size:g} v{size:g} h{-(i - start) * size:g} Z"
+            )
+    return " ".join(rects)
 
 
 def tile_svg(shapes: TileShapes) -> str:
@@ -82,7 +127,7 @@ def tile_svg(shapes: TileShapes) -> str:
         anchor = shapes.anchors[index]
         for p in range(kind["features"][index]["pennants"]):
             if anchor is not None:
-                parts.append(_pennant(anchor[0] + 10 + 9 * p, anchor[1] - 12))
+                parts.append(_pennant(anchor[0] + 13 + 13 * p, anchor[1] - 12))
     if shapes.cloister is not None:
         parts.append(_building(kind["features"][shapes.cloister]["type"]))
     spots = iter(shapes.free_spots)
@@ -90,7 +135,7 @@ def tile_svg(shapes: TileShapes) -> str:
         spot = next(spots, (20.0, 80.0))
         parts.append(_mark(mark, spot))
     if kind["arrow"]:
-        parts.append(_arrow(kind["arrow"]["kind"], kind["arrow"]["side"]))
+        parts.append(arrow_svg(kind["arrow"]["kind"], kind["arrow"]["side"]))
     return f'<g class="tile-art">{"".join(parts)}</g>'
 
 
@@ -133,9 +178,11 @@ def _building(kind: str) -> str:
 
 
 def _pennant(x: float, y: float) -> str:
+    """A coat of arms: a shield big enough to count at a glance."""
     return (
-        f'<path d="M{x - 4},{y - 5} h8 v5 l-4,5 l-4,-5 z" fill="{COLOURS["pennant"]}" stroke="#fff" '
-        'stroke-width="1.2"/>'
+        f'<path d="M{x - 6},{y - 7} h12 v7 l-6,7 l-6,-7 z" fill="{COLOURS["pennant"]}" stroke="#fff" '
+        'stroke-width="1.5"/>'
+        f'<path d="M{x},{y - 5} v8 M{x - 3.5},{y - 2} h7" stroke="#fff" stroke-width="1.3"/>'
     )
 
 
@@ -170,14 +217,14 @@ def _mark(mark: str, spot: tuple[float, float]) -> str:
     return f'<circle cx="{x}" cy="{y}" r="3" fill="#555"/>'
 
 
-def _arrow(kind: str, side: str) -> str:
+def arrow_svg(kind: str, side: str) -> str:
     """A coloured arrow at the tile's centre pointing to `side`, with a letter for its kind."""
-    colour = ARROW_COLOURS.get(kind, "#333")
+    colour, ink = ARROW_COLOURS.get(kind, "#333"), ARROW_INK.get(kind, "#fff")
     turn = 90 * SIDES.index(side)
     return (
         f'<g class="arrow {kind}" transform="rotate({turn} 50 50)">'
-        f'<path d="M50,6 l9,12 h-5 v12 h-8 v-12 h-5 z" fill="{colour}" stroke="#fff" stroke-width="1.5"/>'
-        f'<text x="50" y="27" font-size="8" font-weight="bold" text-anchor="middle" fill="#fff">'
+        f'<path d="M50,6 l9,12 h-5 v12 h-8 v-12 h-5 z" fill="{colour}" stroke="#222" stroke-width="1.5"/>'
+        f'<text x="50" y="27" font-size="8" font-weight="bold" text-anchor="middle" fill="{ink}">'
         f"{ARROW_LETTERS.get(kind, '?')}</text></g>"
     )
 
@@ -216,8 +263,8 @@ def _city_square(shapes: TileShapes) -> str:
 
 def figure_svg(kind: str, player: int, x: float, y: float, scale: float = 1.0) -> str:
     """A figure of a player's colour standing at (x, y): meeple, mayor (larger, an M), wagon
-    (a cart) or barn (a house with a pitched roof)."""
-    colour = PLAYER_COLOURS[player % len(PLAYER_COLOURS)]
+    (a cart) or barn (a house with a pitched roof); or the Count (nobody's: a crowned tower)."""
+    colour = PLAYER_COLOURS[player % len(PLAYER_COLOURS)] if kind != "count" else COUNT_COLOUR
     s = scale
     outline = (
         'stroke="#fff" stroke-width="1.6"'
@@ -229,6 +276,13 @@ def figure_svg(kind: str, player: int, x: float, y: float, scale: float = 1.0) -
             f'<rect x="-10" y="-8" width="20" height="10" rx="2" fill="{colour}" {outline}/>'
             '<circle cx="-6" cy="5" r="4" fill="#333" stroke="#eee"/>'
             '<circle cx="6" cy="5" r="4" fill="#333" stroke="#eee"/>'
+        )
+    elif kind == "count":
+        body = (
+            f'<path d="M-6,11 l1.5,-15 h9 l1.5,15 z" fill="{colour}" stroke="#000" stroke-width="1.4"/>'
+            '<circle cx="0" cy="-8" r="4.5" fill="#4a4a4a" stroke="#000" stroke-width="1.2"/>'
+            '<path d="M-5,-12 l1.5,-5 l2,3 l1.5,-4 l1.5,4 l2,-3 l1.5,5 z" fill="#f1c40f" stroke="#7a5c00" '
+            'stroke-width="0.8"/>'
         )
     elif kind == "barn":
         body = f'<path d="M-10,8 v-10 l10,-9 l10,9 v10 z" fill="{colour}" {outline}/>'

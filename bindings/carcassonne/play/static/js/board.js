@@ -1,6 +1,7 @@
 // The board: tiles, figures, the City's quarters, legal cells and figure spots, the ghost of the
 // tile being placed, hint marks; and pan, zoom, rotate and coordinates.
-import { TILE, page, $, svgElement, shown, featureSpot, FIGURE_LETTERS, CORNERS, tileUse } from "./common.js";
+import { TILE, page, $, svgElement, shown, featureSpot, FIGURE_LETTERS, CORNERS, tileUse, figureKey } from "./common.js";
+import { playing, finish, outlineFeature } from "./animate.js";
 import { renderTurn } from "./panels.js";
 import { play, render } from "./main.js";
 
@@ -16,9 +17,12 @@ export function renderBoard() {
   tilesLayer.replaceChildren();
   const board = shown();
   for (const t of board.tiles) tileUse(t.tile, t.x, t.y, t.rotation, tilesLayer);
+  // The tile placed last, framed in its player's colour (so a bot's move is seen at once).
   const last = board.tiles[board.tiles.length - 1];
-  if (last && board.phase !== "place_tile") {
-    svgElement("rect", { x: last.x * TILE + 2, y: last.y * TILE + 2, width: TILE - 4, height: TILE - 4, class: "last-tile" }, tilesLayer);
+  const placer = page.replay ? null : [...game.log].reverse().find((e) => e.action.startsWith("place "));
+  if (last && (page.replay || placer)) {
+    const colour = placer ? page.options.colours[placer.player] : "#fff";
+    svgElement("rect", { x: last.x * TILE + 3, y: last.y * TILE + 3, width: TILE - 6, height: TILE - 6, class: "last-tile", stroke: colour }, tilesLayer);
   }
   renderCityOnBoard();
   renderFigures();
@@ -52,7 +56,7 @@ function renderCityOnBoard() {
     }
     if (city.count === quarter) {
       const count = svgElement("g", { transform: "translate(76,66) scale(0.9)", class: "count" }, group);
-      count.innerHTML = page.options.figures.meeple[0].replace(/fill="#[0-9a-f]+"/, 'fill="#7d3c98"');
+      count.innerHTML = page.options.count;
       svgElement("title", {}, count).textContent = "the Count";
     }
   }
@@ -72,6 +76,11 @@ function addQuarterSpots(layer) {
   }
 }
 
+function featureType(x, y, feature) {
+  const tile = shown().tiles.find((t) => t.x === x && t.y === y);
+  return tile ? page.tiles[tile.tile].features[feature] : "";
+}
+
 function renderFigures() {
   const layer = $("layer-figures");
   layer.replaceChildren();
@@ -81,7 +90,9 @@ function renderFigures() {
     const offset = (seen.get(key) || 0) * 14;
     seen.set(key, (seen.get(key) || 0) + 1);
     const [x, y] = featureSpot(f.x, f.y, f.feature);
-    const group = svgElement("g", { transform: `translate(${x + offset},${y})`, class: `placed-figure player-${f.player}` }, layer);
+    // A meeple in a field is a farmer: it lies down.
+    const farmer = f.kind === "meeple" && featureType(f.x, f.y, f.feature) === "field";
+    const group = svgElement("g", { transform: `translate(${x + offset},${y})${farmer ? " rotate(-90)" : ""}`, class: `placed-figure player-${f.player}${farmer ? " farmer" : ""}`, "data-figure": figureKey(f) }, layer);
     group.innerHTML = page.options.figures[f.kind][f.player];
   }
 }
@@ -90,6 +101,7 @@ function renderTargets() {
   const game = page.game;
   const targets = $("layer-targets");
   const spots = $("layer-spots");
+  $("layer-hover").replaceChildren();
   targets.replaceChildren();
   spots.replaceChildren();
   if (!game.human_to_move || page.replay) return;
@@ -109,30 +121,51 @@ function renderTargets() {
     rect.addEventListener("click", () => play(choice.action));
   }
   const used = new Map();
+  const newTile = game.tiles[game.tiles.length - 1] || { x: 0, y: 0 };
   for (const f of legal.figures) {
     let [x, y] = featureSpot(f.x, f.y, f.feature);
     const key = `${Math.round(x)},${Math.round(y)}`;
     const stack = used.get(key) || 0;  // a meeple, a mayor and a wagon may share a feature
     used.set(key, stack + 1);
     x += stack * 18;
-    addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, `${f.kind} on ${f.feature_type}`);
+    const spot = addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, `${f.kind} on the ${f.feature_type}`, [f.x, f.y, f.feature], f.feature_type);
+    // Away from the new tile (an arrow's "place anywhere"): smaller and fainter until pointed
+    // at, so that the board stays readable under them.
+    if (f.x !== newTile.x || f.y !== newTile.y) spot.classList.add("remote");
   }
   for (const b of legal.barns) {
     const [cx, cy] = CORNERS[b.corner];
-    addSpot(spots, b.x * TILE + cx, b.y * TILE + cy, "B", b.action, `barn on the ${b.corner} corner`);
+    addSpot(spots, b.x * TILE + cx, b.y * TILE + cy, "B", b.action, `barn on the ${b.corner} corner`, null, "field");
   }
 }
 
-function addSpot(layer, x, y, text, action, title) {
-  const grow = Math.max(1, 0.8 / page.view.scale);  // spots stay big enough to click when zoomed out
-  const group = svgElement("g", { class: "spot", transform: `translate(${x},${y}) scale(${grow})`, "data-action": action }, layer);
-  svgElement("circle", { r: 11 }, group);
-  svgElement("text", { y: 4 }, group).textContent = text;
-  svgElement("title", {}, group).textContent = `${title} (${action})`;
+// A clickable figure spot; `part` ([x, y, feature]) is outlined while the pointer is on it, so
+// the feature a figure would stand on is seen. Spots keep their size on screen as the board
+// zooms out (the --grow of applyView), so they stay big enough to tap.
+// Each feature's spot has its own shape: a city a square (a tower), a road a diamond, a field a
+// flat ellipse (farmers lie), a monastery, shrine or abbey a circle.
+export const SPOT_SHAPES = {
+  city: (g) => svgElement("rect", { x: -11, y: -11, width: 22, height: 22, rx: 3 }, g),
+  road: (g) => svgElement("rect", { x: -9, y: -9, width: 18, height: 18, transform: "rotate(45)" }, g),
+  field: (g) => svgElement("ellipse", { rx: 15, ry: 11 }, g),
+  other: (g) => svgElement("circle", { r: 11 }, g),
+};
+
+function addSpot(layer, x, y, text, action, title, part = null, featureKind = "other") {
+  const group = svgElement("g", { class: `spot spot-${featureKind}`, transform: `translate(${x},${y})`, "data-action": action }, layer);
+  const grown = svgElement("g", { class: "grow" }, group);
+  (SPOT_SHAPES[featureKind] || SPOT_SHAPES.other)(grown).classList.add("spot-shape");
+  svgElement("text", { y: 4 }, grown).textContent = text;
+  svgElement("title", {}, group).textContent = title;
   group.addEventListener("click", (event) => {
     event.stopPropagation();
     play(action);
   });
+  if (part) {
+    group.addEventListener("mouseenter", () => outlineFeature($("layer-hover"), [part], page.options.colours[page.game.current_player], "hovered"));
+    group.addEventListener("mouseleave", () => $("layer-hover").replaceChildren());
+  }
+  return group;
 }
 
 // The rotation to show at a cell: the player's last choice if legal there, else the next legal one.
@@ -197,6 +230,7 @@ export function renderHints() {
   layer.replaceChildren();
   if (!page.hints || page.replay) return;
   const legal = page.game.legal;
+  const marked = new Map();  // frame corner -> hints drawn there
   page.hints.forEach((move, i) => {
     let x = null, y = null, size = TILE - 12;
     const placement = /^place (-?\d+),(-?\d+) r(\d)$/.exec(move.action);
@@ -214,29 +248,65 @@ export function renderHints() {
       [x, y] = [fx - 15, fy - 15];
     }
     if (x === null) return;
-    svgElement("rect", { x, y, width: size, height: size, rx: 6, class: "hint-mark" }, layer);
-    svgElement("text", { x: x + 4, y: y + 24, class: "hint-mark-text" }, layer).textContent = `${i + 1}`;
+    // Hints on one cell (two turns of the tile) share its frame; their numbers stand side by side.
+    const key = `${x},${y}`;
+    const before = marked.get(key) || 0;
+    marked.set(key, before + 1);
+    if (!before) svgElement("rect", { x, y, width: size, height: size, rx: 6, class: "hint-mark" }, layer);
+    svgElement("text", { x: x + 4 + 20 * before, y: y + 24, class: "hint-mark-text" }, layer).textContent = `${i + 1}`;
   });
 }
 
 function applyView() {
   const { x, y, scale } = page.view;
   $("world").setAttribute("transform", `translate(${x},${y}) scale(${scale})`);
+  // Spots stay at least 18 px across on screen (with a mouse), 34 px with a finger.
+  const finger = matchMedia("(pointer: coarse)").matches;
+  $("board").style.setProperty("--grow", Math.max(1, (finger ? 1.55 : 0.8) / scale));
 }
 
-export function fitView() {
+// On a touch screen, the smallest zoom the fit chooses: a tile (and a legal cell) at least 34 px
+// wide, big enough to tap. A board too large for that is centred on where the tile may go
+// (the ⤢ button still shows the whole board).
+const MIN_TOUCH_SCALE = 0.34;
+
+function bounds(cells) {
+  const xs = cells.map((c) => c.x), ys = cells.map((c) => c.y);
+  return [Math.min(...xs), Math.max(...xs) + 1, Math.min(...ys), Math.max(...ys) + 1];
+}
+
+export function fitView(whole = false) {
   const game = page.game;
   const cells = page.replay ? page.replay.tiles : [...game.tiles, ...game.legal.placements];
-  const xs = cells.map((c) => c.x), ys = cells.map((c) => c.y);
-  const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs) + 1, Math.min(...ys), Math.max(...ys) + 1];
+  let [minX, maxX, minY, maxY] = bounds(cells);
   const box = $("board").getBoundingClientRect();
-  const scale = Math.min(1.2, Math.min(box.width / ((maxX - minX + 1) * TILE), box.height / ((maxY - minY + 1) * TILE)));
+  let scale = Math.min(1.2, Math.min(box.width / ((maxX - minX + 1) * TILE), box.height / ((maxY - minY + 1) * TILE)));
+  if (scale < MIN_TOUCH_SCALE && !whole && matchMedia("(pointer: coarse)").matches) {
+    scale = MIN_TOUCH_SCALE;
+    const focus = page.replay ? [] : [...game.legal.placements, ...game.legal.cells];
+    const last = cells[cells.length - 1];
+    [minX, maxX, minY, maxY] = bounds(focus.length ? focus : last ? [last] : cells);
+  }
   page.view = {
     scale,
     x: box.width / 2 - ((minX + maxX) / 2) * TILE * scale,
     y: box.height / 2 - ((minY + maxY) / 2) * TILE * scale,
   };
   applyView();
+}
+
+// With a finger, figure spots are tapped, not clicked: the board zooms onto the tile just placed
+// so that its spots (at least 34 px across) do not overlap.
+export function zoomForFingers() {
+  const game = page.game;
+  if (!matchMedia("(pointer: coarse)").matches || page.replay || !game.human_to_move) return false;
+  if (!game.legal.figures.length && !game.legal.barns.length) return false;
+  const last = game.tiles[game.tiles.length - 1];
+  const box = $("board").getBoundingClientRect();
+  const scale = 1.5;
+  page.view = { scale, x: box.width / 2 - (last.x + 0.5) * TILE * scale, y: box.height / 2 - (last.y + 0.5) * TILE * scale };
+  applyView();
+  return true;
 }
 
 // True if every one of these cells lies inside the board's view.
@@ -267,19 +337,52 @@ function boardCell(event) {
 export function setUpBoardControls() {
   const board = $("board");
   let drag = null;
+  const fingers = new Map();  // pointer id -> [x, y]: two of them pinch to zoom
+  let pinch = null;
+  const spread = () => {
+    const [a, b] = [...fingers.values()];
+    return [Math.hypot(a[0] - b[0], a[1] - b[1]), (a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
+  };
   board.addEventListener("pointerdown", (event) => {
-    if (event.target.closest(".spot, .target, .cell-choice")) return;
+    if (playing()) finish();  // a click shows the end of a playback at once
+    fingers.set(event.pointerId, [event.clientX, event.clientY]);
+    if (fingers.size === 2) {
+      drag = null;
+      pinch = spread()[0];
+      return;
+    }
+    // A drag may start anywhere, on a legal cell too (on a phone they cover the board); only a
+    // press that did not move is a click.
     drag = { x: event.clientX, y: event.clientY, vx: page.view.x, vy: page.view.y };
+    moved = false;
     board.classList.add("dragging");
   });
-  window.addEventListener("pointerup", () => {
+  let moved = false;
+  board.addEventListener("click", (event) => {
+    if (moved) event.stopPropagation();  // the end of a drag, not a choice
+  }, true);
+  const lift = (event) => {
+    fingers.delete(event.pointerId);
+    if (fingers.size < 2) pinch = null;
     drag = null;
     board.classList.remove("dragging");
-  });
+  };
+  window.addEventListener("pointerup", lift);
+  window.addEventListener("pointercancel", lift);
   board.addEventListener("pointermove", (event) => {
     const [x, y] = boardCell(event);
     $("coords").textContent = `${x}, ${y}`;
+    if (fingers.has(event.pointerId)) fingers.set(event.pointerId, [event.clientX, event.clientY]);
+    if (pinch && fingers.size === 2) {
+      const [distance, cx, cy] = spread();
+      const box = board.getBoundingClientRect();
+      zoom(distance / pinch, cx - box.left, cy - box.top);
+      pinch = distance;
+      return;
+    }
     if (!drag) return;
+    if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) > 8) moved = true;
+    if (!moved) return;
     page.view.x = drag.vx + event.clientX - drag.x;
     page.view.y = drag.vy + event.clientY - drag.y;
     applyView();
@@ -297,6 +400,10 @@ export function setUpBoardControls() {
   }, { passive: false });
   window.addEventListener("keydown", (event) => {
     if (event.target.closest("input, select, dialog")) return;
+    if (playing()) {  // any key shows the end of a playback at once
+      finish();
+      return;
+    }
     if (event.key === "r" || event.key === "R") rotate(event.shiftKey ? -1 : 1);
     if (event.key === "Enter") placeSelected();
     if (event.key === "Escape" && page.selected) {
@@ -306,6 +413,6 @@ export function setUpBoardControls() {
   });
   $("zoom-in").addEventListener("click", () => zoom(1.25));
   $("zoom-out").addEventListener("click", () => zoom(0.8));
-  $("zoom-fit").addEventListener("click", fitView);
+  $("zoom-fit").addEventListener("click", () => fitView(true));
   window.addEventListener("resize", () => page.game && fitView());
 }

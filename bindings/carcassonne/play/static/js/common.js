@@ -5,6 +5,7 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 export const TILE = 100;
 
 export const POLL_MS = 400;
+export const IDLE_POLL_MS = 3000;  // while a human is to move: the game may move on in another tab
 
 export const page = {
   options: null,   // /api/options
@@ -14,9 +15,14 @@ export const page = {
   rotation: 0,     // the rotation the player last chose
   view: { x: 0, y: 0, scale: 0.7 },
   hints: null,
+  followUp: null,  // the second half of a whole-move hint being played: [{action, label, win}]
   busy: false,
   replayWanted: null,  // the move count the replay controls last asked for
   replay: null,    // while replaying: the board after some moves (/api/games/{id}/replay/{n})
+  speed: localStorage.getItem("carcassonne-speed") || "normal",  // how fast moves are played back
+  pending: null,   // a newer state that waits for the playback of the moves before it
+  playedBack: {},  // how many of each animation the playbacks showed (arrive, land, flash, ...)
+  stateCount: 0,   // states shown so far: a poll answered after a newer state is dropped
 };
 
 export const $ = (id) => document.getElementById(id);
@@ -29,17 +35,30 @@ export function svgElement(tag, attributes = {}, parent = null) {
 }
 
 export async function api(method, path, body) {
-  const response = await fetch(path, {
-    method,
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new Error("The game server cannot be reached: is it still running? (check the terminal that started it)");
+  }
   const data = await response.json().catch(() => ({}));
   if (!response.ok) {
-    const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail);
-    throw new Error(detail || response.statusText);
+    const detail = typeof data.detail === "string" ? data.detail : friendlyValidation(data.detail);
+    const error = new Error(detail || response.statusText);
+    error.status = response.status;
+    throw error;
   }
   return data;
+}
+
+// FastAPI's validation errors ([{loc, msg}]) as one sentence.
+function friendlyValidation(detail) {
+  if (!Array.isArray(detail)) return JSON.stringify(detail);
+  return detail.map((d) => `${(d.loc || []).filter((l) => l !== "body").join(" ")}: ${d.msg}`).join("; ");
 }
 
 export function showStatus(text, isError = false) {
@@ -51,8 +70,11 @@ export function showStatus(text, isError = false) {
 export const COLOUR_NAMES = ["Red", "Blue", "Yellow", "Black", "Green", "Purple"];
 
 export function seatName(player) {
-  const seat = page.game.seats[player];
-  const who = seat.kind === "human" ? "you" : `bot, ${seat.level}`;
+  const seats = page.game.seats;
+  const seat = seats[player];
+  // Hot seat: with several humans at one screen, none of them is "you".
+  const humans = seats.filter((s) => s.kind === "human").length;
+  const who = seat.kind === "bot" ? `bot, ${seat.level}` : humans > 1 ? "human" : "you";
   return `${COLOUR_NAMES[player]} (${who})`;
 }
 
@@ -89,8 +111,26 @@ export const FIGURE_LETTERS = { meeple: "", mayor: "M", wagon: "W", barn: "B" };
 
 export const CORNERS = { NE: [100, 0], SE: [100, 100], SW: [0, 100], NW: [0, 0] };
 
+// A number with its sign: +4, −4 (a minus sign, never "+-4"), ±0.
+export function signed(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0";
+}
+
+export function tileAtCell(x, y) {
+  return tileAt(x, y);
+}
+
+// The board point of a figure: its feature's spot (a barn: its corner).
+export function figurePoint(f) {
+  return featureSpot(f.x, f.y, f.feature);
+}
+
+export function figureKey(f) {
+  return `${f.player},${f.kind},${f.x},${f.y},${f.feature}`;
+}
+
 export function tileUse(kind, x, y, rotation, parent, extraClass = "") {
-  const group = svgElement("g", { transform: `translate(${x * TILE},${y * TILE}) rotate(${90 * rotation} 50 50)`, class: extraClass }, parent);
+  const group = svgElement("g", { transform: `translate(${x * TILE},${y * TILE}) rotate(${90 * rotation} 50 50)`, class: extraClass, "data-cell": `${x},${y}` }, parent);
   svgElement("use", { href: `#tile-${kind}` }, group);
   svgElement("rect", { width: TILE, height: TILE, fill: "none", stroke: "#0002", "stroke-width": 1 }, group);
   return group;

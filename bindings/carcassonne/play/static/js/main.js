@@ -1,10 +1,13 @@
 // The play page: draws the board from the server's tile drawings (/api/tiles) and the game state
 // (/api/games/{id}), and sends the human's choices as action texts. All rules live in the engine:
 // the page only offers what the server lists as legal. Modules: common, board, panels, dialogs.
-import { POLL_MS, page, $, svgElement, api, showStatus, seatName } from "./common.js";
-import { forgetHover, renderBoard, rotate, placeSelected, fitView, allVisible, setUpBoardControls } from "./board.js";
+import { POLL_MS, IDLE_POLL_MS, page, $, svgElement, api, showStatus, seatName } from "./common.js";
+import { forgetHover, renderBoard, rotate, placeSelected, fitView, allVisible, setUpBoardControls, zoomForFingers } from "./board.js";
 import { renderTurn, renderScores, renderCity, renderBag, renderLog, showEndSummary, askHint } from "./panels.js";
 import { setUpNewGameDialog, openNewGameDialog } from "./dialogs.js";
+import { playBack, playing, finish, SPEEDS } from "./animate.js";
+import { renderFinalLog, setUpFinalScoring, forgetFinalItem } from "./final.js";
+import { setUpLegend } from "./legend.js";
 
 async function start() {
   [page.options, page.tiles] = await Promise.all([api("GET", "/api/options"), api("GET", "/api/tiles")]);
@@ -29,41 +32,95 @@ async function start() {
 }
 
 export function setGame(game, fit = false) {
-  const changed = !page.game || page.game.id !== game.id || page.game.moves !== game.moves || page.game.version !== game.version;
-  if (!page.game || page.game.id !== game.id) [page.replay, page.replayWanted] = [null, null];
+  // A state that comes while earlier moves are played back waits for the playback's end.
+  if (playing() && page.game && page.game.id === game.id) {
+    page.pending = game;
+    return;
+  }
+  page.stateCount += 1;
+  const previous = page.game;
+  const sameGame = previous && previous.id === game.id;
+  const changed = !sameGame || previous.moves !== game.moves || previous.version !== game.version;
+  if (!sameGame) [page.replay, page.replayWanted] = [null, null];
   page.game = game;
+  if (changed) forgetFinalItem();
   location.hash = `game=${game.id}`;
   $("save-link").href = `/api/games/${game.id}/record`;
   $("save-link").setAttribute("download", `carcassonne-${game.id}.json`);
   if (changed) {
     page.selected = null;
     forgetHover();
-    page.hints = null;
+    // The figure of a whole-move hint just played stays marked; any other hint is gone.
+    const followUp = page.followUp && game.legal.figures.concat(game.legal.choices).some((a) => a.action === page.followUp[0].action);
+    page.hints = followUp ? page.followUp : null;
+    page.followUp = null;
     $("hint-panel").hidden = true;
   }
-  if (fit || (changed && !allVisible([...game.tiles, ...game.legal.placements, ...game.legal.cells]))) fitView();
+  const zoomed = changed && zoomForFingers();  // a phone: onto the tile whose spots are to be tapped
+  if (!zoomed && (fit || (changed && !allVisible([...game.tiles, ...game.legal.placements, ...game.legal.cells])))) fitView();
   if (changed || fit || game.bot_error) render();  // polls while a bot thinks mostly change nothing
-  if (!game.terminal && !game.human_to_move && !game.bot_error) setTimeout(poll, POLL_MS);
+  // The moves since the board was last drawn (a bot's replies, the scoring of one's own move).
+  const fresh = sameGame && game.moves > previous.moves && !page.replay ? game.log.filter((e) => e.index >= previous.moves) : [];
+  playBack(fresh, () => afterPlayBack(game, changed, fresh.length > 0));
+  if (playing()) renderStatus();
+}
+
+function afterPlayBack(game, changed, playedBack) {
+  const next = page.pending;
+  page.pending = null;
+  if (next) {
+    setGame(next);
+    return;
+  }
+  if (playedBack) renderStatus();  // the status said the moves were being shown
   if (game.terminal && changed) showEndSummary();
+  // While a bot is to move, often; otherwise now and then, so that a second tab on the same game
+  // (or another seat's player) sees the moves made elsewhere.
+  if (!game.terminal && !game.bot_error) schedulePoll(game.human_to_move ? IDLE_POLL_MS : POLL_MS);
+}
+
+let pollTimer = null;
+
+function schedulePoll(ms) {
+  clearTimeout(pollTimer);
+  pollTimer = setTimeout(poll, ms);
 }
 
 async function poll() {
-  if (!page.game || page.game.terminal || page.game.human_to_move) return;
+  if (!page.game || page.game.terminal) return;
+  const id = page.game.id;
+  const asked = page.stateCount;
   try {
-    setGame(await api("GET", `/api/games/${page.game.id}`));
+    const game = await api("GET", `/api/games/${id}`);
+    // A state that came meanwhile (the answer to a move) is newer than this one.
+    // (whoever showed it also scheduled the next poll).
+    if (page.game.id === id && page.stateCount === asked) setGame(game);
   } catch (error) {
+    if (error.status === 404) {
+      showStatus("This game was deleted (in another tab?). Start or continue another one.", true);
+      openNewGameDialog();
+      return;
+    }
     showStatus(error.message, true);
-    setTimeout(poll, POLL_MS * 5);
+    schedulePoll(POLL_MS * 5);
   }
 }
 
 export async function play(action) {
   if (page.busy) return;
+  finish();
   page.busy = true;
   try {
     setGame(await api("POST", `/api/games/${page.game.id}/actions`, { action }));
   } catch (error) {
-    showStatus(error.message, true);
+    if (error.status === 409 || error.status === 400) {
+      // Mostly a stale board (the game moved on in another tab): show the game as it is.
+      showStatus(`That move cannot be made now (${error.message}); the board shows the game as it is.`, true);
+      page.busy = false;
+      await poll();
+    } else {
+      showStatus(error.message, true);
+    }
   } finally {
     page.busy = false;
   }
@@ -77,10 +134,17 @@ export function render() {
   renderCity();
   renderBag();
   renderLog();
+  renderFinalLog();
   $("undo-button").disabled = !game.log.some((e) => e.player >= 0 && game.seats[e.player].kind === "human");
   $("hint-button").disabled = !game.human_to_move;
   $("replay-label").textContent = page.replay ? `move ${page.replay.moves} of ${game.moves}` : "";
-  if (page.replay) {
+  renderStatus();
+}
+
+function renderStatus() {
+  const game = page.game;
+  if (playing()) showStatus("Showing the last moves (click to skip)…");
+  else if (page.replay) {
     const scores = page.replay.scores.join(" : ");
     showStatus(`Replay: after move ${page.replay.moves} (${page.replay.action || "start"}), scores ${scores}`);
   }
@@ -93,6 +157,7 @@ export function render() {
 // Shows the board after the first `moves` moves; at the last move, the game itself again.
 // Quick clicks each step from the move last asked for, not from the last one shown.
 async function replayTo(moves) {
+  finish();  // a playback of today's moves does not belong on an earlier board
   const game = page.game;
   moves = Math.max(0, Math.min(moves, game.moves));
   page.replayWanted = moves;
@@ -120,6 +185,15 @@ function setUpReplay() {
 
 function setUpButtons() {
   setUpReplay();
+  setUpFinalScoring();
+  setUpLegend();
+  const speed = $("speed");
+  speed.value = page.speed in SPEEDS ? page.speed : "normal";
+  speed.addEventListener("change", () => {
+    page.speed = speed.value;
+    localStorage.setItem("carcassonne-speed", speed.value);
+  });
+  $("skip-button").addEventListener("click", finish);
   $("new-game-button").addEventListener("click", openNewGameDialog);
   $("rotate-button").addEventListener("click", () => rotate(1));
   $("place-button").addEventListener("click", placeSelected);

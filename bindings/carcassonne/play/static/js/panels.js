@@ -1,6 +1,6 @@
 // The side panels: the turn and its choices, scores, the City, tiles left, the move log, the
 // end summary and hints.
-import { page, $, svgElement, api, seatName, swatch } from "./common.js";
+import { page, $, svgElement, api, seatName, swatch, signed } from "./common.js";
 import { renderHints } from "./board.js";
 import { play } from "./main.js";
 
@@ -9,8 +9,9 @@ export function renderTurn() {
   const prompt = $("prompt");
   const drawnSvg = $("drawn-tile");
   drawnSvg.replaceChildren();
-  const placing = game.human_to_move && game.phase === "place_tile";
-  if (game.terminal) prompt.textContent = "The game is over.";
+  const placing = game.human_to_move && game.phase === "place_tile" && !page.replay;
+  if (page.replay) prompt.textContent = "Replaying an earlier move: press Now (in Moves) to go on playing.";
+  else if (game.terminal) prompt.textContent = "The game is over.";
   else if (game.human_to_move) prompt.innerHTML = `${swatch(game.current_player)}<b>${seatName(game.current_player)}</b>: ${game.prompt}`;
   else prompt.innerHTML = `${swatch(game.current_player)}${seatName(game.current_player)} is thinking…`;
   if (game.drawn_tile && !game.terminal) {
@@ -26,7 +27,7 @@ export function renderTurn() {
   choices.replaceChildren();
   const all = $("all-choices-list");
   all.replaceChildren();
-  if (!game.human_to_move) return;
+  if (!game.human_to_move || page.replay) return;
   for (const choice of game.legal.choices) {
     const button = document.createElement("button");
     button.textContent = choice.label;
@@ -35,37 +36,55 @@ export function renderTurn() {
     button.addEventListener("click", () => play(choice.action));
     choices.appendChild(button);
   }
-  const every = [
-    ...game.legal.placements.flatMap((c) => Object.values(c.rotations)),
-    ...game.legal.figures.map((f) => f.action),
-    ...game.legal.barns.map((b) => b.action),
-    ...game.legal.cells.map((c) => c.action),
-    ...game.legal.choices.map((c) => c.action),
-  ];
-  for (const action of every) {
+  for (const { action, label } of game.legal.every) {
     const button = document.createElement("button");
-    button.textContent = action;
+    button.textContent = label;
+    button.title = action;
     button.addEventListener("click", () => play(action));
     all.appendChild(button);
   }
 }
 
-let shownScores = null;  // the scores last drawn: a change flashes the row
+// Each player's points in the last round (since their own last turn began), from the log: a
+// bot's move does not hide what one's own move scored, and nothing compares two games.
+function lastRoundGains(game) {
+  const gains = game.scores.map(() => 0);
+  const since = game.turn + 1 - game.seats.length;  // log turns count from 1, game.turn from 0
+  for (const entry of game.log) {
+    if (entry.turn <= since) continue;
+    for (const s of entry.scored) gains[s.player] += s.points;
+  }
+  return gains;
+}
+
+export const CAUSE_NAMES = {
+  city: "cities", road: "roads", cloister: "monasteries", shrine: "shrines", field: "farmers",
+  barn: "barns", king: "King", robber: "Robber", arrow: "arrows", city_mayor: "mayors",
+  field_barn: "farmers with a barn", other: "other",
+};
+
+export function causeList(breakdown) {
+  return Object.entries(breakdown).filter(([, points]) => points).map(([cause, points]) => `${CAUSE_NAMES[cause] || cause} ${points}`).join(", ");
+}
 
 export function renderScores() {
   const game = page.game;
-  const before = shownScores && shownScores.length === game.scores.length ? shownScores : game.scores;
-  shownScores = game.scores;
+  const replay = page.replay;
+  const gains = lastRoundGains(game);
   const abbeyMayor = game.config.expansions.includes("abbey-mayor");
-  const rows = game.scores.map((score, p) => {
-    const causes = Object.entries(game.breakdown[p]).filter(([, points]) => points).map(([cause, points]) => `${cause} ${points}`).join(", ");
+  const rows = game.scores.map((now, p) => {
+    // While replaying: the scores after the move shown, nothing of today's game.
+    const score = replay ? replay.scores[p] : now;
+    const causes = replay ? "" : causeList(game.breakdown[p]);
     const s = game.supply[p];
     let supply = `meeples ${s.meeple}`;
     if (abbeyMayor) supply += `, mayor ${s.mayor}, wagon ${s.wagon}, barn ${s.barn}, abbey ${s.abbeys}`;
     const titles = [game.king === p ? "♔ King" : "", game.robber === p ? "⚔ Robber" : ""].filter(Boolean).join(" ");
-    const toMove = (p === game.current_player ? "to-move" : "") + (score !== before[p] ? " scored-now" : "");
-    return `<tr class="${toMove}"><td>${swatch(p)}${seatName(p)} ${titles}<div class="causes">${causes || "no points yet"}</div>` +
-      `<div class="supply">${supply}</div></td><td class="score">${score}${score !== before[p] ? ` <span class="gain">+${score - before[p]}</span>` : ""}<div class="causes" title="if the game ended now">→ ${game.final_estimate[p]}</div></td></tr>`;
+    const gain = !replay && gains[p] ? ` <span class="gain ${gains[p] < 0 ? "loss" : ""}" title="points in the last round">${signed(gains[p])}</span>` : "";
+    const estimate = replay ? "" : `<div class="causes" title="if the game ended now">→ ${game.final_estimate[p]}</div>`;
+    const toMove = p === (replay ? replay.current_player : game.current_player) ? "to-move" : "";
+    return `<tr class="${toMove}" data-player="${p}"><td>${swatch(p)}${seatName(p)} ${replay ? "" : titles}<div class="causes">${replay ? "" : causes || "no points yet"}</div>` +
+      `<div class="supply">${replay ? "" : supply}</div></td><td class="score">${score}${gain}${estimate}</td></tr>`;
   });
   $("scores").innerHTML = rows.join("");
 }
@@ -107,8 +126,8 @@ export function renderLog() {
   for (const entry of game.log) {
     const who = entry.player >= 0 ? `${swatch(entry.player)}` : "";
     const kind = entry.player < 0 ? "draw" : "";
-    let line = `<li class="${kind}" value="${entry.index + 1}" data-moves="${entry.index + 1}" title="show the board after this move">T${entry.turn} ${who}${entry.label}`;
-    for (const s of entry.scored) line += ` <span class="scored">${swatch(s.player)}+${s.points} ${s.cause}</span>`;
+    let line = `<li class="${kind}" value="${entry.index + 1}" data-moves="${entry.index + 1}" title="show the board after this move">Turn ${entry.turn} ${who}${entry.label}`;
+    for (const s of entry.scored) line += ` <span class="scored ${s.points < 0 ? "loss" : ""}">${swatch(s.player)}${signed(s.points)} ${CAUSE_NAMES[s.cause] || s.cause}</span>`;
     items.push(line + "</li>");
   }
   $("log").innerHTML = items.reverse().join("");
@@ -118,7 +137,7 @@ export function showEndSummary() {
   const game = page.game;
   const best = Math.max(...game.scores);
   const rows = game.scores.map((score, p) => {
-    const causes = Object.entries(game.breakdown[p]).filter(([, v]) => v).map(([c, v]) => `${c} ${v}`).join(", ");
+    const causes = causeList(game.breakdown[p]);
     return `<tr><td>${swatch(p)}${seatName(p)}${score === best ? " ★ winner" : ""}</td><td class="score">${score}</td><td class="causes">${causes}</td></tr>`;
   });
   $("end-summary").innerHTML = `<table>${rows.join("")}</table>`;
@@ -137,10 +156,15 @@ export async function askHint() {
     hint.moves.forEach((move, i) => {
       const chances = move.win.map((w, p) => `${swatch(p)}${Math.round(100 * w)}%`).join(" ");
       const item = document.createElement("li");
-      item.innerHTML = `<b>${move.label}</b> <code>${move.action}</code> — win chance ${chances} `;
+      const then = move.then ? `, then <b>${move.then.label.toLowerCase()}</b>` : "";
+      item.innerHTML = `<b>${move.label}</b>${then} — win chance ${chances} `;
       const button = document.createElement("button");
       button.textContent = "Play";
-      button.addEventListener("click", () => play(move.action));
+      // A whole move: after the placement, its figure is marked as the next hint.
+      button.addEventListener("click", () => {
+        page.followUp = move.then ? [{ action: move.then.action, label: move.then.label, win: move.win }] : null;
+        play(move.action);
+      });
       item.appendChild(button);
       item.dataset.rank = i + 1;
       $("hint-list").appendChild(item);

@@ -1,0 +1,104 @@
+"""What the play page shows of scoring (carcassonne.play.features): features joined across
+tiles, each move's scoring by feature, and the final scoring item by item (rules B-8, B-9)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from carcassonne import Game, _core
+from carcassonne.play.features import Features, final_scoring, move_events
+from carcassonne.play.session import GameSession
+from carcassonne.play.store import Store
+from helpers import play_randomly
+
+START = {"tile": "base.D-start", "x": 0, "y": 0, "rotation": 0}  # city N, road W-E
+
+
+def test_a_road_joins_across_tiles_and_is_open_at_its_ends() -> None:
+    straight = {"tile": "base.U", "x": 1, "y": 0, "rotation": 0}  # a road W-E (FRFR)
+    features = Features([START, straight])
+    road = next(p for p in features.types if p[:2] == (0, 0) and features.type(p) == "road")
+    parts = features.parts(road)
+    assert {(x, y) for x, y, _ in parts} == {(0, 0), (1, 0)}
+    assert all(features.type(p) == "road" for p in parts) and not features.complete(road)
+    city = next(p for p in features.types if p[:2] == (0, 0) and features.type(p) == "city")
+    assert features.parts(city) == [city]  # a city never joins a road or a field
+
+
+def test_the_final_scoring_of_a_small_board_item_by_item() -> None:
+    """B-8: an unfinished road scores 1 a tile, an unfinished city 1 a tile; B-9: a farm feeding
+    no complete city scores nothing. The meeple on the road is Red's, on the city Blue's."""
+    straight = {"tile": "base.U", "x": 1, "y": 0, "rotation": 0}
+    game = Game.from_position(
+        {
+            "players": 2,
+            "tiles": [START, straight],
+            "figures": [
+                {"player": 0, "kind": "meeple", "x": 1, "y": 0, "feature": 0},
+                {"player": 1, "kind": "meeple", "x": 0, "y": 0, "feature": 0},
+            ],
+            "bag": [],
+        }
+    )
+    assert game.is_terminal
+    items = {item["type"]: item for item in final_scoring(game)}
+    road = items["road"]
+    assert road["points"] == [2, 0] and {(x, y) for x, y, _ in road["parts"]} == {(0, 0), (1, 0)}
+    assert items["city"]["points"] == [0, 1] and len(items["city"]["parts"]) == 1
+    assert sum(item["points"][p] for item in items.values() for p in range(2)) == sum(game.scores)
+
+
+@pytest.mark.parametrize(
+    "expansions",
+    [[], ["abbey-mayor", "king-robber"], ["abbey-mayor", "city", "king-robber", "shrines", "anniv20"]],
+)
+def test_the_final_items_add_up_to_the_engines_final_scoring(expansions: list[str]) -> None:
+    """Each item is scored alone by the engine; together they must give what the engine scored
+    for the whole board, so no item counts a feature twice or misses one."""
+    game = Game(players=3, expansions=expansions, seed=4)
+    play_randomly(game, random.Random(4))
+    items = final_scoring(game)
+    assert items and not [item for item in items if item["what"] == "other"]
+    on_board = {(f["x"], f["y"], f["feature"], f["player"], f["kind"]) for f in game.figures}
+    listed = {(f["x"], f["y"], f["feature"], f["player"], f["kind"]) for i in items for f in i["figures"]}
+    assert listed == on_board
+    for item in items:
+        if item["type"] == "field":
+            for city in item["cities"]:
+                assert all(Features(game.tiles).type(tuple(part)) == "city" for part in city)
+    if "king-robber" in expansions:
+        assert {"king", "robber"} <= {item["what"] for item in items}
+
+
+def test_each_scoring_move_names_its_feature_and_the_figures_gone_home(tmp_path: Path) -> None:
+    game = Game(players=2, seed=6)
+    while not game.is_terminal:  # greedy players complete features (random ones rarely do)
+        if game.is_chance:
+            game.apply_random_chance()
+        else:
+            game.apply(_core.choose_action(game.core_state(), "greedy", 1))
+    session = GameSession("t", [{"kind": "human"}] * 2, game.to_record(), Store(tmp_path))
+    scoring = [e for e in session.log if e["scored"] and e["index"] != len(session.log) - 1]
+    assert scoring, "a greedy base game scores during play"
+    for entry in scoring:
+        shown = {}
+        for event in entry["events"]:
+            for player, points in event["points"].items():
+                shown[player] = shown.get(player, 0) + points
+            for f in event["returned"]:
+                assert [f["x"], f["y"], f["feature"]] in [list(p) for p in event["parts"]]
+        booked = {}
+        for s in entry["scored"]:
+            booked[s["player"]] = booked.get(s["player"], 0) + s["points"]
+        assert shown == booked
+    # The tile and the figure of one turn carry the same turn number, counted from 1.
+    decisions = [e for e in session.log if e["player"] >= 0]
+    assert decisions[0]["turn"] == decisions[1]["turn"] == 1 and decisions[2]["turn"] == 2
+
+
+def test_a_move_with_no_figure_gone_books_its_points_without_a_feature() -> None:
+    events = move_events([START], [], {"king": {1: 3}})
+    assert events == [{"parts": [], "returned": [], "causes": ["king"], "points": {1: 3}, "type": ""}]
