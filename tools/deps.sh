@@ -31,8 +31,9 @@ build_packages=(g++ libtbb-dev libeigen3-dev python3-dev python3-venv)
 command -v cmake >/dev/null || build_packages+=(cmake)
 command -v ninja >/dev/null || build_packages+=(ninja-build)
 if [ "$profile" = dev ]; then
-  # The C++ tests and benchmarks; clang-format for tools/format.sh (the style was tuned on 14).
-  build_packages+=(libgtest-dev libbenchmark-dev clang-format)
+  # The C++ tests and benchmarks; clang-format for tools/format.sh (the style was tuned on 14);
+  # valgrind for the performance gate (tools/perf_gate.py counts instructions with callgrind).
+  build_packages+=(libgtest-dev libbenchmark-dev clang-format valgrind)
   # clang with its libFuzzer and sanitizer runtimes: tools/fuzz.sh, and Atheris builds with it.
   build_packages+=(clang libclang-rt-14-dev)
 fi

@@ -2,9 +2,11 @@
 # Runs every test, after installing what they need into .venv (tools/deps.sh):
 #   the package: an sdist and a wheel (python -m build), the wheel smoke-tested in a clean
 #     virtual environment (tools/smoke.sh) and installed into .venv for the Python tests;
-#   C++: the GoogleTest suite (release, ctest), again under AddressSanitizer and
-#     UndefinedBehaviorSanitizer with a 100,000-move random-game invariant run, the search tests
-#     under ThreadSanitizer, and a short pass of every libFuzzer target (tools/fuzz.sh);
+#   C++: the GoogleTest suite (release, ctest), the performance gate (instructions of fixed
+#     workloads under callgrind against committed budgets: tools/perf_gate.py), the suite again
+#     under AddressSanitizer and UndefinedBehaviorSanitizer with a 100,000-move random-game
+#     invariant run, the search tests under ThreadSanitizer, and a short pass of every
+#     libFuzzer target (tools/fuzz.sh);
 #   Python: ruff, mypy, formatting, the stub _core.pyi against the built module (stubtest), the
 #     pytest suite (the play server's browser tests in headless Chromium included: screenshots
 #     in build/screenshots/) and a short Atheris pass on the Python API;
@@ -31,6 +33,9 @@ echo "== C++ tests (release)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCARC_WERROR=ON >/dev/null
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== Performance gate: instructions of random games and searches (callgrind) against bench/instruction_budgets.json"
+python tools/perf_gate.py --build-dir build
 
 echo "== C++ tests under ASan + UBSan, 100,000 random-game moves with invariant checks"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCARC_SANITIZE=address,undefined \
