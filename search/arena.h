@@ -13,11 +13,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "agents.h"
 #include "engine/game.h"
 #include "sprt.h"
 
@@ -70,6 +72,11 @@ std::string move_kind(const State& state, Action action);
 struct ArenaConfig {
   Config game;                      // rules: players, expansions, variants; seed picks the decks
   std::vector<std::string> agents;  // one agent spec per entrant; exactly game.players of them
+  // Optional, per entrant (empty, or one per entrant): agents made outside the spec table, e.g.
+  // from Python. Where custom_agents[e] is set, it makes entrant e's agent for each game, given the
+  // seed the arena derives for that entrant and deal, and agents[e] is only its name (reports and
+  // csv). Such agents need not be thread-safe: a run with any plays its games one at a time.
+  std::vector<std::function<std::unique_ptr<Agent>(uint64_t seed)>> custom_agents;
   int deals = 10;                   // decks to play
   int first_deal = 0;               // they are decks first_deal .. first_deal + deals - 1 (a sweep
                                     // plays a long run in chunks, each its own arena run)
