@@ -58,7 +58,7 @@ class BuiltinAgent:
         code = self._agent.choose(state)
         return Action(code, state.action_to_string(code))
 
-    def move(self, game: Game, copy: bool = True) -> int:
+    def move(self, game: Game) -> int:
         """act() as a code (the protocol PythonPlayer shares; the state is copied in C++)."""
         return int(self._agent.choose(game._state))
 
@@ -115,10 +115,9 @@ class PythonPlayer:
         if callable(reset):
             reset(seed)
 
-    def move(self, game: Game, copy: bool = True) -> int:
-        """The agent's move at `game` as a legal action code; the agent gets its own copy of
-        the game (`copy=False`: `game` itself, when it is a copy already)."""
-        action = self._act(game.clone() if copy else game)
+    def move(self, game: Game) -> int:
+        """The agent's move at `game` as a legal action code (the agent gets its own copy)."""
+        action = self._act(game.clone())
         try:
             code = game._code(action)
         except (IllegalActionError, TypeError) as e:
@@ -137,7 +136,7 @@ class _ArenaEntrant(PythonPlayer):
         self._config = config
 
     def choose(self, state: _core.State) -> int:
-        return self.move(Game._at_state(state, self._config), copy=False)  # state: a copy from C++
+        return self.move(Game._at_state(state, self._config))
 
 
 def player(agent: Any, seed: int = 0) -> PythonPlayer | BuiltinAgent:
