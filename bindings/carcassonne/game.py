@@ -535,6 +535,21 @@ class Game:
 
     __copy__ = clone
 
+    def __eq__(self, other: object) -> bool:
+        """Games are equal when they are the same game: the same config, start position, actions
+        and draws made with the PRNG, and so the same position (State ==)."""
+        if not isinstance(other, Game):
+            return NotImplemented
+        return (
+            _config_dict(self._config) == _config_dict(other._config)
+            and self._position == other._position
+            and self._history == other._history
+            and self._sampled == other._sampled
+            and self._state == other._state
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # a game changes as it is played
+
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
         return self.clone()
 

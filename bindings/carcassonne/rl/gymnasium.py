@@ -16,8 +16,9 @@ Observations are dicts: "planes" (uint8 [planes, W, W]), "globals" (float32) and
 own PRNG and opponents are reset with seeds drawn from the environment's, so reset(seed=...)
 and the actions fix the episode; a reset without a seed continues the seeded stream. Your seat
 is `seat`, or (None) drawn at every reset. The reward is 0 until the end, then your win share
-(1/k for each of the k players with the top score, B-10); info holds your "seat" and at the
-end the "scores". An illegal action ends the episode with reward
+(1/k for each of the k players with the top score, B-10); info holds your "seat", "outside"
+(legal actions outside the window, not in the mask: docs/observation.md; WindowError if no legal
+action is inside) and at the end the "scores". An illegal action ends the episode with reward
 `illegal_reward` and info["illegal_action"] = True (Gymnasium's checks step with unmasked
 samples); `illegal_reward=None` raises IllegalActionError instead. Needs `gymnasium`.
 """
@@ -78,6 +79,7 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         self.action_space = spaces.Discrete(self._actions.size)
         self.game: Game | None = None
         self.seat = 0
+        self._outside = 0  # legal actions outside the window at the current node (not in the mask)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -133,10 +135,11 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         globals_ = np.empty(self._encoder.num_globals, np.float32)
         self._encoder.encode_into(game._state, self.seat, planes, globals_)
         mask = np.zeros(self._actions.size, np.int8)
+        self._outside = 0
         if not game.is_terminal:
-            indices, outside = self._actions.legal_indices(game._state)
-            if outside:
-                raise WindowError(f"{outside} legal action(s) lie outside the {self._window}-cell window")
+            indices, self._outside = self._actions.legal_indices(game._state)
+            if not indices:
+                raise WindowError(f"every legal action lies outside the {self._window}-cell window")
             mask[indices] = 1
         return {"planes": planes, "globals": globals_, "action_mask": mask}
 
@@ -148,7 +151,7 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         }
 
     def _info(self) -> dict[str, Any]:
-        return {"seat": self.seat}
+        return {"seat": self.seat, "outside": self._outside}
 
     def action_masks(self) -> np.ndarray:
         """The legal actions' mask at the current node (sb3-contrib's MaskablePPO asks for it)."""
