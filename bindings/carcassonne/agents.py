@@ -150,11 +150,14 @@ def split_agents(agents: Any) -> tuple[list[str], list[Any]]:
     """(names, Python agents): the names are the specs and the Python agents' names; the second
     list holds None for a spec. One string lists specs ("greedy,mcts:iters=50,c=1")."""
     if isinstance(agents, str):
-        names = _agents(agents)
-        return names, [None] * len(names)
+        specs = _agents(agents)
+        return specs, [None] * len(specs)
     if not isinstance(agents, Sequence):
-        raise TypeError(f"agents must be a list (specs, callables, Agent objects), not {type(agents).__name__}")
-    names, python = [], []
+        raise TypeError(
+            f"agents must be a list (specs, callables, Agent objects), not {type(agents).__name__}"
+        )
+    names: list[str] = []
+    python: list[Any] = []
     for agent in agents:
         if isinstance(agent, str):
             names.append(agent)

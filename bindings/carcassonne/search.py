@@ -14,8 +14,8 @@ from typing import Any
 
 from . import _core
 from ._common import _analyse, _int, _mcts_config
-from .agents import AgentLike, _ArenaEntrant, split_agents
 from ._core import SearchError
+from .agents import AgentLike, _ArenaEntrant, split_agents
 from .game import Game, make_config
 
 

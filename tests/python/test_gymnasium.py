@@ -84,7 +84,7 @@ def test_the_vector_env_writes_each_games_observation_and_mask() -> None:
     envs = CarcassonneVectorEnv(8, opponents=["greedy"], window=24)
     obs, info = envs.reset(seed=3)
     for _ in range(30):
-        obs, reward, terminated, truncated, info = envs.step(random_legal(obs["action_mask"]))
+        obs, _, _, _, info = envs.step(random_legal(obs["action_mask"]))
     encoder = c.rl.encoder(2, 24)
     for i in range(8):
         state = envs.state(i)

@@ -26,7 +26,7 @@ samples); `illegal_reward=None` raises IllegalActionError instead. Needs `gymnas
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -42,7 +42,7 @@ _GLOBALS_HIGH = 1.0e6
 
 
 class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's convention)
 
     def __init__(
         self,
@@ -69,10 +69,12 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
         self.render_mode = render_mode
-        self.observation_space = spaces.Dict(
+        self.observation_space: spaces.Dict = spaces.Dict(  # type: ignore[assignment]
             {
                 "planes": spaces.Box(0, 255, (self._encoder.num_planes, window, window), np.uint8),
-                "globals": spaces.Box(-_GLOBALS_HIGH, _GLOBALS_HIGH, (self._encoder.num_globals,), np.float32),
+                "globals": spaces.Box(
+                    -_GLOBALS_HIGH, _GLOBALS_HIGH, (self._encoder.num_globals,), np.float32
+                ),
                 "action_mask": spaces.Box(0, 1, (self._actions.size,), np.int8),
             }
         )
@@ -103,7 +105,9 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         code = self._actions.action(game._state, index) if 0 <= index < self._actions.size else None
         if code is None or not game._state.is_legal(code):
             if self._illegal_reward is None:
-                raise _core.IllegalActionError(f"action index {index} is not legal here (see the action_mask)")
+                raise _core.IllegalActionError(
+                    f"action index {index} is not legal here (see the action_mask)"
+                )
             info = {**self._info(), "illegal_action": True}
             self.game = None
             return self._empty_observation(), float(self._illegal_reward), True, False, info
@@ -145,8 +149,8 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
 
     def _empty_observation(self) -> dict[str, np.ndarray]:
         return {
-            "planes": np.zeros(self.observation_space["planes"].shape, np.uint8),
-            "globals": np.zeros(self.observation_space["globals"].shape, np.float32),
+            "planes": np.zeros((self._encoder.num_planes, self._window, self._window), np.uint8),
+            "globals": np.zeros(self._encoder.num_globals, np.float32),
             "action_mask": np.zeros(self._actions.size, np.int8),
         }
 

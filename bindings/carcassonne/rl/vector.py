@@ -146,7 +146,9 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
             return obs
         n = obs["planes"].shape[0]
         size = int(np.prod(self.plane_shape))
-        planes = np.unpackbits(obs["planes"], axis=1, bitorder="little")[:, :size].reshape(n, *self.plane_shape)
+        planes = np.unpackbits(obs["planes"], axis=1, bitorder="little")[:, :size].reshape(
+            n, *self.plane_shape
+        )
         mask = np.unpackbits(obs["action_mask"], axis=1, bitorder="little")[:, : self.num_actions]
         return {"planes": planes, "globals": obs["globals"], "action_mask": mask}
 
