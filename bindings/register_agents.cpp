@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "engine/game.h"
-#include "interrupt.h"
 #include "register.h"
 #include "search/agents.h"
 #include "search/playout.h"
@@ -108,7 +107,10 @@ void register_agents(py::module_& m) {
               throw SearchError("Agent: the node is not a decision (a draw or the end of the game)");
             Busy busy(self);
             State copy = state;  // with the GIL held: nothing Python-owned is read after the release
-            return run_interruptible([&](const std::atomic<bool>*) { return self.agent->choose(copy, self.rng).code; });
+            // One move, released directly: a thread per call (run_interruptible) would cost more
+            // than a greedy move, and a choice cannot be stopped early anyway (give a time budget).
+            py::gil_scoped_release release;
+            return self.agent->choose(copy, self.rng).code;
           },
           "state"_a,
           "The action code the agent chooses at a decision node, with the GIL released (SearchError\n"
