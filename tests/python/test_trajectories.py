@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from carcassonne import CAUSES, Game
-from carcassonne.rl.trajectories import game_actions, load_trajectories, write_trajectories
+from carcassonne.rl.trajectories import game_actions, load_trajectories, policy_targets, write_trajectories
 
 
 def test_a_written_trajectory_replays_to_its_scores(tmp_path: Path) -> None:
@@ -49,3 +49,26 @@ def test_a_written_trajectory_replays_to_its_scores(tmp_path: Path) -> None:
         assert (np.isnan(data[key]).all(axis=1) == ~searched_rows).all()
         assert ((data[key][searched_rows] >= 0) & (data[key][searched_rows] <= 1)).all()
     assert np.allclose(data["search_win"][searched_rows].sum(axis=1), 1.0, atol=1e-3)
+
+
+def test_every_decision_has_a_policy_label_and_every_game_its_result(tmp_path: Path) -> None:
+    path = write_trajectories(
+        tmp_path / "t.npz", ["mcts:iters=20,memory=16", "random"], deals=1, progress=False
+    )
+    data = load_trajectories(path)
+    for g in range(2):
+        scores = data["scores"][g]
+        assert data["win_share"][g].tolist() == [1.0 if s == max(scores) else 0.0 for s in scores] or (
+            scores[0] == scores[1] and data["win_share"][g].tolist() == [0.5, 0.5]
+        )
+        labels = policy_targets(data, g)
+        decisions = [i for i, (_, decider, _) in enumerate(game_actions(data, g)) if decider >= 0]
+        assert len(labels) == len(decisions)
+        start = int(data["game_start"][g])
+        for index, decider, codes, probs in labels:
+            assert abs(sum(probs) - 1) < 1e-9
+            if data["entrant"][g][decider] == 1:  # random: the chosen action, one-hot
+                assert (codes, probs) == ([int(data["actions"][index])], [1.0])
+            else:
+                assert int(data["actions"][index]) in codes
+            assert index >= start

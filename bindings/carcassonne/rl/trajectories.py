@@ -16,7 +16,11 @@ The .npz file holds flat arrays with offsets (ragged data without pickles):
                    search's estimates at the root, win share and mean reward (the search's
                    reward, by default the margin reward); NaN where there are no visits.
                    Files written before 2 December 2026 lack them.
-`load_trajectories` gives them back as a dict of arrays plus the parsed config.
+  win_share        per game and seat (float32): 1/k for each of the k top scorers (B-10), the
+                   final result a value head learns. Files written before 3 December 2026 lack it.
+`load_trajectories` gives them back as a dict of arrays plus the parsed config;
+`policy_targets` gives a game's policy labels: the root's visit distribution where an MCTS
+agent searched, else the chosen action as a one-hot (greedy, random and Python agents).
 """
 
 from __future__ import annotations
@@ -26,48 +30,13 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from .. import CAUSES, SearchError, arena
+from .. import CAUSES, SearchError
 from .._common import _agents
-
-
-class PlainGame(NamedTuple):
-    """The parts of an arena GameRecord that trajectories keep, as picklable Python data."""
-
-    deal: int
-    rotation: int
-    entrant: list[int]
-    scores: list[int]
-    points: list[list[int]]
-    actions: list[int]
-    deciders: list[int]
-    visits: list[list[tuple[int, int]]]
-    search_win: list[list[float]]
-    search_reward: list[list[float]]
-
-
-def plain(record: Any) -> PlainGame:
-    return PlainGame(
-        int(record.deal),
-        int(record.rotation),
-        list(record.entrant),
-        list(record.scores),
-        [list(p) for p in record.points],
-        list(record.actions),
-        list(record.deciders),
-        [list(pairs) for pairs in record.visits],
-        [list(w) for w in record.search_win],
-        [list(r) for r in record.search_reward],
-    )
-
-
-def play_chunk(names: Sequence[str], first: int, deals: int, options: dict[str, Any]) -> list[PlainGame]:
-    """Deals first .. first+deals-1 (each from every seat rotation) with full records."""
-    result = arena(list(names), deals=deals, first_deal=first, record_actions=True, **options)
-    return [plain(g) for g in result.games]
+from ._games import PlainGame, play_chunk
 
 
 def write_trajectories(
@@ -155,7 +124,16 @@ def _arrays(games: Sequence[PlainGame], players: int) -> dict[str, np.ndarray]:
         "visit_action": np.array(visit_action, dtype=np.uint32),
         "visit_count": np.array(visit_count, dtype=np.uint32),
         **{k: np.array(v, dtype=np.float32).reshape(len(actions), players) for k, v in searched.items()},
+        "win_share": np.array([_win_shares(g.scores) for g in games], dtype=np.float32).reshape(
+            len(games), players
+        ),
     }
+
+
+def _win_shares(scores: Sequence[int]) -> list[float]:
+    top = max(scores)
+    winners = sum(1 for s in scores if s == top)
+    return [1.0 / winners if s == top else 0.0 for s in scores]
 
 
 def load_trajectories(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -178,4 +156,22 @@ def game_actions(data: dict[str, Any], game: int) -> list[tuple[int, int, list[t
             zip(data["visit_action"][lo:hi].tolist(), data["visit_count"][lo:hi].tolist(), strict=True)
         )
         out.append((int(data["actions"][i]), int(data["player"][i]), pairs))
+    return out
+
+
+def policy_targets(data: dict[str, Any], game: int) -> list[tuple[int, int, list[int], list[float]]]:
+    """Game `game`'s policy labels, one per decision (draws skipped): (index of the action in
+    `actions`, decider, action codes, probabilities). Where an MCTS agent searched, the root's
+    visits normalised; elsewhere (greedy, random, Python agents, forced moves) the chosen
+    action with probability 1."""
+    start = int(data["game_start"][game])
+    out = []
+    for offset, (code, decider, pairs) in enumerate(game_actions(data, game)):
+        if decider < 0:
+            continue
+        total = sum(n for _, n in pairs)
+        if total > 0:
+            out.append((start + offset, decider, [a for a, _ in pairs], [n / total for _, n in pairs]))
+        else:
+            out.append((start + offset, decider, [code], [1.0]))
     return out
