@@ -129,7 +129,7 @@ class VectorEnv {
       if (index[i] < 0 || index[i] >= space_.size())
         throw IllegalActionError(where + " is outside the action space [0, " + std::to_string(space_.size()) + ")");
       try {
-        chosen[size_t(i)] = space_.action(observation_window(s, space_.window()), int(index[i]));
+        chosen[size_t(i)] = space_.action(games_[size_t(i)].window, int(index[i]));
       } catch (const std::out_of_range&) {
         throw IllegalActionError(where + " names a cell beyond the board");
       }
@@ -141,7 +141,7 @@ class VectorEnv {
       Slot& g = games_[size_t(i)];
       State& s = *g.state;
       const int mover = s.current_player();
-      s.apply(chosen[size_t(i)]);
+      s.apply_unchecked(chosen[size_t(i)]);  // checked above
       advance(i);
       float* returns = out.returns + size_t(i) * size_t(players_);
       if (s.is_terminal()) {
@@ -182,6 +182,7 @@ class VectorEnv {
     int learner = -1;  // the learner's seat, -1 in self-play (every seat)
     uint64_t episode = 0;
     std::vector<int> indices;  // scratch: the legal indexes
+    Window window;             // the observation window of the current node
   };
   struct Outputs {
     uint8_t* planes;
@@ -230,7 +231,7 @@ class VectorEnv {
       if (g.learner < 0 || p == g.learner) return;
       // The opponents fill the other seats in order: opponent k plays the k-th seat after the learner.
       const int k = (p - g.learner + players_) % players_ - 1;
-      s.apply(g.agents[size_t(k)]->choose(s, g.rng));
+      s.apply_unchecked(g.agents[size_t(k)]->choose(s, g.rng));  // a built-in agent's move is legal
     }
   }
 
@@ -239,8 +240,8 @@ class VectorEnv {
     const State& s = *g.state;
     const int p = s.current_player();
     out.player[i] = int8_t(p);
-    const Window w = observation_window(s, space_.window());
-    out.outside[i] = space_.legal_indices(s, w, g.indices);
+    g.window = observation_window(s, space_.window());  // step() reads the actions in it
+    out.outside[i] = space_.legal_indices(s, g.window, g.indices);
     uint8_t* mask = out.mask + size_t(i) * mask_bytes_;
     std::memset(mask, 0, mask_bytes_);
     for (int index : g.indices) {

@@ -13,7 +13,11 @@ NOTEBOOKS = sorted((Path(__file__).parents[2] / "experiments" / "notebooks").glo
 
 
 def test_the_notebooks_are_found() -> None:
-    assert {p.name for p in NOTEBOOKS} >= {"quickstart.ipynb", "value_learning.ipynb"}
+    assert {p.name for p in NOTEBOOKS} >= {
+        "quickstart.ipynb",
+        "value_learning.ipynb",
+        "bring_your_own_model.ipynb",
+    }
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
