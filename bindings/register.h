@@ -39,7 +39,6 @@ Action to_action(int64_t code);
 // ArenaConfig::custom_agents for entrants given from Python: per entrant None (a spec agent) or
 // an object with name, reset(seed) and choose(state) -> code (carcassonne.agents). Empty if all
 // are None. The objects are borrowed: keep the sequence alive while the arena runs.
-std::vector<std::function<std::unique_ptr<Agent>(uint64_t)>> python_agent_factories(
-    const pybind11::sequence& entrants);
+std::vector<std::function<std::unique_ptr<Agent>(uint64_t)>> python_agent_factories(const pybind11::sequence& entrants);
 
 }  // namespace carc::py_bindings

@@ -66,7 +66,8 @@ struct BuiltinAgent {
 class Busy {
  public:
   explicit Busy(BuiltinAgent& a) : a_(a) {
-    if (a_.busy.exchange(true)) throw std::runtime_error("Agent: another thread is using this agent (one call at a time)");
+    if (a_.busy.exchange(true))
+      throw std::runtime_error("Agent: another thread is using this agent (one call at a time)");
   }
   ~Busy() { a_.busy.store(false); }
   Busy(const Busy&) = delete;
@@ -97,8 +98,7 @@ void register_agents(py::module_& m) {
   py::class_<BuiltinAgent>(m, "BuiltinAgent",
                            "A built-in agent from its spec (\"greedy\", \"mcts:time=0.1\", ...), kept between\n"
                            "moves (an MCTS agent reuses its tree), with its own seeded PRNG.")
-      .def(py::init<const std::string&, uint64_t>(), "spec"_a, "seed"_a = 0,
-           "Raises SearchError for a bad spec.")
+      .def(py::init<const std::string&, uint64_t>(), "spec"_a, "seed"_a = 0, "Raises SearchError for a bad spec.")
       .def_readonly("spec", &BuiltinAgent::spec)
       .def(
           "choose",

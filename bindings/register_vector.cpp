@@ -12,6 +12,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -102,6 +103,7 @@ class VectorEnv {
   }
 
   void reset() {
+    Busy busy(busy_);
     Outputs out = outputs();
     py::gil_scoped_release release;
     parallel_for(n_, threads_, [&](int i) {
@@ -116,6 +118,7 @@ class VectorEnv {
   }
 
   void step(const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& actions) {
+    Busy busy(busy_);
     if (!games_[0].state) throw py::value_error("VectorEnv: call reset() first");
     if (actions.ndim() != 1 || actions.shape(0) != n_)
       throw py::value_error("VectorEnv.step: expected " + std::to_string(n_) + " action indexes, one per game");
@@ -124,8 +127,8 @@ class VectorEnv {
     const int64_t* index = actions.data();
     for (int i = 0; i < n_; ++i) {
       const State& s = *games_[size_t(i)].state;
-      const std::string where = "VectorEnv.step: game " + std::to_string(i) + ": action index " +
-                                std::to_string(index[i]);
+      const std::string where =
+          "VectorEnv.step: game " + std::to_string(i) + ": action index " + std::to_string(index[i]);
       if (index[i] < 0 || index[i] >= space_.size())
         throw IllegalActionError(where + " is outside the action space [0, " + std::to_string(space_.size()) + ")");
       try {
@@ -196,8 +199,8 @@ class VectorEnv {
   };
 
   Outputs outputs() {
-    return {planes_.mutable_data(),   globals_.mutable_data(), mask_.mutable_data(),   reward_.mutable_data(),
-            terminated_.mutable_data(), player_.mutable_data(), outside_.mutable_data(), returns_.mutable_data()};
+    return {planes_.mutable_data(),     globals_.mutable_data(), mask_.mutable_data(),    reward_.mutable_data(),
+            terminated_.mutable_data(), player_.mutable_data(),  outside_.mutable_data(), returns_.mutable_data()};
   }
 
   // A new game in slot i (its seed from the env's seed, the slot and the episode), advanced to
@@ -245,10 +248,8 @@ class VectorEnv {
     uint8_t* mask = out.mask + size_t(i) * mask_bytes_;
     std::memset(mask, 0, mask_bytes_);
     for (int index : g.indices) {
-      if (packed_)
-        mask[index >> 3] |= uint8_t(1u << (index & 7));  // numpy's bitorder="little", as the planes
-      else
-        mask[index] = 1;
+      if (packed_) mask[index >> 3] |= uint8_t(1u << (index & 7));  // numpy's bitorder="little", as the planes
+      else mask[index] = 1;
     }
     float* globals = out.globals + size_t(i) * size_t(encoder_.num_globals());
     if (!packed_) {
@@ -265,6 +266,22 @@ class VectorEnv {
     pack_bits(scratch.data(), scratch.size(), packed.data());
     std::memcpy(out.planes + size_t(i) * obs_bytes_, packed.data(), obs_bytes_);
   }
+
+  // One call at a time: two Python threads stepping the same object would race once the GIL
+  // is released, so the second is refused.
+  class Busy {
+   public:
+    explicit Busy(std::atomic<bool>& flag) : flag_(flag) {
+      if (flag_.exchange(true)) throw std::runtime_error("VectorEnv: another thread is using it (one call at a time)");
+    }
+    ~Busy() { flag_.store(false); }
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+
+   private:
+    std::atomic<bool>& flag_;
+  };
+  std::atomic<bool> busy_{false};
 
   Config config_;
   int players_;

@@ -95,7 +95,8 @@ State State::from_bytes(std::string_view bytes) {
     differs = "another tile catalogue (fingerprint " + std::to_string(header.catalogue) + "; this build's is " +
               std::to_string(catalogue_fingerprint()) + ")";
   else if (bytes.size() != sizeof header + sizeof(State))
-    differs = std::to_string(bytes.size()) + " bytes in all; a State's are " + std::to_string(sizeof header + sizeof(State));
+    differs =
+        std::to_string(bytes.size()) + " bytes in all; a State's are " + std::to_string(sizeof header + sizeof(State));
   if (!differs.empty())
     throw RecordError("this pickled State comes from another build of carcassonne (" + differs +
                       "): keep game records (Game.to_json) across versions");

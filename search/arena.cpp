@@ -49,7 +49,8 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
     int e = (s + rotation) % players;
     r.entrant.push_back(e);
     const uint64_t seed = mix(mix(config.agent_seed, uint64_t(deal)), uint64_t(e));
-    agents.push_back(is_custom(config, e) ? config.custom_agents[size_t(e)](seed) : make_agent(config.agents[size_t(e)]));
+    agents.push_back(is_custom(config, e) ? config.custom_agents[size_t(e)](seed)
+                                          : make_agent(config.agents[size_t(e)]));
     rngs.emplace_back(seed);
   }
   r.think_seconds.assign(size_t(players), 0.0);
@@ -298,10 +299,8 @@ ArenaResult run_arena(const ArenaConfig& config) {
     throw SearchError("arena: custom_agents must be empty or hold one entry per entrant");
   bool any_custom = false;
   for (int e = 0; e < players; ++e) {
-    if (is_custom(config, e))
-      any_custom = true;
-    else
-      make_agent(config.agents[size_t(e)]);  // SearchError for bad specs
+    if (is_custom(config, e)) any_custom = true;
+    else make_agent(config.agents[size_t(e)]);  // SearchError for bad specs
   }
   if (config.sprt && players != 2) throw SearchError("arena: a sequential test needs 2 players");
 
