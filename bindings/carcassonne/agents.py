@@ -139,7 +139,7 @@ class _ArenaEntrant(PythonPlayer):
         return self.move(Game._at_state(state, self._config))
 
 
-def player(agent: Any, seed: int = 0) -> PythonPlayer | BuiltinAgent:
+def as_player(agent: Any, seed: int = 0) -> PythonPlayer | BuiltinAgent:
     """An agent ready to play from Python: a BuiltinAgent for a spec, else a PythonPlayer."""
     if isinstance(agent, str):
         return BuiltinAgent(agent, seed)

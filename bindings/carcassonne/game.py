@@ -754,7 +754,7 @@ def play_game(
     An agent may also be a Python agent (a callable (game) -> action or an object with
     act(game), optionally reset(seed); carcassonne.agents): the game is then played from Python,
     each agent i reset with agent_seed + i and each built-in agent a BuiltinAgent seeded so."""
-    from .agents import player, split_agents  # agents.py imports this module
+    from .agents import as_player, split_agents  # agents.py imports this module
 
     config = make_config(players, expansions, variants, seed)
     if agent_seed is None:
@@ -765,7 +765,7 @@ def play_game(
         raise _core.SearchError("play_game needs at least one agent")
     if all(a is None for a in python):
         return _core.play_game(config, names, agent_seed)
-    entrants = [player(names[i] if a is None else a) for i, a in enumerate(python)]
+    entrants = [as_player(names[i] if a is None else a) for i, a in enumerate(python)]
     for i, entrant in enumerate(entrants):
         entrant.reset((agent_seed + i) % 2**64)
     game = Game(players, expansions, variants, seed)

@@ -33,7 +33,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .. import _core
-from ..agents import BuiltinAgent, PythonPlayer, player
+from ..agents import BuiltinAgent, PythonPlayer, as_player
 from ..game import Game, make_config
 from . import DEFAULT_WINDOW, WindowError, action_space, encoder
 
@@ -61,7 +61,7 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         if seat is not None and not 0 <= seat < players:
             raise _core.ConfigError(f"seat must be 0 to {players - 1} (or None: drawn), got {seat}")
         self._seat_option = seat
-        self._opponents: list[BuiltinAgent | PythonPlayer] = [player(o) for o in opponents]
+        self._opponents: list[BuiltinAgent | PythonPlayer] = [as_player(o) for o in opponents]
         self._window = window
         self._encoder = encoder(players, window)
         self._actions = action_space(window)
