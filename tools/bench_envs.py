@@ -7,12 +7,15 @@
   per second with random legal actions;
 - carcassonne.rl.gymnasium.CarcassonneEnv: steps per second against greedy, random legal actions.
 
-    python tools/bench_envs.py --envs 256 --seconds 5
+    python tools/bench_envs.py --envs 256 --seconds 3 --repeat 3
+
+Each figure is the median of `repeat` runs (shared machines vary a lot from run to run).
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 
 import numpy as np
@@ -95,7 +98,8 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--envs", type=int, default=256)
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     print(f"CPU: {cpu()}, one thread, {args.envs} games, base game, 2 players")
     print(
@@ -108,7 +112,9 @@ def main() -> None:
         (16, True, "random"),
         (32, True, "greedy"),
     ]:
-        env_rate, with_policy = measure(args.envs, window, packed, opponent, args.seconds)
+        runs = [measure(args.envs, window, packed, opponent, args.seconds) for _ in range(args.repeat)]
+        env_rate = statistics.median(r[0] for r in runs)
+        with_policy = statistics.median(r[1] for r in runs)
         probe = CarcassonneVectorEnv(1, opponents=[opponent], window=window, packed=packed)
         obs, _ = probe.reset(seed=0)
         size = sum(a.nbytes for a in obs.values())
@@ -117,12 +123,15 @@ def main() -> None:
             f"{with_policy:,.0f} | {size:,} |",
             flush=True,
         )
-    tensor_rate, env_rate = openspiel_rates(args.seconds)
+    rates = [openspiel_rates(args.seconds) for _ in range(args.repeat)]
+    tensor_rate = statistics.median(r[0] for r in rates)
+    env_rate = statistics.median(r[1] for r in rates)
     print(
         f"OpenSpiel: observation_tensor() {tensor_rate:,.0f} calls/s;",
         f"rl_environment {env_rate:,.0f} steps/s",
     )
-    print(f"Gymnasium CarcassonneEnv against greedy: {gymnasium_rate(args.seconds):,.0f} steps/s")
+    gym_rate = statistics.median(gymnasium_rate(args.seconds) for _ in range(args.repeat))
+    print(f"Gymnasium CarcassonneEnv against greedy: {gym_rate:,.0f} steps/s")
 
 
 if __name__ == "__main__":
