@@ -34,7 +34,13 @@ struct PlacedTile {
 class Board {
  public:
   Board() { clear(); }
+  // A board whose arrays hold anything: for a member that is copied or cleared before use.
+  struct Uninitialized {};
+  static constexpr Uninitialized kUninitialized{};
+  explicit Board(Uninitialized) {}
   void clear();
+  // Makes this board a copy of o, as `*this = o` does, copying of its arrays the used parts.
+  void copy_from(const Board& o);
 
   int num_tiles() const { return num_tiles_; }
   const PlacedTile& tile(int slot) const { return tiles_[slot]; }
@@ -75,8 +81,10 @@ class Board {
   // rebuilt from its tiles in order equals the original: State::from_bytes checks bytes so).
   bool same_layout(const Board& o) const;
 
-  // Puts a tile on an empty cell (legality is the caller's business). Returns its slot.
-  int place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated);
+  // Puts a tile on an empty cell (legality is the caller's business). Returns its slot. If
+  // neighbours is given, neighbours[s] is set to the slot of the tile beyond side s, or -1.
+  int place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated,
+            std::array<int, kNumSides>* neighbours = nullptr);
 
  private:
   static constexpr int kHashSize = 1024;  // > 2 * (kMaxTiles + kMaxFrontier): short probes
@@ -108,15 +116,19 @@ class Board {
     return ~nonzero & kHigh;
   }
 
-  int num_tiles_ = 0;
-  int frontier_size_ = 0;
+  int num_tiles_;
+  int frontier_size_;
   std::array<PlacedTile, kMaxTiles> tiles_;
   // Hash entries: key(cell) << 12 | value; value is a tile slot, or kFrontierFlag | frontier index.
   std::array<uint32_t, kHashSize> index_;
-  // Frontier lanes; lanes at and past frontier_size_ hold need 0, care 0xFFFF (they never fit).
+  // Frontier lanes, four to a word. The lanes past frontier_size_ in its last word hold need 0,
+  // care 0xFFFF (they never fit); the words past it are set when the frontier reaches them.
   alignas(8) uint16_t need_[kFrontierWords * 4];
   alignas(8) uint16_t care_[kFrontierWords * 4];
   std::array<uint32_t, kMaxFrontier> frontier_keys_;
+  // The index entry of each frontier cell (entries never move: nothing is deleted), so that
+  // remove_frontier renumbers the cell it moves without a lookup.
+  std::array<uint16_t, kMaxFrontier> frontier_entry_;
   std::array<uint8_t, kMaxFrontier> frontier_present_;
 };
 

@@ -16,9 +16,12 @@ using namespace internal;
 // ---- Copies and comparison --------------------------------------------------------------------
 
 void State::copy_from(const State& o) {
-  const size_t head = size_t(reinterpret_cast<const char*>(&o.features_) - reinterpret_cast<const char*>(&o));
-  assert(head + sizeof(Features) <= sizeof(State) && sizeof(State) - head - sizeof(Features) < alignof(State));
+  const char* base = reinterpret_cast<const char*>(&o);
+  const size_t head = size_t(reinterpret_cast<const char*>(&o.board_) - base);
+  assert(reinterpret_cast<const char*>(&o.features_) - base >= ptrdiff_t(head + sizeof(Board)) &&
+         sizeof(State) - head - sizeof(Board) - sizeof(Features) < 2 * alignof(State));
   std::memcpy(static_cast<void*>(this), &o, head);  // trivially copyable: bytes are the value
+  board_.copy_from(o.board_);
   features_.copy_from(o.features_);
 }
 

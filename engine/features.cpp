@@ -53,7 +53,9 @@ uint16_t Features::merge(uint16_t a, uint16_t b) {
   if (segs_[ra].size < segs_[rb].size) std::swap(ra, rb);  // ra: the larger, it stays root
   Segment& big = segs_[ra];
   Segment& small = segs_[rb];
-  int shared = (big.twins && small.twins) ? shared_tiles(rb, ra) : 0;
+  // Only a road's or a city's tile count scores (B-7); a field's is never read.
+  const bool counted = big.type == FeatureType::Road || big.type == FeatureType::City;
+  int shared = (counted && big.twins && small.twins) ? shared_tiles(rb, ra) : 0;
   for_each_member(rb, [&](int m) { segs_[m].root = ra; });
   std::swap(big.next, small.next);
   big.open = uint16_t(big.open + small.open);

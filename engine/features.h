@@ -5,7 +5,8 @@
 // so find() is one load and a merge costs the smaller side (KataGo's chain layout). Roots hold
 // the feature's aggregates, updated on every merge, so completion is known in O(1):
 //   open      road/city: sides not yet matched; cloister-like: empty cells among its 8 neighbours
-//   tiles     distinct tiles of the feature (a tile reached twice counts once, B-7)
+//   tiles     roads and cities: distinct tiles of the feature (a tile reached twice counts once,
+//             B-7); other types: not kept exact (nothing reads it)
 //   pennants, strength per player (meeples; a mayor's strength is read at scoring time), barns.
 #pragma once
 
@@ -21,26 +22,28 @@ namespace carc {
 inline constexpr int kMaxSegments = 512;  // every tile of every set has 477
 inline constexpr uint16_t kNoSegment = 0xFFFF;
 
+// No default member values: the segment array of a new state is left unset (add_tile sets a
+// segment whole, Segment{} is all zeros).
 struct Segment {
-  uint16_t root = 0;
-  uint16_t next = 0;
-  uint8_t tile = 0;   // slot of the tile it is printed on
-  uint8_t local = 0;  // its index among the tile's features (catalogue order)
-  FeatureType type = FeatureType::Field;
-  uint8_t has_twin = 0;  // its tile has another segment of the same type
+  uint16_t root;
+  uint16_t next;
+  uint8_t tile;   // slot of the tile it is printed on
+  uint8_t local;  // its index among the tile's features (catalogue order)
+  FeatureType type;
+  uint8_t has_twin;  // its tile has another segment of the same type
   // Aggregates; meaningful at roots only.
-  uint16_t open = 0;
-  uint16_t tiles = 0;
-  uint16_t size = 0;
-  uint8_t pennants = 0;
-  uint8_t occupants = 0;  // meeples of any kind (normal, mayor, wagon)
-  uint8_t barns = 0;
-  uint8_t mayors = 0;                          // bit p: player p has a mayor here
-  uint8_t twins = 0;                           // some member's tile has another segment of the same type
-  uint8_t done = 0;                            // completed and scored (road, city, cloister-like)
-  uint8_t pig = 0;                             // a field with the pig herd (RV-4)
-  uint8_t carcassonne = 0;                     // a field on the City of Carcassonne's squares: touches the City (CK-1)
-  std::array<uint8_t, kMaxPlayers> meeples{};  // normal meeples and wagons per player
+  uint16_t open;
+  uint16_t tiles;
+  uint16_t size;
+  uint8_t pennants;
+  uint8_t occupants;  // meeples of any kind (normal, mayor, wagon)
+  uint8_t barns;
+  uint8_t mayors;                            // bit p: player p has a mayor here
+  uint8_t twins;                             // some member's tile has another segment of the same type
+  uint8_t done;                              // completed and scored (road, city, cloister-like)
+  uint8_t pig;                               // a field with the pig herd (RV-4)
+  uint8_t carcassonne;                       // a field on the City of Carcassonne's squares: touches the City (CK-1)
+  std::array<uint8_t, kMaxPlayers> meeples;  // normal meeples and wagons per player
 
   bool operator==(const Segment&) const = default;
 };

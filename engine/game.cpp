@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 
 #include "game_internal.h"
 
@@ -38,8 +39,41 @@ const char* action_kind_name(ActionKind k) {
 
 // ---- Set-up ---------------------------------------------------------------------------------
 
-State::State(const Config& raw) {
-  Config config = validate(raw);
+namespace {
+// Two configs set up the same game but for its seed.
+bool same_rules(const Config& a, const Config& b) {
+  return a.players == b.players && a.expansions == b.expansions && a.variants == b.variants &&
+         a.draw_order == b.draw_order;
+}
+}  // namespace
+
+// Setting up a game (validating the config, filling the bag, laying the start) costs as much as
+// a tenth of a random game, and a new game of the same rules differs from the last only in its
+// seed: each thread keeps the last few set-ups and copies them.
+const State& State::set_up(const Config& raw) {
+  struct Entry {
+    Config config;
+    State state;
+  };
+  constexpr size_t kEntries = 4;
+  thread_local std::vector<Entry> recent;  // the oldest first
+  for (const Entry& e : recent)
+    if (same_rules(e.config, raw)) return e.state;
+  Config key = raw;
+  key.seed = 0;
+  State state(validate(key), SetUpTag{});
+  if (recent.size() == kEntries) recent.erase(recent.begin());
+  recent.push_back(Entry{std::move(key), state});
+  return recent.back().state;
+}
+
+State::State(const Config& config) {
+  copy_from(set_up(config));  // the used parts: the rest of the arrays is never read unset
+  seed_ = config.seed;
+  rng_.reseed(config.seed);
+}
+
+State::State(const Config& config, SetUpTag) {
   init(config);
   const Catalogue& cat = catalogue();
   KindId start = 0;
@@ -121,11 +155,12 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
   const RotatedTile& rt = kind.rotations[rotation];
   int slot = board_.num_tiles();
   uint16_t first = features_.add_tile(slot, kind, rt);
-  board_.place(c, kind_id, rotation, first, rt);
+  std::array<int, kNumSides> neighbours;
+  board_.place(c, kind_id, rotation, first, rt, &neighbours);
   turn_.last_slot = int16_t(slot);
 
   for (int s = 0; s < kNumSides; ++s) {
-    int ns = board_.slot_at(neighbour(c, Side(s)));
+    int ns = neighbours[s];
     if (ns < 0) continue;
     const PlacedTile& nt = board_.tile(ns);
     const RotatedTile& nr = rotated(nt);
@@ -173,7 +208,7 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
     const Segment& f = features_[root];
     if ((f.type == FeatureType::Road || f.type == FeatureType::City) && f.open == 0) add_pending(root);
     // AM-B-5: this tile joined a field with farmers to a field with a barn.
-    if (f.type == FeatureType::Field && f.barns && f.occupants) {
+    if (rules_.abbey_mayor && f.type == FeatureType::Field && f.barns && f.occupants) {
       auto& fields = scoring_.barn_fields;
       if (std::none_of(fields.begin(), fields.end(), [&](const BarnField& b) { return b.root == root; }))
         fields.push_back({root, 1});
@@ -183,8 +218,11 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
 
 void State::enter_figure_phase() {
   turn_.phase = Phase::PlaceFigure;
+  // Every figure option takes a figure from the supply: without one, no need to list them.
+  const auto& supply = supply_[turn_.player];
+  bool any = std::any_of(supply.begin(), supply.end(), [](uint8_t n) { return n > 0; });
   Action buffer[kMaxActions];
-  if (figure_options(buffer) == 0) after_figure();
+  if (!any || figure_options(buffer) == 0) after_figure();
 }
 
 bool State::placeable(KindId kind_id) const {
@@ -230,7 +268,7 @@ void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_
   if (rules_.shrines && is_cloister_like(f.type)) start_challenges(segment);
 }
 
-bool State::first_on_its_tile(uint16_t s) const {
+bool State::first_of_twins(uint16_t s) const {
   const Segment& seg = features_[s];
   for (int o = s - seg.local; o < s; ++o)  // the tile's segments are consecutive
     if (features_[o].root == seg.root) return false;
@@ -329,11 +367,17 @@ void State::remove_from_bag(KindId kind) {
     --bag_count_[kind];
     return;
   }
-  int i = bag_.size() - 1;
-  if (!fixed_order_)
-    while (bag_[i] != kind) --i;
-  assert(bag_[i] == kind);
-  bag_.swap_remove(i);
+  // The last copy of the kind (a fixed order draws from the end); glibc's memrchr scans many
+  // bytes at a time.
+  static_assert(sizeof(KindId) == 1);
+#ifdef __GLIBC__
+  const auto* last = static_cast<const KindId*>(::memrchr(bag_.begin(), kind, size_t(bag_.size())));
+#else
+  const KindId* last = bag_.end() - 1;
+  while (*last != kind) --last;
+#endif
+  assert(last && *last == kind);
+  bag_.swap_remove(int(last - bag_.begin()));
   --bag_count_[kind];
 }
 
@@ -397,23 +441,38 @@ Action State::sample_chance() {
 }
 
 Action State::sample_legal_action(Rng& rng) const {
-  const TileKind& drawn = catalogue().kind(turn_.drawn);
-  if (turn_.phase == Phase::PlaceTile && !(rules_.shrines && drawn.cloister_segment >= 0) && !drawn.river_sides) {
-    const TileKind& kind = catalogue().kind(turn_.drawn);
-    std::array<int, 4> counts{};
-    int total = 0;
-    for (int i = 0; i < kind.num_distinct_rotations; ++i)
-      total += counts[i] = board_.count_fits(kind.rotations[kind.distinct_rotations[i]].signature);
-    assert(total > 0);
-    int k = int(rng.below(uint32_t(total)));
-    int i = 0;
-    while (k >= counts[i]) k -= counts[i++];
-    int r = kind.distinct_rotations[i];
-    return Action::place_at_key(board_.frontier_key(board_.nth_fit(kind.rotations[r].signature, k)), r);
-  }
+  const TileKind& kind = catalogue().kind(turn_.drawn);
+  if (turn_.phase == Phase::PlaceTile && !(rules_.shrines && kind.cloister_segment >= 0) && !kind.river_sides)
+    return sample_placement(kind, rng);
   Action buffer[kMaxActions];
   int n = legal_actions(buffer);
   return buffer[rng.below(uint32_t(n))];
+}
+
+Action State::sample_placement(const TileKind& kind, Rng& rng) const {
+  // Rejection sampling over (frontier cell, distinct rotation) pairs: a pair drawn uniformly is
+  // kept if the tile fits there, so the result is uniform over the legal placements. A few
+  // tries a turn (most cells take some rotation) cost less than counting every fit; after
+  // kTries misses (a tile that fits almost nowhere) the exact count takes over, which keeps the
+  // result uniform.
+  constexpr int kTries = 24;
+  const int rotations = kind.num_distinct_rotations;
+  const uint32_t pairs = uint32_t(board_.frontier_size() * rotations);
+  for (int t = 0; t < kTries; ++t) {
+    uint32_t u = rng.below(pairs);
+    int f = int(u) / rotations, r = kind.distinct_rotations[int(u) % rotations];
+    if (board_.fits(f, kind.rotations[r].signature)) return Action::place_at_key(board_.frontier_key(f), r);
+  }
+  std::array<int, 4> counts{};
+  int total = 0;
+  for (int i = 0; i < rotations; ++i)
+    total += counts[i] = board_.count_fits(kind.rotations[kind.distinct_rotations[i]].signature);
+  assert(total > 0);
+  int k = int(rng.below(uint32_t(total)));
+  int i = 0;
+  while (k >= counts[i]) k -= counts[i++];
+  int r = kind.distinct_rotations[i];
+  return Action::place_at_key(board_.frontier_key(board_.nth_fit(kind.rotations[r].signature, k)), r);
 }
 
 // ---- Legal actions ---------------------------------------------------------------------------

@@ -254,7 +254,7 @@ class State {
   void check_consistency() const;
 
  private:
-  State() = default;
+  State() { board_.clear(); }  // an empty game for the set-ups of positions and bytes to fill
 
   // ---- Set-up, turn flow, placements and legal actions: game.cpp ---------------------------
   void init(const Config& config);
@@ -264,9 +264,14 @@ class State {
   bool placeable(KindId kind) const;
   void enter_figure_phase();
   int figure_options(Action* out) const;  // the figure choices after a tile, without "pass"
+  // sample_legal_action at PlaceTile without listing the placements (no cult limit, no river).
+  Action sample_placement(const TileKind& kind, Rng& rng) const;
   // Returns true if no lower segment of s's tile belongs to s's feature. Two segments of one tile
   // in one feature are one choice for any figure: the rules see features and tiles, not segments.
-  bool first_on_its_tile(uint16_t s) const;
+  bool first_on_its_tile(uint16_t s) const {
+    return !features_[s].has_twin || first_of_twins(s);  // most segments have no twin on their tile
+  }
+  bool first_of_twins(uint16_t s) const;
   void start_turn();
   void finish_turn();
   void remove_from_bag(KindId kind);
@@ -347,6 +352,12 @@ class State {
     arrows_.armed[slot / 64] = (arrows_.armed[slot / 64] & ~(1ull << (slot % 64))) | uint64_t(armed) << (slot % 64);
   }
 
+  // A new game of a validated config (seed included); State(config) copies the one set_up keeps.
+  struct SetUpTag {};
+  State(const Config& config, SetUpTag);
+  // The game of config's rules with seed 0, set up once per thread (a copy per new game).
+  static const State& set_up(const Config& config);
+
   // from_bytes' checks of every field but the aggregates (state_bytes.cpp); throws RecordError.
   void check_fields() const;
 
@@ -382,8 +393,6 @@ class State {
     bool operator==(const Turn&) const = default;
   };
   Turn turn_;
-
-  Board board_;
 
   // Figures on the board and in supply.
   FixedList<PlacedFigure, kMaxPlacedFigures> figures_;
@@ -500,7 +509,8 @@ class State {
 
   Rng rng_;
 
-  // Last, so that copy_from can copy the members before it whole and of it the used part.
+  // Last, so that copy_from can copy the members before them whole and of them the used parts.
+  Board board_{Board::kUninitialized};  // State(config) copies a set-up, init() clears it
   Features features_;
 };
 
@@ -508,6 +518,6 @@ class State {
 static_assert(std::is_trivially_copyable_v<State>);
 // A member added to State outside its groups changes its size: compare it in same_position
 // (consistency.cpp) and set the new size here (on x86-64 and AArch64 with GCC or Clang).
-static_assert(sizeof(void*) != 8 || sizeof(State) == 24128, "State changed: see same_position");
+static_assert(sizeof(void*) != 8 || sizeof(State) == 24768, "State changed: see same_position");
 
 }  // namespace carc

@@ -124,6 +124,7 @@ int State::wagon_targets(Action* out) const {
 }
 
 void State::next_wagon() {
+  if (wagons_.empty()) return end_of_phase3();
   Action buffer[kMaxActions];
   while (wagons_.size() > 0) {
     if (wagon_targets(buffer) > 0) {

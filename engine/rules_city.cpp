@@ -129,7 +129,7 @@ int State::city_place_options(Action* out) const {
 
 void State::end_of_phase3() {
   Action buffer[kMaxActions];
-  if (city_place_options(buffer) > 0) {
+  if (rules_.count && city_place_options(buffer) > 0) {
     turn_.phase = Phase::CityPlace;
     return;
   }

@@ -5,6 +5,7 @@
 // the union-find by rebuilding them from the tiles, then the aggregates (check_consistency).
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -21,7 +22,7 @@ namespace {
 
 // The header refuses bytes of another layout (size), format or tile catalogue.
 constexpr char kStateMagic[8] = {'c', 'a', 'r', 'c', 'S', 'T', 'A', 'T'};
-constexpr uint32_t kStateFormat = 1;
+constexpr uint32_t kStateFormat = 2;
 struct StateHeader {
   char magic[8];
   uint32_t format;
@@ -76,7 +77,10 @@ std::string State::to_bytes() const {
   header.size = uint32_t(sizeof(State));
   header.catalogue = catalogue_fingerprint();
   std::memcpy(out.data(), &header, sizeof header);
-  std::memcpy(out.data() + sizeof header, static_cast<const void*>(this), sizeof(State));
+  // The used parts of the board and the segments over zeros: the rest is never set (copy_from).
+  std::unique_ptr<unsigned char[]> image(new unsigned char[sizeof(State)]());
+  reinterpret_cast<State*>(image.get())->copy_from(*this);
+  std::memcpy(out.data() + sizeof header, image.get(), sizeof(State));
   return out;
 }
 

@@ -87,7 +87,7 @@ TEST(StateBytes, RefusesBytesOfAnotherBuildOrNoState) {
   EXPECT_THROW(State::from_bytes(bytes.substr(0, bytes.size() - 1)), RecordError);
   EXPECT_THROW(State::from_bytes(bytes + "x"), RecordError);
   std::string other_format = bytes;
-  other_format[8] = 2;  // the format number follows the 8-byte magic
+  ++other_format[8];  // the format number follows the 8-byte magic
   EXPECT_THROW(State::from_bytes(other_format), RecordError);
 }
 

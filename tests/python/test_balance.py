@@ -17,10 +17,11 @@ import pytest
 import carcassonne
 from carcassonne import CAUSES, SearchError, arena
 from carcassonne.__main__ import main
-from carcassonne.balance import Mix, SweepSpec, chunks, read_sweep, run_sweep, stats
+from carcassonne.balance import Mix, SweepSpec, answers, chunks, read_sweep, report_answers, run_sweep, stats
 from carcassonne.balance import report as report_module
 from carcassonne.balance import sweep as sweep_module
-from carcassonne.balance.sweep import TIMING_COLUMNS
+from carcassonne.balance.cli import parse_mix
+from carcassonne.balance.sweep import TIMING_COLUMNS, replay_deal, sweep_records
 
 SPEC = SweepSpec(
     mixes=(Mix("base"), Mix("abbey-mayor", ("abbey-mayor",))),
@@ -35,6 +36,12 @@ SPEC = SweepSpec(
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run_sweep(tmp_path_factory.mktemp("balance") / "sweep.parquet", SPEC, progress=False)
+
+
+@pytest.fixture(scope="module")
+def page(sweep: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The report of the module's sweep (one rendering for the tests that read it)."""
+    return report_module.write_report(sweep, tmp_path_factory.mktemp("report")).read_text()
 
 
 def _games(df: pd.DataFrame) -> pd.DataFrame:
@@ -201,6 +208,13 @@ SECTIONS = (
     "Game length",
     "Figure usage and its value",
     "Each mix against base",
+    "Compensation",
+    "Bot strength and the first-player edge",
+    "Luck and skill",
+    "Game flow",
+    "Tile value",
+    "Score and margin spread",
+    "Points by cause and seat",
 )
 TINY = {"players": (2,), "mcts": "mcts:iters=8,memory=16", "chunk_deals": 2, "seed": 3}
 SHRINES = Mix("shrines", ("shrines",))
@@ -235,10 +249,10 @@ def test_the_report_renders_for_any_sweep(
         assert "Needs the mix &#x27;base&#x27;" in text
     if not any(lineup == "mcts+greedy" for lineup, _ in deals):
         assert "Needs the mcts+greedy line-up" in text
+    assert "no per-turn standings" not in text  # game flow and tile value have their data
 
 
-def test_group_sizes_stand_beside_the_figures(sweep: Path, tmp_path: Path) -> None:
-    page = report_module.write_report(sweep, tmp_path / "r").read_text()
+def test_group_sizes_stand_beside_the_figures(page: str) -> None:
     assert "(3 deals)" in page  # the headline's greedy win rates: 3 deals
     for title in ("First-player advantage", "Every seat", "Skill gradient", "Points by cause"):
         section = page.split(f"<h2>{title}</h2>", 1)[1].split("<h2>", 1)[0]
@@ -330,7 +344,7 @@ def test_the_effect_against_base_measures_the_distance_from_a_fair_share() -> No
 
 
 def test_a_cause_keeps_its_colour_and_the_points_table_has_no_empty_column(
-    sweep: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    sweep: Path, page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import matplotlib.axes
 
@@ -350,7 +364,6 @@ def test_a_cause_keeps_its_colour_and_the_points_table_has_no_empty_column(
     first = shares["cause"].iloc[0]
     report_module._plot_causes(shares[shares["cause"] != first], tmp_path)  # one cause fewer
     assert {s["label"]: s["color"] for s in seen} == {k: v for k, v in colours.items() if k != first}
-    page = report_module.write_report(sweep, tmp_path / "r").read_text()
     causes = page.split("<h2>Points by cause</h2>", 1)[1].split("<h2>", 1)[0]
     assert "<th>cause</th>" not in causes and "<th></th>" not in causes
 
@@ -453,6 +466,8 @@ def test_folders_and_files_of_older_versions_are_still_read(tiny: Path, tmp_path
         (["--deals", "greedy=0"], "plays no games"),
         (["--players", "2,2"], "listed twice"),
         (["--deals", "random=1"], "unknown line-up"),
+        (["--deals", "mcts@0=1"], "iteration budget"),
+        (["--deals", "mcts@x=1"], "iteration budget"),
     ],
 )
 def test_a_rejected_option_creates_nothing(
@@ -542,3 +557,238 @@ def test_a_plot_takes_an_estimate_outside_its_percentile_interval(tmp_path: Path
     fig, ax = plt.subplots()
     report_module._errorbar_by_mix(ax, frame, "gap", "players")
     plt.close(fig)
+
+
+# --- per-turn standings and the designer's answers
+
+
+def test_the_per_turn_columns_replay_each_game(sweep: Path) -> None:
+    df = read_sweep(sweep)
+    for row in df.itertuples():
+        assert len(row.turn_seat) == len(row.turn_tile) == len(row.standing) == row.turns
+        assert row.standing[-1] == row.score  # the last turn's standing is the final score
+    # The tiles a seat placed, counted from the turns, are its tiles by kind.
+    for row in df.sample(40, random_state=1).itertuples():
+        mine = [
+            t for s, t in zip(row.turn_seat, row.turn_tile, strict=True) if s == row.seat and t
+        ]  # abbeys too
+        assert sorted(mine) == sorted(k for k, n in row.tiles_by_kind for _ in range(n))
+
+
+def test_compensation_finds_the_points_that_equalise_the_seats() -> None:
+    rng = np.random.default_rng(3)
+    games = 400
+    scores = np.stack([rng.normal(80, 15, games) + 12, rng.normal(80, 15, games)], axis=1).round()
+    bonus = answers.solve_compensation(scores, np.ones((1, games)))[0]
+    assert bonus[0] == 0 and 6 < bonus[1] < 18  # seat 0 is 12 points better on average
+    assert answers.shares_with(scores, bonus) == pytest.approx([0.5, 0.5], abs=0.01)
+    three = np.stack([rng.normal(60, 10, games) + d for d in (0, 8, 3)], axis=1).round()
+    bonus = answers.solve_compensation(three, np.ones((1, games)))[0]
+    assert bonus[1] == 0 and bonus[0] > bonus[2] > 0
+    assert answers.shares_with(three, bonus) == pytest.approx([1 / 3] * 3, abs=0.02)
+
+
+def test_compensation_of_a_sweep_has_an_interval_per_seat(sweep: Path) -> None:
+    table = answers.compensation(read_sweep(sweep))
+    for _, cell in table.groupby(["mix", "players", "lineup"]):
+        assert min(e.value for e in cell["start_points"]) == 0  # the favoured seat starts at 0
+        for e in cell["start_points"]:
+            assert e.deals >= 1 and e.low <= e.high
+
+
+def _pair_rows(mcts_scores: list[int], greedy_scores: list[int]) -> pd.DataFrame:
+    rows = []
+    for deal, (m, g) in enumerate(zip(mcts_scores, greedy_scores, strict=True)):
+        for entrant, score in ((0, m), (1, g)):
+            rows.append(
+                {"mix": "m", "players": 2, "lineup": "mcts+greedy", "deal": deal, "rotation": 0}
+                | {"seat": entrant, "entrant": entrant, "score": score}
+            )
+    return pd.DataFrame(rows)
+
+
+def test_luck_and_skill_counts_the_weaker_bots_wins_and_the_elo_gap() -> None:
+    # 40 deals: MCTS wins 30 pairs, loses 8, ties 2 -> 31 / 40 = 0.775.
+    mcts = [50] * 30 + [40] * 8 + [45] * 2
+    row = answers.luck_and_skill(_pair_rows(mcts, [45] * 40)).iloc[0]
+    assert row["mcts_pair_win"].value == pytest.approx(0.775)
+    assert row["stronger"] == "mcts" and row["upset"].value == pytest.approx(0.225)
+    assert row["elo_gap"].value == pytest.approx(400 * np.log10(0.775 / 0.225))
+    assert row["elo_gap"].low < row["elo_gap"].value < row["elo_gap"].high
+    weaker = answers.luck_and_skill(_pair_rows([40] * 30 + [50] * 10, [45] * 40)).iloc[0]
+    assert weaker["stronger"] == "greedy" and weaker["upset"].value == pytest.approx(0.25)
+
+
+def test_game_flow_of_one_game() -> None:
+    # Seat 1 leads turns 1-2, seat 0 turns 3-5, seat 1 from turn 6 to the end.
+    standing = np.array([[0, 1, 5, 6, 7, 7, 7, 8], [2, 3, 4, 4, 6, 9, 12, 20]], float)
+    game = answers.PlayedGame(0, standing[:, -1], standing, None, None)
+    flow = answers.game_flow_of(game)
+    assert flow["lead_changes"] == 2  # 1 -> 0 -> 1
+    assert flow["decided_at"] == pytest.approx(5 / 8)  # the winner leads alone from turn 6 of 8
+    assert flow["comeback"] == 1.0  # at half time (turn 5 of 8) the winner was behind
+    tied = standing.copy()
+    tied[1, 4] = 7  # a tie at half time is not a comeback, nor a lead change
+    flow = answers.game_flow_of(answers.PlayedGame(0, tied[:, -1], tied, None, None))
+    assert flow["comeback"] == 0.0 and flow["lead_changes"] == 2
+    assert flow["deficit"] == 2.0  # turn 4: 4 against 6
+
+
+def test_tile_value_adds_up_to_the_drawers_gains(sweep: Path) -> None:
+    df = read_sweep(sweep)
+    cell = df[(df["mix"] == "base") & (df["players"] == 2) & (df["lineup"] == "greedy")]
+    values = answers.tile_value(cell)
+    total = sum(e.value * n for e, n in zip(values["gain"], values["turns"], strict=True))
+    expected = 0.0
+    for g in answers.played_games(cell):
+        assert g.standing is not None and g.turn_seat is not None
+        gains = np.diff(np.hstack([np.zeros((2, 1)), g.standing]), axis=1)
+        expected += sum(gains[s, t] for t, s in enumerate(g.turn_seat))
+    assert total == pytest.approx(expected)
+    assert values["turns"].sum() == cell[cell["seat"] == 0]["turns"].sum()  # base: every turn places
+
+
+def test_strength_vs_edge_orders_the_bots_and_pairs_the_change(tmp_path: Path) -> None:
+    spec = SweepSpec(
+        mixes=(Mix("base"),),
+        deals=(("greedy", 3), ("mcts@4", 2), ("mcts", 2)),
+        **TINY,  # type: ignore[arg-type]
+    )
+    table = answers.strength_vs_edge(read_sweep(run_sweep(tmp_path / "s", spec, progress=False)))
+    assert list(table["lineup"]) == ["greedy", "mcts@4", "mcts"] and list(table["budget"]) == [0, 4, 8]
+    greedy = table["seat0_win"].iloc[0]
+    for _, row in table.iloc[1:].iterrows():
+        assert row["change_from_greedy"].value == pytest.approx(row["seat0_win"].value - greedy.value)
+    assert table["change_from_greedy"].iloc[0] is None
+
+
+def test_spread_of_scores_and_leads() -> None:
+    rows = _pair_rows([50, 60, 40, 70] * 5, [45] * 20).assign(lineup="greedy")
+    rows["rank"] = rows.groupby(["deal", "rotation"])["score"].rank(ascending=False, method="min")
+    best_other = rows.groupby(["deal", "rotation"])["score"].transform(lambda s: s[::-1].to_numpy())
+    rows["margin"] = rows["score"] - best_other
+    row = answers.spread(rows).iloc[0]
+    assert row["score_sd"].value == pytest.approx(rows["score"].std(ddof=0))
+    assert row["winning_lead"].value == pytest.approx(np.mean([5, 15, 5, 25]))
+    assert row["close_games"].value == pytest.approx(0.5)
+
+
+def test_a_sweep_without_per_turn_columns_says_what_its_report_lacks(sweep: Path, tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts = [pq.read_table(p) for p in sorted(sweep.glob("*.parquet"))]
+    pq.write_table(pa.concat_tables(parts).drop(list(answers.TURN_COLUMNS)), tmp_path / "old.parquet")
+    old = read_sweep(tmp_path / "old.parquet")
+    for section in (report_answers.game_flow, report_answers.tile_value):
+        title, text, image, table = section(old, tmp_path)
+        assert "no per-turn standings" in text and image is None and table == "", title
+    assert report_answers.compensation(old, tmp_path)[2] == "compensation.png"  # the others work
+
+
+# --- mixes of one's own from the command line
+
+
+def test_a_mix_from_the_command_line() -> None:
+    mix = parse_mix("mine=abbey-mayor+river2")
+    assert mix == Mix("mine", ("abbey-mayor",), (("start", "river2"),))
+    mix = parse_mix("big=everything+shrines")  # a default mix's parts, each once
+    assert mix.expansions == ("abbey-mayor", "king-robber", "shrines", "anniv20")
+    assert mix.variants == (("start", "city"),)
+    assert parse_mix("x=shrines+start:river2").variants == (("start", "river2"),)
+    for bad in ("noname", "=shrines", "x=", "x=shrines++river2"):
+        with pytest.raises(SearchError, match="--mix"):
+            parse_mix(bad)
+
+
+def test_custom_mixes_run_against_base_and_bad_ones_create_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "s"
+    args = ["balance", "run", str(out), "--players", "2", "--deals", "greedy=2", "--chunk-deals", "2"]
+    assert main([*args, "--mix", "mine=abbey-mayor+river2", "--mix", "odd=nonsense"]) == 2
+    assert "nonsense" in capsys.readouterr().err and not out.exists()
+    assert main([*args, "--mix", "mine=abbey-mayor+river2", "--mix", "base=shrines"]) == 2
+    assert "listed twice" in capsys.readouterr().err and not out.exists()
+    assert main([*args, "--mix", "mine=abbey-mayor+river2"]) == 0
+    df = read_sweep(out)
+    assert list(dict.fromkeys(df["mix"])) == ["base", "mine"]
+    assert set(df.loc[df["mix"] == "mine", "variants"]) == {"start=river2"}
+    effects = stats.effects(df)
+    assert set(effects["mix"]) == {"mine"}  # compared with base
+
+
+# --- the committed sweep replays
+
+
+def test_a_deal_played_again_gives_the_stored_rows(sweep: Path) -> None:
+    stored = _games(read_sweep(sweep))
+    for mix, lineup, deal in (("abbey-mayor", "mcts+greedy", 1), ("base", "greedy", 2)):
+        again = _games(replay_deal(SPEC, mix, 3, lineup, deal)).drop(columns=list(TIMING_COLUMNS))
+        cell = stored[(stored["mix"] == mix) & (stored["players"] == 3) & (stored["lineup"] == lineup)]
+        cell = cell[cell["deal"] == deal].reset_index(drop=True).drop(columns=list(TIMING_COLUMNS))
+        pd.testing.assert_frame_equal(again, cell)
+
+
+COMMITTED = Path(__file__).parents[2] / "experiments" / "balance" / "sweep.parquet"
+REGENERATE = "docs/balance.md, 'Regenerating the committed sweep'"
+
+
+def _check_replays(path: Path) -> None:
+    """Plays one deal of two cells of a merged sweep again (the last mix's first MCTS line-up at
+    the fewest players: the most sensitive to any change; the first mix's first line-up at the
+    most players) and compares the rows with the stored ones."""
+    records = sweep_records(path)
+    assert records, f"{path} keeps no spec (a file of an older version); regenerate it ({REGENERATE})"
+    spec = SweepSpec.from_json(json.dumps(records[0]))
+    df = _games(read_sweep(path))
+    played = f"played by {records[0]['code']}, now {sweep_module.code_version()}"
+    lineups = [lineup for lineup, _ in spec.deals]
+    picks = [
+        (spec.mixes[-1].name, spec.players[0], lineups[-1]),
+        (spec.mixes[0].name, spec.players[-1], lineups[0]),
+    ]
+    for mix, players, lineup in picks:
+        cell = df[(df["mix"] == mix) & (df["players"] == players) & (df["lineup"] == lineup)]
+        deal = int(cell["deal"].max())
+        stored = cell[cell["deal"] == deal].reset_index(drop=True).drop(columns=list(TIMING_COLUMNS))
+        again = _games(replay_deal(spec, mix, players, lineup, deal)).drop(columns=list(TIMING_COLUMNS))
+        try:
+            pd.testing.assert_frame_equal(again, stored)
+        except AssertionError as e:
+            raise AssertionError(
+                f"deal {deal} of ({mix}, {players} players, {lineup}) plays otherwise than in {path} "
+                f"({played}): regenerate it ({REGENERATE})\n{e}"
+            ) from None
+
+
+def test_a_merged_sweep_keeps_its_spec_and_replays(tiny: Path, tmp_path: Path) -> None:
+    merged = sweep_module.merge_sweep(tiny, tmp_path / "all.parquet")
+    assert sweep_records(merged) == sweep_records(tiny)
+    _check_replays(merged)
+    changed = read_sweep(merged)
+    changed.loc[changed["deal"] == changed["deal"].max(), "score"] += 1  # a stored row that differs
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(changed, schema=sweep_module.SCHEMA, preserve_index=False)
+    pq.write_table(table.replace_schema_metadata(pq.read_schema(merged).metadata), tmp_path / "bad.parquet")
+    with pytest.raises(AssertionError, match="plays otherwise"):
+        _check_replays(tmp_path / "bad.parquet")
+
+
+def test_sweeps_of_other_columns_are_not_merged(tiny: Path, tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    three = SweepSpec(mixes=(Mix("base"),), deals=(("greedy", 1),), **{**TINY, "players": (3,)})  # type: ignore[arg-type]
+    other = run_sweep(tmp_path / "p3", three, progress=False)
+    old = pa.concat_tables([pq.read_table(p) for p in other.glob("*.parquet")]).drop(["standing"])
+    pq.write_table(old, tmp_path / "old.parquet")
+    with pytest.raises(SearchError, match="other columns"):
+        sweep_module.merge_sweep([tiny, tmp_path / "old.parquet"], tmp_path / "all.parquet")
+    assert not (tmp_path / "all.parquet").exists()
+
+
+def test_the_committed_sweep_replays() -> None:
+    _check_replays(COMMITTED)

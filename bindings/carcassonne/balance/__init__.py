@@ -1,5 +1,7 @@
 """Balance analysis of rule mixes: sweeps of bot games (sweep.py; on a Ray cluster with
-ray_runner.py), statistics with intervals over deals (stats.py) and an HTML report (report.py).
+ray_runner.py), statistics with intervals over deals (stats.py), a designer's answers
+(answers.py: compensation, bot strength and the edge, luck and skill, game flow, tile value,
+spread) and an HTML report (report.py, its answers' sections in report_answers.py).
 Needs the `balance` extra: pip install 'carcassonne[balance]'.
 
     from carcassonne.balance import SweepSpec, run_sweep, read_sweep
@@ -23,7 +25,9 @@ __all__ = [
     "chunks",
     "play_chunk",
     "read_sweep",
+    "replay_deal",
     "run_sweep",
+    "sweep_records",
 ]
 
 

@@ -9,17 +9,49 @@ from typing import TYPE_CHECKING
 from .._core import Error, SearchError
 
 if TYPE_CHECKING:
-    from .sweep import SweepSpec
+    from .sweep import Mix, SweepSpec
+
+
+def parse_mix(text: str) -> Mix:
+    """A mix from the command line: "name=part+part+...", each part an expansion
+    ("abbey-mayor"), a variant "key:value" ("start:river2") or a mix of the default sweep whose
+    expansions and variants it adds ("river2" is start:river2). Bad rules are refused later, by
+    the spec's check (ConfigError)."""
+    from .sweep import DEFAULT_MIXES, Mix
+
+    known = {m.name: m for m in DEFAULT_MIXES}
+    name, sep, parts = text.partition("=")
+    name = name.strip()
+    if not sep or not name or not parts.strip():
+        raise SearchError(f"--mix takes name=part+part, e.g. my-mix=abbey-mayor+river2; not '{text}'")
+    expansions: list[str] = []
+    variants: dict[str, str] = {}
+    for part in (p.strip() for p in parts.split("+")):
+        if not part:
+            raise SearchError(f"--mix {text}: an empty part between '+'")
+        if part in known:
+            expansions += known[part].expansions
+            variants.update(known[part].variants)
+        elif ":" in part:
+            key, _, value = part.partition(":")
+            variants[key.strip()] = value.strip()
+        else:
+            expansions.append(part)
+    return Mix(name, tuple(dict.fromkeys(expansions)), tuple(sorted(variants.items())))
 
 
 def _spec(args: argparse.Namespace) -> SweepSpec:
     from .sweep import DEFAULT_MIXES, SweepSpec
 
     known = {m.name: m for m in DEFAULT_MIXES}
-    names = [n.strip() for n in args.mixes.split(",") if n.strip()] if args.mixes else list(known)
+    custom = [parse_mix(text) for text in args.mix or ()]
+    if args.mixes:
+        names = [n.strip() for n in args.mixes.split(",") if n.strip()]
+    else:  # custom mixes are compared with base; without them, the default sweep's mixes
+        names = ["base"] if custom else list(known)
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise SearchError(f"unknown mix(es) {unknown} (known: {', '.join(known)})")
+        raise SearchError(f"unknown mix(es) {unknown} (known: {', '.join(known)}; or define one with --mix)")
     deals = []
     for item in args.deals.split(","):
         lineup, _, count = item.partition("=")
@@ -33,7 +65,7 @@ def _spec(args: argparse.Namespace) -> SweepSpec:
     except ValueError:
         raise SearchError(f"--players takes a comma-separated list of counts, not '{args.players}'") from None
     return SweepSpec(
-        mixes=tuple(known[n] for n in names),
+        mixes=(*(known[n] for n in names), *custom),
         players=players,
         deals=tuple(deals),
         mcts=args.mcts,
@@ -85,12 +117,24 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     sub = balance.add_subparsers(dest="balance_command", required=True)
     run = sub.add_parser("run", help="play a sweep (mixes x players x line-ups) into a parquet folder")
     run.add_argument("out", help="the parquet folder (a dataset of one part file per chunk)")
-    run.add_argument("--mixes", default="", help="comma-separated names (default: all of the default sweep)")
+    run.add_argument(
+        "--mixes",
+        default="",
+        help="comma-separated names of the default sweep's mixes (default: all of them; with --mix: base)",
+    )
+    run.add_argument(
+        "--mix",
+        action="append",
+        metavar="NAME=PART+PART",
+        help="a mix of your own, compared with base (repeatable): expansions, variants key:value or "
+        "default mixes joined by '+', e.g. my-mix=abbey-mayor+river2 or big=everything+start:city",
+    )
     run.add_argument("--players", default="2,3,4", help="comma-separated player counts")
     run.add_argument(
         "--deals",
-        default="greedy=200,mcts=8,mcts+greedy=24",
-        help="deals per line-up (greedy, mcts, mcts+greedy); each deal is played from every seat rotation",
+        default="greedy=200,mcts=192,mcts+greedy=160",
+        help="deals per line-up (greedy, mcts, mcts+greedy, mcts@N: all MCTS at N iterations a move); "
+        "each deal is played from every seat rotation",
     )
     run.add_argument("--mcts", default="mcts:iters=100,memory=64", help="the MCTS agent of the line-ups")
     run.add_argument("--chunk-deals", type=int, default=8, help="deals per chunk (a part file, a Ray task)")

@@ -37,6 +37,8 @@ SPEC_FILE = "_spec.json"
 OLD_SPEC_FILE = "spec.json"
 # The key of a part file's parquet metadata that names the sweep it belongs to.
 PART_KEY = b"carcassonne.sweep"
+# The key of a merged file's parquet metadata that holds the spec files of its sweeps.
+SPECS_KEY = b"carcassonne.specs"
 
 
 @dataclass(frozen=True)
@@ -62,8 +64,27 @@ DEFAULT_MIXES = (
     Mix("everything", ("abbey-mayor", "king-robber", "shrines", "anniv20"), (("start", "city"),)),
 )
 
-# Line-ups: every seat greedy, every seat MCTS, one MCTS among greedy bots (the skill gradient).
-LINEUPS = ("greedy", "mcts", "mcts+greedy")
+# Line-ups: every seat greedy, every seat MCTS, one MCTS among greedy bots (the skill gradient);
+# "mcts@N": every seat the sweep's MCTS at N iterations a move (a ladder of budgets tells a rules
+# imbalance, which stays as the bots get stronger, from a bot's artefact, which fades).
+LINEUPS = ("greedy", "mcts", "mcts+greedy", "mcts@N")
+
+
+def with_budget(mcts: str, iterations: int) -> str:
+    """The MCTS agent spec `mcts` with its iteration budget replaced by `iterations`."""
+    name, _, options = mcts.partition(":")
+    kept = [o.strip() for o in options.split(",") if o.strip() and not o.strip().startswith("iters=")]
+    return f"{name}:" + ",".join([f"iters={iterations}", *kept])
+
+
+def lineup_budget(lineup: str) -> int | None:
+    """N of an "mcts@N" line-up, None for the others; SearchError for a malformed one."""
+    if not lineup.startswith("mcts@"):
+        return None
+    n = lineup[len("mcts@") :]
+    if not n.isdigit() or int(n) < 1:
+        raise SearchError(f"line-up '{lineup}': mcts@N takes an iteration budget N >= 1, e.g. mcts@400")
+    return int(n)
 
 
 def lineup_agents(lineup: str, players: int, mcts: str) -> list[str]:
@@ -74,6 +95,9 @@ def lineup_agents(lineup: str, players: int, mcts: str) -> list[str]:
         return [mcts] * players
     if lineup == "mcts+greedy":
         return [mcts] + ["greedy"] * (players - 1)
+    budget = lineup_budget(lineup)
+    if budget is not None:
+        return [with_budget(mcts, budget)] * players
     raise SearchError(f"unknown line-up '{lineup}' (known: {', '.join(LINEUPS)})")
 
 
@@ -84,7 +108,7 @@ class SweepSpec:
 
     mixes: tuple[Mix, ...] = DEFAULT_MIXES
     players: tuple[int, ...] = (2, 3, 4)
-    deals: tuple[tuple[str, int], ...] = (("greedy", 200), ("mcts", 8), ("mcts+greedy", 24))
+    deals: tuple[tuple[str, int], ...] = (("greedy", 200), ("mcts", 192), ("mcts+greedy", 160))
     mcts: str = "mcts:iters=100,memory=64"
     chunk_deals: int = 8
     seed: int = 1
@@ -163,10 +187,12 @@ def agent_options(agent: str) -> dict[str, str]:
 
 def code_version() -> dict[str, str]:
     """The code that plays a sweep: the package version, the git commit of the checkout the
-    package runs from ("unknown" for an installed package) and a hash of the compiled engine
-    (which tells two builds apart when there is no commit)."""
+    package runs from ("unknown" for an installed package), a hash of the compiled engine
+    (which tells two builds apart when there is no commit) and one of the rows' columns (a
+    version that writes other columns is other code)."""
     engine = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
-    return {"version": __version__, "commit": _git_commit(), "engine": engine}
+    rows = hashlib.sha256(str(SCHEMA).encode()).hexdigest()[:16]
+    return {"version": __version__, "commit": _git_commit(), "engine": engine, "rows": rows}
 
 
 def _git_commit() -> str:
@@ -217,9 +243,8 @@ def chunks(spec: SweepSpec) -> list[Chunk]:
     the run mixes the cheap greedy games and the slow MCTS ones as the whole does, so the progress
     bar's ETA holds from the start, and a stopped sweep has some games of each cell."""
     deals = dict(spec.deals)
-    unknown = set(deals) - set(LINEUPS)
-    if unknown:
-        raise SearchError(f"unknown line-up(s) {sorted(unknown)} (known: {', '.join(LINEUPS)})")
+    for lineup in deals:
+        lineup_agents(lineup, 2, spec.mcts)  # an unknown line-up raises
     if spec.chunk_deals < 1:
         raise SearchError(f"chunk_deals must be >= 1, got {spec.chunk_deals}")
     cells = [(mix, players, lineup) for mix in spec.mixes for players in spec.players for lineup in deals]
@@ -250,8 +275,34 @@ def play_chunk(chunk: Chunk, threads: int = 1) -> pa.Table:
         seed=chunk.seed,
         agent_seed=chunk.agent_seed,
         threads=threads,
+        record_actions=True,  # replayed for the per-turn columns (game flow, tile value)
     )
     return records_table(chunk, result.games)
+
+
+def game_turns(chunk: Chunk, game: Any) -> tuple[list[int], list[str], list[list[int]]]:
+    """Replays a recorded game turn by turn: per turn, the seat whose turn it was, the kind of the
+    tile it placed (an abbey too; "" for a turn that placed none) and every seat's standing
+    after it, the score the seat would have if the game ended there (state.scores_if_ended():
+    completed and unfinished features, fields), which the last turn leaves at the final scores."""
+    config = make_config(len(game.scores), chunk.mix.expansions, dict(chunk.mix.variants), game.seed)
+    state = _core.State(config)
+    seats: list[int] = []
+    tiles: list[str] = []
+    standings: list[list[int]] = []
+    turn, seat, placed = state.turn_number(), state.turn_player(), len(state.placed_tiles())
+    for code in game.actions:
+        state.apply(code)
+        if state.is_terminal() or state.turn_number() != turn:
+            board = state.placed_tiles()
+            seats.append(seat)
+            tiles.append(board[-1][0] if len(board) > placed else "")
+            standings.append(state.scores_if_ended())
+            if not state.is_terminal():
+                turn, seat, placed = state.turn_number(), state.turn_player(), len(board)
+    if state.scores() != list(game.scores):  # the replay must be the game that was played
+        raise SearchError(f"replaying deal {game.deal} rotation {game.rotation} gave other scores")
+    return seats, tiles, standings
 
 
 def records_table(chunk: Chunk, games: Iterable[Any]) -> pa.Table:
@@ -262,6 +313,7 @@ def records_table(chunk: Chunk, games: Iterable[Any]) -> pa.Table:
     for g in games:
         players = len(g.scores)
         game_decisions = sum(g.decisions)
+        turn_seat, turn_tile, standings = game_turns(chunk, g)
         for s in range(players):
             best_other = max(g.scores[t] for t in range(players) if t != s)
             row: dict[str, Any] = {
@@ -288,6 +340,9 @@ def records_table(chunk: Chunk, games: Iterable[Any]) -> pa.Table:
                 "tiles_by_kind": sorted(g.tiles_by_kind[s].items()),
                 "iterations": g.iterations[s],
                 "think_seconds": g.think_seconds[s],
+                "turn_seat": turn_seat,
+                "turn_tile": turn_tile,
+                "standing": [standing[s] for standing in standings],
             }
             for c, cause in enumerate(CAUSES):
                 row[f"points_{cause}"] = g.points[s][c]
@@ -323,6 +378,11 @@ SCHEMA = pa.schema(
         ("tiles_by_kind", pa.map_(pa.string(), pa.int32())),
         ("iterations", pa.uint64()),
         ("think_seconds", pa.float64()),
+        # Per turn of the game (the same on each of its rows): whose turn, the tile kind placed.
+        ("turn_seat", pa.list_(pa.int8())),
+        ("turn_tile", pa.list_(pa.dictionary(pa.int16(), pa.string()))),
+        # Per turn: this seat's standing after it (its score if the game ended there).
+        ("standing", pa.list_(pa.int16())),
     ]
     + [(f"points_{cause}", pa.int32()) for cause in CAUSES]
     + [(f"figures_{kind}", pa.int32()) for kind in FIGURE_KINDS]
@@ -505,6 +565,33 @@ def read_sweep(path: str | os.PathLike[str]) -> Any:
     return pd.concat([pq.read_table(p).to_pandas() for p in parts], ignore_index=True)
 
 
+def replay_deal(spec: SweepSpec, mix: str, players: int, lineup: str, deal: int) -> Any:
+    """Plays one deal of a sweep's cell again (every seat rotation) and returns its rows as a
+    pandas DataFrame, as the sweep stored them: a chunk's games depend only on the spec's seeds
+    and their deal numbers, so the rows equal the stored ones when the code is the same (the
+    timing column think_seconds aside)."""
+    chosen = [m for m in spec.mixes if m.name == mix]
+    if not chosen or players not in spec.players or lineup not in dict(spec.deals):
+        raise SearchError(f"the sweep has no cell ({mix}, {players} players, {lineup})")
+    agents = tuple(lineup_agents(lineup, players, spec.mcts))
+    chunk = Chunk(chosen[0], players, lineup, agents, deal, 1, spec.seed, spec.agent_seed)
+    return play_chunk(chunk).to_pandas()
+
+
+def sweep_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The spec records (spec, agent options, code; SweepSpec.record) of a sweep folder (its spec
+    file) or of a merged file (one per sweep merged into it); empty when none was kept (a file
+    of an older version)."""
+    path = Path(path)
+    if path.is_dir():
+        spec_file = _spec_file(path)
+        return [json.loads(spec_file.read_text())] if spec_file is not None else []
+    if not path.exists():
+        raise SearchError(f"{path}: no such sweep folder or parquet file")
+    text = (pq.read_schema(path).metadata or {}).get(SPECS_KEY)
+    return list(json.loads(text)) if text else []
+
+
 def merge_sweep(
     folders: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     out: str | os.PathLike[str],
@@ -521,8 +608,10 @@ def merge_sweep(
     if target.is_dir():
         raise SearchError(f"{target} is a folder; merge writes one parquet file")
     tables: list[pa.Table] = []
+    records: list[dict[str, Any]] = []
     seen: set[tuple[Any, ...]] = set()
     for source in sources:
+        records += sweep_records(source)
         parts = [p for p in _sources(Path(source)) if p.resolve() != target.resolve()]
         if not parts:
             raise SearchError(f"{source}: no games (no parquet files)")
@@ -536,8 +625,15 @@ def merge_sweep(
                 "(mix, players, line-up, deal): merge sweeps of other cells"
             )
         seen |= keys
+        if tables and not table.schema.equals(tables[0].schema):
+            raise SearchError(
+                f"{source} has other columns than {sources[0]} (sweeps of other versions); "
+                "play them again with one version to merge them"
+            )
         tables.append(table)
     tmp = target.with_name(f".{target.name}.tmp")
-    pq.write_table(pa.concat_tables(tables), tmp, compression="zstd")
+    merged = pa.concat_tables(tables)
+    merged = merged.replace_schema_metadata({SPECS_KEY: json.dumps(records, sort_keys=True).encode()})
+    pq.write_table(merged, tmp, compression="zstd")
     os.replace(tmp, target)
     return target
