@@ -157,6 +157,15 @@ def test_no_python_reads_the_action_code_bits() -> None:
     assert not offenders
 
 
+@pytest.mark.parametrize(("players", "expansions"), MIXES[:4])
+def test_a_replayed_game_has_the_same_bytes(players: int, expansions: tuple[str, ...]) -> None:
+    for actions in (40, 400):  # mid-game, and the end
+        game = _mid_game(players, expansions, seed=4, actions=actions)
+        replayed = Game.from_json(game.to_json())
+        assert replayed.core_state().to_bytes() == game.core_state().to_bytes()
+        assert pickle.dumps(replayed) == pickle.dumps(game)
+
+
 def test_a_replayed_game_equals_the_original() -> None:
     game = _mid_game(3, ("abbey-mayor",), seed=4)
     replayed = Game.from_json(game.to_json())
