@@ -10,6 +10,13 @@
     python tools/bench_envs.py --envs 256 --seconds 3 --repeat 3
 
 Each figure is the median of `repeat` runs (shared machines vary a lot from run to run).
+Instructions instead of time (stable on a shared machine): `--steps N` only steps the vector
+environment N times (`--window`, `--packed`), for a profiler, e.g. the difference of
+
+    valgrind --tool=callgrind python tools/bench_envs.py --steps 50 --window 16 --packed
+    valgrind --tool=callgrind python tools/bench_envs.py --steps 10 --window 16 --packed
+
+divided by 40 x 256 steps.
 """
 
 from __future__ import annotations
@@ -93,6 +100,16 @@ def gymnasium_rate(seconds: float) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def fixed_steps(envs: int, window: int, packed: bool, steps: int) -> None:
+    """`steps` steps of the vector environment against random, lowest legal index, untimed."""
+    env = CarcassonneVectorEnv(envs, opponents=["random"], window=window, packed=packed, copy=False)
+    obs, _ = env.reset(seed=1)
+    for _ in range(steps):
+        mask = obs["action_mask"]
+        bits = np.unpackbits(mask, axis=1, bitorder="little") if packed else mask
+        obs = env.step(bits.argmax(axis=1))[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -100,7 +117,13 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=256)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--steps", type=int, help="only step the vector environment this often (profilers)")
+    parser.add_argument("--window", type=int, default=16, help="with --steps")
+    parser.add_argument("--packed", action="store_true", help="with --steps")
     args = parser.parse_args()
+    if args.steps is not None:
+        fixed_steps(args.envs, args.window, args.packed, args.steps)
+        return
     print(f"CPU: {cpu()}, one thread, {args.envs} games, base game, 2 players")
     print(
         "| window | planes | opponent | env steps/s | steps/s, argmax policy included | observation bytes |"
