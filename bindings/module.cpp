@@ -156,4 +156,6 @@ PYBIND11_MODULE(_core, m) {
   py_bindings::register_search(m);
   py_bindings::register_rl(m);
   py_bindings::register_network(m);
+  py_bindings::register_agents(m);
+  py_bindings::register_vector(m);
 }

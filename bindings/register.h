@@ -5,8 +5,12 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
 
 #include "engine/action.h"
+#include "search/agents.h"
 
 namespace carc::py_bindings {
 
@@ -21,11 +25,20 @@ void register_search(pybind11::module_& m);
 // Registers ObservationEncoder, ActionSpace, observation_window, OBSERVATION_VERSION,
 // DEFAULT_WINDOW, and State's to_bytes / from_bytes / pickling (after register_state).
 void register_rl(pybind11::module_& m);
+// Registers BuiltinAgent (a built-in agent kept between moves) and game_result.
+void register_agents(pybind11::module_& m);
+// Registers VectorEnv (many games stepped in one call, register_vector.cpp).
+void register_vector(pybind11::module_& m);
 // Registers Network, default_network_path and set_default_network_path (search/network.h).
 void register_network(pybind11::module_& m);
 
 // Returns the action with this code; throws IllegalActionError if the code is not a 32-bit
 // unsigned value (Python ints are unbounded, action codes are not).
 Action to_action(int64_t code);
+
+// ArenaConfig::custom_agents for entrants given from Python: per entrant None (a spec agent) or
+// an object with name, reset(seed) and choose(state) -> code (carcassonne.agents). Empty if all
+// are None. The objects are borrowed: keep the sequence alive while the arena runs.
+std::vector<std::function<std::unique_ptr<Agent>(uint64_t)>> python_agent_factories(const pybind11::sequence& entrants);
 
 }  // namespace carc::py_bindings

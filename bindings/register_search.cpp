@@ -340,7 +340,7 @@ void register_search(py::module_& m) {
 
   m.def(
       "run_arena",
-      [](const ArenaConfig& config, const std::string& csv, bool resume) {
+      [](const ArenaConfig& config, const std::string& csv, bool resume, const py::sequence& python_agents) {
         // Copy with the GIL held; the copy's on_game stays empty (it would call back into
         // Python without the GIL). Nothing Python-owned is read after this, so the release is safe.
         ArenaConfig copy;
@@ -354,18 +354,24 @@ void register_search(py::module_& m) {
         copy.threads = config.threads;
         copy.agent_seed = config.agent_seed;
         copy.sprt = config.sprt;
+        // Python agents take the GIL for each of their moves (register_agents.cpp); the
+        // caller's sequence keeps them alive until the run ends.
+        copy.custom_agents = python_agent_factories(python_agents);
         if (resume && csv.empty()) throw SearchError("run_arena: resume needs a csv file");
         return run_interruptible([&](const std::atomic<bool>* cancel) {
           copy.cancel = cancel;
           return csv.empty() ? run_arena(copy) : run_arena_csv(copy, csv, resume);
         });
       },
-      "config"_a, "csv"_a = "", "resume"_a = false,
+      "config"_a, "csv"_a = "", "resume"_a = false, "python_agents"_a = py::tuple(),
       "Plays the arena's games with the GIL released and summarises them; bad agents, counts or\n"
       "rules raise SearchError (ConfigError for rules) before any game starts. Ctrl-C stops every\n"
       "game at its next move (KeyboardInterrupt). With `csv`, each game is appended to that file as\n"
       "it finishes; with `resume`, the games the file holds count and are not played again (a file\n"
-      "of another run, an unreadable one or one that cannot be written raises SearchError).");
+      "of another run, an unreadable one or one that cannot be written raises SearchError).\n"
+      "`python_agents`: empty, or per entrant None (its spec in config.agents plays) or an object with\n"
+      "name, reset(seed) and choose(state) -> code; a run with any plays one game at a time, and a\n"
+      "Python agent's exception stops it and is raised here.");
 
   m.def(
       "choose_action",

@@ -381,6 +381,16 @@ void register_state(py::module_& m) {
       .def("check_consistency", &State::check_consistency,
            "Recomputes every aggregate from scratch; raises RuntimeError on a mismatch.")
       .def("clone", &State::clone, "A copy of the state (a memcpy).")
+      .def("same_position", &State::same_position, "other"_a,
+           "True if both are the same game position: everything that shapes the game from here is equal,\n"
+           "whatever the PRNG or the history that led here.")
+      .def(
+          "__eq__",
+          [](const State& a, const py::object& b) -> py::object {
+            if (!py::isinstance<State>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+            return py::bool_(a.same_position(b.cast<const State&>()));
+          },
+          "other"_a, "same_position(other): states compare by position (not by PRNG or history).")
       .def("__copy__", &State::clone)
       .def(
           "__deepcopy__", [](const State& s, py::dict) { return s.clone(); }, "memo"_a);

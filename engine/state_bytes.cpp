@@ -89,13 +89,21 @@ State State::from_bytes(std::string_view bytes) {
   if (bytes.size() >= sizeof header) std::memcpy(&header, bytes.data(), sizeof header);
   if (bytes.size() < sizeof header || std::memcmp(header.magic, kStateMagic, sizeof kStateMagic) != 0)
     throw RecordError("these bytes are not a pickled carcassonne State");
-  if (header.format != kStateFormat || header.size != sizeof(State) || header.catalogue != catalogue_fingerprint() ||
-      bytes.size() != sizeof header + sizeof(State))
-    throw RecordError("this pickled State comes from another build of carcassonne (format " +
-                      std::to_string(header.format) + ", " + std::to_string(header.size) +
-                      " bytes; this build reads format " + std::to_string(kStateFormat) + ", " +
-                      std::to_string(sizeof(State)) +
-                      " bytes and its own tile catalogue): keep game records (Game.to_json) across versions");
+  // The message names the first difference (builds often differ only in their tile catalogue).
+  std::string differs;
+  if (header.format != kStateFormat)
+    differs = "format " + std::to_string(header.format) + "; this build reads format " + std::to_string(kStateFormat);
+  else if (header.size != sizeof(State))
+    differs = "a State of " + std::to_string(header.size) + " bytes; this build's has " + std::to_string(sizeof(State));
+  else if (header.catalogue != catalogue_fingerprint())
+    differs = "another tile catalogue (fingerprint " + std::to_string(header.catalogue) + "; this build's is " +
+              std::to_string(catalogue_fingerprint()) + ")";
+  else if (bytes.size() != sizeof header + sizeof(State))
+    differs =
+        std::to_string(bytes.size()) + " bytes in all; a State's are " + std::to_string(sizeof header + sizeof(State));
+  if (!differs.empty())
+    throw RecordError("this pickled State comes from another build of carcassonne (" + differs +
+                      "): keep game records (Game.to_json) across versions");
   State st;
   std::memcpy(static_cast<void*>(&st), bytes.data() + sizeof header, sizeof(State));  // bytes are the value
   st.check_fields();

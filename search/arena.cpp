@@ -31,6 +31,10 @@ uint64_t mix(uint64_t a, uint64_t b) { return mix_seeds(a, b, kArenaSeedSalt); }
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+bool is_custom(const ArenaConfig& config, int entrant) {
+  return size_t(entrant) < config.custom_agents.size() && config.custom_agents[size_t(entrant)];
+}
+
 // `stop`: the run's own end (a decided SPRT), checked like config.cancel.
 GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std::vector<KindId>& deck,
                     const std::atomic<bool>& stop) {
@@ -44,8 +48,10 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
   for (int s = 0; s < players; ++s) {
     int e = (s + rotation) % players;
     r.entrant.push_back(e);
-    agents.push_back(make_agent(config.agents[size_t(e)]));
-    rngs.emplace_back(mix(mix(config.agent_seed, uint64_t(deal)), uint64_t(e)));
+    const uint64_t seed = mix(mix(config.agent_seed, uint64_t(deal)), uint64_t(e));
+    agents.push_back(is_custom(config, e) ? config.custom_agents[size_t(e)](seed)
+                                          : make_agent(config.agents[size_t(e)]));
+    rngs.emplace_back(seed);
   }
   r.think_seconds.assign(size_t(players), 0.0);
   r.decisions.assign(size_t(players), 0);
@@ -289,7 +295,13 @@ ArenaResult run_arena(const ArenaConfig& config) {
   if (config.rotation < -1 || config.rotation >= players)
     throw SearchError("arena: rotation must be -1 (every seating) or 0 to " + std::to_string(players - 1) + ", got " +
                       std::to_string(config.rotation));
-  for (const std::string& spec : config.agents) make_agent(spec);  // SearchError for bad specs
+  if (!config.custom_agents.empty() && int(config.custom_agents.size()) != players)
+    throw SearchError("arena: custom_agents must be empty or hold one entry per entrant");
+  bool any_custom = false;
+  for (int e = 0; e < players; ++e) {
+    if (is_custom(config, e)) any_custom = true;
+    else make_agent(config.agents[size_t(e)]);  // SearchError for bad specs
+  }
   if (config.sprt && players != 2) throw SearchError("arena: a sequential test needs 2 players");
 
   const bool paired = config.paired && config.rotation < 0;
@@ -362,7 +374,8 @@ ArenaResult run_arena(const ArenaConfig& config) {
     }
     result.games[size_t(i)] = std::move(r);
   };
-  parallel_for(total, config.threads, play);  // config.threads 0: one per core
+  // config.threads 0: one per core; custom agents (Python ones) play their games one at a time.
+  parallel_for(total, any_custom ? 1 : config.threads, play);
   if (config.cancel && config.cancel->load()) throw Cancelled();
   if (decided) {  // the games not played (or dropped in play) go
     std::erase_if(result.games, [](const GameRecord& g) { return g.entrant.empty(); });

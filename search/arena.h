@@ -13,11 +13,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "agents.h"
 #include "engine/game.h"
 #include "sprt.h"
 
@@ -70,17 +72,22 @@ std::string move_kind(const State& state, Action action);
 struct ArenaConfig {
   Config game;                      // rules: players, expansions, variants; seed picks the decks
   std::vector<std::string> agents;  // one agent spec per entrant; exactly game.players of them
-  int deals = 10;                   // decks to play
-  int first_deal = 0;               // they are decks first_deal .. first_deal + deals - 1 (a sweep
-                                    // plays a long run in chunks, each its own arena run)
-  bool record_actions = false;      // keep GameRecord::actions and visits (training data)
-  bool paired = true;               // each deck once per seat rotation (else one game per deck,
-                                    // rotation = deal % players)
-  int rotation = -1;                // >= 0: one game per deck, all with this seat rotation (seat s
-                                    // holds entrant (s + rotation) mod players): studies one seat
-  int threads = 0;                  // games played at once (0: all cores); an MCTS agent's own
-                                    // threads come on top, so use 1 here for threads > 1 there
-  uint64_t agent_seed = 1;          // seeds the agents' random streams
+  // Optional, per entrant (empty, or one per entrant): agents made outside the spec table, e.g.
+  // from Python. Where custom_agents[e] is set, it makes entrant e's agent for each game, given the
+  // seed the arena derives for that entrant and deal, and agents[e] is only its name (reports and
+  // csv). Such agents need not be thread-safe: a run with any plays its games one at a time.
+  std::vector<std::function<std::unique_ptr<Agent>(uint64_t seed)>> custom_agents;
+  int deals = 10;               // decks to play
+  int first_deal = 0;           // they are decks first_deal .. first_deal + deals - 1 (a sweep
+                                // plays a long run in chunks, each its own arena run)
+  bool record_actions = false;  // keep GameRecord::actions and visits (training data)
+  bool paired = true;           // each deck once per seat rotation (else one game per deck,
+                                // rotation = deal % players)
+  int rotation = -1;            // >= 0: one game per deck, all with this seat rotation (seat s
+                                // holds entrant (s + rotation) mod players): studies one seat
+  int threads = 0;              // games played at once (0: all cores); an MCTS agent's own
+                                // threads come on top, so use 1 here for threads > 1 there
+  uint64_t agent_seed = 1;      // seeds the agents' random streams
   // Games already played by an earlier, interrupted run of this same configuration (read back
   // with read_arena_csv): they are not played again but count in the summary.
   std::vector<GameRecord> done;

@@ -7,7 +7,9 @@
 
 Whole games and searches run in C++ with the GIL released: play_random_games, play_game,
 analyse (or Game.analyse: MCTS statistics of every candidate move) and arena (many games
-between agents with win rates, confidence intervals and Elo). Ctrl-C stops each of them
+between agents with win rates, confidence intervals and Elo). Agents are specs ("greedy",
+"mcts:time=0.5") or your own Python agents (carcassonne.agents); choose_action is one move of a
+built-in agent. Ctrl-C stops each of them
 (KeyboardInterrupt). Errors are ValueError subclasses: ConfigError, IllegalActionError,
 PositionError, RecordError, SearchError (all carcassonne.Error).
 """
@@ -47,6 +49,7 @@ from ._core import (
     run_arena,
     tile_kinds,
 )
+from .agents import Agent, BuiltinAgent, choose_action
 from .game import RECORD_FORMAT, Action, Game, RecordError, make_config, play_game, play_random_games
 from .search import analyse, arena, arena_summary, mcts_config
 
@@ -71,8 +74,10 @@ __all__ = [
     "TERMINAL_PLAYER",
     "Action",
     "ActionStats",
+    "Agent",
     "ArenaConfig",
     "ArenaResult",
+    "BuiltinAgent",
     "Config",
     "ConfigError",
     "EntrantStats",
@@ -94,6 +99,7 @@ __all__ = [
     "analyse",
     "arena",
     "arena_summary",
+    "choose_action",
     "known_expansions",
     "known_variants",
     "make_config",

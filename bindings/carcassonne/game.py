@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _core
-from ._common import _agents, _analyse, _int, _names
+from ._common import _analyse, _int, _names
 from ._core import Error, GameResult, IllegalActionError, PositionError, RecordError
 
 RECORD_FORMAT = "carcassonne-record/1"
@@ -39,6 +39,9 @@ _POSITION_KEYS = (
     "tile_taken",
 )
 _RECORD_KEYS = ("format", "config", "position", "actions", "sampled")
+# The start position of a game made from a bare state (an arena's game shown to a Python agent):
+# its history is unknown, so it has no record.
+_NO_RECORD: dict[str, Any] = {}
 
 
 @dataclass(frozen=True)
@@ -532,6 +535,21 @@ class Game:
 
     __copy__ = clone
 
+    def __eq__(self, other: object) -> bool:
+        """Games are equal when they are the same game: the same config, start position, actions
+        and draws made with the PRNG, and so the same position (State ==)."""
+        if not isinstance(other, Game):
+            return NotImplemented
+        return (
+            _config_dict(self._config) == _config_dict(other._config)
+            and self._position == other._position
+            and self._history == other._history
+            and self._sampled == other._sampled
+            and self._state == other._state
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # a game changes as it is played
+
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
         return self.clone()
 
@@ -540,8 +558,25 @@ class Game:
         # another build of the engine replays the record).
         return (_unpickle_game, (self.to_record(), self._state.to_bytes()))
 
+    @classmethod
+    def _at_state(cls, state: _core.State, config: _core.Config) -> Game:
+        """A game at this state (taken, not copied) whose history is unknown: it plays on, but
+        has no record (to_record raises RecordError). The arena hands these to Python agents."""
+        game = cls.__new__(cls)
+        game._config = config
+        game._state = state
+        game._history = []
+        game._sampled = []
+        game._position = _NO_RECORD
+        return game
+
     def to_record(self) -> dict[str, Any]:
         """The game record as a dict (see to_json)."""
+        if self._position is _NO_RECORD:
+            raise RecordError(
+                "this game was handed to an agent at a position of another game (an arena's); "
+                "its history is unknown, so it has no record"
+            )
         record: dict[str, Any] = {"format": RECORD_FORMAT, "config": self.config}
         if self._position is not None:
             record["position"] = json.loads(json.dumps(self._position))
@@ -704,7 +739,7 @@ def play_random_games(
 
 
 def play_game(
-    agents: str | Sequence[str] = ("greedy", "random"),
+    agents: str | Sequence[Any] = ("greedy", "random"),
     players: int = 2,
     seed: int = 0,
     agent_seed: int | None = None,
@@ -714,9 +749,32 @@ def play_game(
     """Plays one game in C++ between agents ("random", "greedy", "mcts:iters=500,c=1"; a list,
     or one string listing them: "greedy,mcts:iters=50,c=1"); seat i plays agents[i % len(agents)].
     The agents' own PRNG is seeded with agent_seed (default: seed). Bad agents raise SearchError;
-    Ctrl-C stops the game at its next move (KeyboardInterrupt)."""
+    Ctrl-C stops the game at its next move (KeyboardInterrupt).
+
+    An agent may also be a Python agent (a callable (game) -> action or an object with
+    act(game), optionally reset(seed); carcassonne.agents): the game is then played from Python,
+    each agent i reset with agent_seed + i and each built-in agent a BuiltinAgent seeded so."""
+    from .agents import as_player, split_agents  # agents.py imports this module
+
     config = make_config(players, expansions, variants, seed)
     if agent_seed is None:
         agent_seed = seed
     agent_seed = _int("agent_seed", agent_seed, 0, 2**64 - 1, _core.SearchError)
-    return _core.play_game(config, _agents(agents), agent_seed)
+    names, python = split_agents(agents)
+    if not names:
+        raise _core.SearchError("play_game needs at least one agent")
+    if all(a is None for a in python):
+        return _core.play_game(config, names, agent_seed)
+    entrants = [as_player(names[i] if a is None else a) for i, a in enumerate(python)]
+    for i, entrant in enumerate(entrants):
+        entrant.reset((agent_seed + i) % 2**64)
+    game = Game(players, expansions, variants, seed)
+    decisions = 0
+    while not game.is_terminal:
+        if game.is_chance:
+            game.apply_random_chance()
+            continue
+        code = entrants[game.current_player % len(entrants)].move(game)
+        game._apply_code(code, sampled=False)
+        decisions += 1
+    return _core.game_result(game._state, decisions)

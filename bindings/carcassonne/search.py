@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _core
-from ._common import _agents, _analyse, _int, _mcts_config
+from ._common import _analyse, _int, _mcts_config
 from ._core import SearchError
+from .agents import AgentLike, _ArenaEntrant, split_agents
 from .game import Game, make_config
 
 
@@ -69,7 +70,7 @@ def analyse(
 
 
 def arena(
-    agents: str | Sequence[str] = ("mcts:iters=2000", "greedy"),
+    agents: str | Sequence[AgentLike] = ("mcts:iters=2000", "greedy"),
     deals: int = 10,
     players: int | None = None,
     expansions: Iterable[str] = (),
@@ -95,7 +96,12 @@ def arena(
     A file of another run (e.g. other seeds or agents), one that cannot be read or written (a
     folder that does not exist: at once) raise SearchError, as do bad agents or counts (both
     ValueErrors); bad rules raise ConfigError.
-    `agents` is a list of specs, or one string listing them ("greedy,mcts:iters=50,c=1").
+    `agents` is a list of specs, or one string listing them ("greedy,mcts:iters=50,c=1"); an
+    entry may also be a Python agent (a callable (game) -> action, or an object with act(game),
+    optionally reset(seed) and name; carcassonne.agents). A run with a Python agent plays its
+    games one at a time on one thread (`threads` is then ignored): the agent takes the GIL for
+    its moves, the built-in agents of the game think without it. Its exceptions stop the run and
+    are raised here; an illegal move raises IllegalActionError naming the agent.
     The decks are numbers first_deal .. first_deal + deals - 1 (a long run played in chunks).
     Each game's record has per seat the points by cause, figures placed by kind, tiles placed
     and rank; with `record_actions` also every action code and the MCTS agents' root visits.
@@ -103,10 +109,11 @@ def arena(
     agent 0 against agent 1 stops the run as soon as it decides (`deals` is then the most it may
     play; the games in play are dropped); its state is the result's `sprt` (llr, decision 'H1',
     'H0' or 'continue'), and a resumed run starts from the file's games."""
-    names = _agents(agents)
+    names, python = split_agents(agents)
     config = _core.ArenaConfig()
     config.game = make_config(len(names) if players is None else players, expansions, variants, seed)
     config.agents = names
+    entrants = [None if a is None else _ArenaEntrant(a, config.game) for a in python]
     config.deals = _int("deals", deals, 1, 2**31 - 1, SearchError)
     config.first_deal = _int("first_deal", first_deal, 0, 2**31 - 1, SearchError)
     config.record_actions = bool(record_actions)
@@ -119,7 +126,12 @@ def arena(
         config.sprt = _core.SprtConfig(sprt)
     if resume and csv is None:
         raise SearchError("arena: resume needs a csv file")
-    return _core.run_arena(config, "" if csv is None else os.fspath(csv), bool(resume))
+    return _core.run_arena(
+        config,
+        "" if csv is None else os.fspath(csv),
+        bool(resume),
+        entrants if any(e is not None for e in entrants) else (),
+    )
 
 
 def arena_summary(result: _core.ArenaResult) -> dict[str, Any]:

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -47,6 +48,47 @@ TEST(Arena, PairedDecksReplayTheSameDrawsWithSeatsRotated) {
   ArenaResult again = run_arena(a);
   for (size_t i = 0; i < r.games.size(); ++i) EXPECT_EQ(r.games[i].scores, again.games[i].scores);
   EXPECT_NE(r.report().find("greedy"), std::string::npos);
+}
+
+// A greedy agent that counts the games in play at once (custom agents get them one at a time).
+class CountedGreedy final : public Agent {
+ public:
+  CountedGreedy(std::atomic<int>& active, std::atomic<int>& peak) : active_(active) {
+    const int now = ++active_;
+    int seen = peak.load();
+    while (now > seen && !peak.compare_exchange_weak(seen, now)) {
+    }
+  }
+  ~CountedGreedy() override { --active_; }
+  Action choose(const State& state, Rng& rng) override { return greedy_.choose(state, rng); }
+  std::string name() const override { return "counted"; }
+
+ private:
+  GreedyAgent greedy_;
+  std::atomic<int>& active_;
+};
+
+TEST(Arena, CustomAgentsPlayTheSameGamesAsTheirSpecsOneGameAtATime) {
+  ArenaConfig a;
+  a.agents = {"greedy", "random"};
+  a.deals = 3;
+  a.threads = 2;
+  const ArenaResult native = run_arena(a);
+  std::atomic<int> made{0}, active{0}, peak{0};
+  a.agents[0] = "my greedy";  // only a name now
+  a.custom_agents = {[&](uint64_t) {
+                       ++made;
+                       return std::unique_ptr<Agent>(std::make_unique<CountedGreedy>(active, peak));
+                     },
+                     nullptr};
+  const ArenaResult custom = run_arena(a);
+  EXPECT_EQ(made.load(), 6);  // one agent per game
+  EXPECT_EQ(peak.load(), 1);  // threads = 2 asked, one game at a time played
+  ASSERT_EQ(custom.games.size(), native.games.size());
+  for (size_t i = 0; i < custom.games.size(); ++i) EXPECT_EQ(custom.games[i].scores, native.games[i].scores);
+  EXPECT_EQ(custom.entrants[0].agent, "my greedy");
+  a.custom_agents.resize(1);
+  EXPECT_THROW(run_arena(a), SearchError);  // one entry per entrant, or none
 }
 
 TEST(Arena, AFixedRotationPlaysEveryDeckFromOneSeating) {

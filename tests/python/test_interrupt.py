@@ -70,3 +70,17 @@ def test_ctrl_c_stops_a_batch_of_random_games() -> None:
     between games passes."""
     assert _interrupted(lambda: play_random_games(2_000_000, threads=2)) < 10.0
     assert len(play_random_games(5, threads=2)) == 5  # the next batch runs as before
+
+
+def test_ctrl_c_stops_an_arena_with_a_python_agent_at_its_next_move() -> None:
+    moves = []
+
+    def slow(game: Game) -> Any:
+        moves.append(1)
+        time.sleep(0.01)
+        return game.legal_actions()[0]
+
+    assert _interrupted(lambda: arena([slow, "greedy"], deals=10_000)) < BUDGET_S / 4
+    count = len(moves)
+    time.sleep(0.1)
+    assert len(moves) == count > 0  # no game goes on behind the interrupt

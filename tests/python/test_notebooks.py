@@ -13,7 +13,11 @@ NOTEBOOKS = sorted((Path(__file__).parents[2] / "experiments" / "notebooks").glo
 
 
 def test_the_notebooks_are_found() -> None:
-    assert {p.name for p in NOTEBOOKS} >= {"quickstart.ipynb", "value_learning.ipynb"}
+    assert {p.name for p in NOTEBOOKS} >= {
+        "quickstart.ipynb",
+        "value_learning.ipynb",
+        "bring_your_own_model.ipynb",
+    }
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -25,3 +29,9 @@ def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     ).execute()
     errors = [o for c in notebook.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebooks_use_the_public_api(path: Path) -> None:
+    code = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    assert not [line for source in code for line in source.splitlines() if "_core." in line]

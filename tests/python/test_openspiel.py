@@ -7,6 +7,7 @@ import numpy as np
 import pyspiel
 import pytest
 from open_spiel.python.algorithms import mcts
+from open_spiel.python.observation import make_observation
 
 import carcassonne
 import carcassonne.rl.openspiel
@@ -34,7 +35,7 @@ def test_serialization_replays_exactly() -> None:
     copy = game.deserialize_state(state.serialize())
     assert copy.history() == state.history()
     assert str(copy) == str(state) and copy.legal_actions() == state.legal_actions()
-    assert copy.observation_tensor(0) == state.observation_tensor(0)
+    np.testing.assert_array_equal(copy.observation_tensor(0), state.observation_tensor(0))
 
 
 def test_tensors_are_the_encoders() -> None:
@@ -46,6 +47,13 @@ def test_tensors_are_the_encoders() -> None:
     np.testing.assert_array_equal(np.asarray(state.observation_tensor(1)), expected)
     np.testing.assert_array_equal(np.asarray(state.information_state_tensor(1)), expected)
     assert game.observation_tensor_size() == expected.size
+    # The fast route (a float32 array, not pyspiel's list) gives OpenSpiel's observer's values.
+    observation = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False))
+    observation.set_from(state, 0)
+    tensor = state.observation_tensor(0)
+    assert isinstance(tensor, np.ndarray) and tensor.dtype == np.float32
+    np.testing.assert_array_equal(tensor, observation.tensor)
+    assert not np.array_equal(tensor, state.observation_tensor(1))  # the seats differ
     assert game.num_distinct_actions() == rl.num_distinct_actions()
 
 

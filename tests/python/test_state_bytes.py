@@ -155,3 +155,40 @@ def test_no_python_reads_the_action_code_bits() -> None:
         if pattern.search(line)
     ]
     assert not offenders
+
+
+@pytest.mark.parametrize(("players", "expansions"), MIXES[:4])
+def test_a_replayed_game_has_the_same_bytes(players: int, expansions: tuple[str, ...]) -> None:
+    for actions in (40, 400):  # mid-game, and the end
+        game = _mid_game(players, expansions, seed=4, actions=actions)
+        replayed = Game.from_json(game.to_json())
+        assert replayed.core_state().to_bytes() == game.core_state().to_bytes()
+        assert pickle.dumps(replayed) == pickle.dumps(game)
+
+
+def test_a_replayed_game_equals_the_original() -> None:
+    game = _mid_game(3, ("abbey-mayor",), seed=4)
+    replayed = Game.from_json(game.to_json())
+    assert replayed == game and replayed.core_state() == game.core_state()
+    assert State.from_bytes(game.core_state().to_bytes()) == game.core_state()
+    other = replayed.clone()
+    if other.is_chance:
+        other.apply_random_chance()
+    else:
+        other.apply(other.legal_actions()[0])
+    assert other != game and other.core_state() != game.core_state()
+    assert game.core_state() != "a state" and game != game.core_state()
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(game)
+
+
+def test_bytes_of_another_build_say_what_differs() -> None:
+    data = Game(seed=1).core_state().to_bytes()
+    catalogue = data[:16] + bytes(8) + data[24:]  # another tile catalogue, same format and size
+    with pytest.raises(RecordError, match=r"another build .*another tile catalogue") as caught:
+        State.from_bytes(catalogue)
+    numbers = re.findall(r"\d+", str(caught.value))
+    assert numbers[0] == "0" and numbers[1] != "0"  # the foreign fingerprint, then this build's
+    size = data[:12] + (len(data) - HEADER + 8).to_bytes(4, "little") + data[16:]
+    with pytest.raises(RecordError, match=f"a State of {len(data) - HEADER + 8} bytes; this build's has"):
+        State.from_bytes(size)

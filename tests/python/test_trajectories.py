@@ -6,9 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from carcassonne import CAUSES, Game
-from carcassonne.rl.trajectories import game_actions, load_trajectories, write_trajectories
+from carcassonne.rl import action_index, encode
+from carcassonne.rl.trajectories import (
+    TrajectoryDataset,
+    game_actions,
+    load_trajectories,
+    policy_targets,
+    write_trajectories,
+)
 
 
 def test_a_written_trajectory_replays_to_its_scores(tmp_path: Path) -> None:
@@ -49,3 +57,57 @@ def test_a_written_trajectory_replays_to_its_scores(tmp_path: Path) -> None:
         assert (np.isnan(data[key]).all(axis=1) == ~searched_rows).all()
         assert ((data[key][searched_rows] >= 0) & (data[key][searched_rows] <= 1)).all()
     assert np.allclose(data["search_win"][searched_rows].sum(axis=1), 1.0, atol=1e-3)
+
+
+def test_every_decision_has_a_policy_label_and_every_game_its_result(tmp_path: Path) -> None:
+    path = write_trajectories(
+        tmp_path / "t.npz", ["mcts:iters=20,memory=16", "random"], deals=1, progress=False
+    )
+    data = load_trajectories(path)
+    for g in range(2):
+        scores = data["scores"][g]
+        assert data["win_share"][g].tolist() == [1.0 if s == max(scores) else 0.0 for s in scores] or (
+            scores[0] == scores[1] and data["win_share"][g].tolist() == [0.5, 0.5]
+        )
+        labels = policy_targets(data, g)
+        decisions = [i for i, (_, decider, _) in enumerate(game_actions(data, g)) if decider >= 0]
+        assert len(labels) == len(decisions)
+        start = int(data["game_start"][g])
+        for index, decider, codes, probs in labels:
+            assert abs(sum(probs) - 1) < 1e-9
+            if data["entrant"][g][decider] == 1:  # random: the chosen action, one-hot
+                assert (codes, probs) == ([int(data["actions"][index])], [1.0])
+            else:
+                assert int(data["actions"][index]) in codes
+            assert index >= start
+
+
+def test_the_dataset_gives_every_decision_with_its_labels(tmp_path: Path) -> None:
+    import torch
+
+    path = write_trajectories(
+        tmp_path / "t.npz", ["mcts:iters=20,memory=16", "random"], deals=1, progress=False
+    )
+    data = load_trajectories(path)
+    dataset = TrajectoryDataset(path, window=24)
+    labels = policy_targets(data, 0) + policy_targets(data, 1)
+    assert len(dataset) == len(labels)
+    # Example k: the node before its action, replayed here, from the decider's seat.
+    k = len(policy_targets(data, 0)) // 2
+    index, decider, _, _ = labels[k]
+    game = Game(players=2, seed=0)
+    for code in data["actions"][:index]:
+        game.apply(int(code))
+    example = dataset[k]
+    planes, globals_ = encode(game, observer=decider, window=24)
+    assert torch.equal(example["planes"], torch.from_numpy(np.minimum(planes, 1).astype(np.float32)))
+    assert torch.equal(example["globals"], torch.from_numpy(globals_))
+    assert example["policy"].sum().item() == pytest.approx(1.0)
+    chosen = action_index(game, int(data["actions"][index]), window=24)
+    assert example["policy"][chosen] > 0
+    if data["entrant"][0][decider] == 1:  # random: one-hot
+        assert example["policy"][chosen] == 1.0
+    scores = data["scores"][0]
+    assert example["margin"].item() == scores[decider] - scores[1 - decider]
+    batch = next(iter(torch.utils.data.DataLoader(dataset, batch_size=4)))
+    assert batch["planes"].shape == (4, planes.shape[0], 24, 24) and batch["value"].shape == (4,)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import SearchError
-from .trajectories import PlainGame, play_chunk
+from ._games import PlainGame, play_chunk
 
 
 def network_files(spec: str) -> list[str]:

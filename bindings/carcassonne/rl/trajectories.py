@@ -16,7 +16,12 @@ The .npz file holds flat arrays with offsets (ragged data without pickles):
                    search's estimates at the root, win share and mean reward (the search's
                    reward, by default the margin reward); NaN where there are no visits.
                    Files written before 2 December 2026 lack them.
-`load_trajectories` gives them back as a dict of arrays plus the parsed config.
+  win_share        per game and seat (float32): 1/k for each of the k top scorers (B-10), the
+                   final result a value head learns. Files written before 3 December 2026 lack it.
+`load_trajectories` gives them back as a dict of arrays plus the parsed config;
+`policy_targets` gives a game's policy labels: the root's visit distribution where an MCTS
+agent searched, else the chosen action as a one-hot (greedy, random and Python agents);
+`TrajectoryDataset` is every decision as a PyTorch training example.
 """
 
 from __future__ import annotations
@@ -26,48 +31,14 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from .. import CAUSES, SearchError, arena
+from .. import CAUSES, Game, SearchError
 from .._common import _agents
-
-
-class PlainGame(NamedTuple):
-    """The parts of an arena GameRecord that trajectories keep, as picklable Python data."""
-
-    deal: int
-    rotation: int
-    entrant: list[int]
-    scores: list[int]
-    points: list[list[int]]
-    actions: list[int]
-    deciders: list[int]
-    visits: list[list[tuple[int, int]]]
-    search_win: list[list[float]]
-    search_reward: list[list[float]]
-
-
-def plain(record: Any) -> PlainGame:
-    return PlainGame(
-        int(record.deal),
-        int(record.rotation),
-        list(record.entrant),
-        list(record.scores),
-        [list(p) for p in record.points],
-        list(record.actions),
-        list(record.deciders),
-        [list(pairs) for pairs in record.visits],
-        [list(w) for w in record.search_win],
-        [list(r) for r in record.search_reward],
-    )
-
-
-def play_chunk(names: Sequence[str], first: int, deals: int, options: dict[str, Any]) -> list[PlainGame]:
-    """Deals first .. first+deals-1 (each from every seat rotation) with full records."""
-    result = arena(list(names), deals=deals, first_deal=first, record_actions=True, **options)
-    return [plain(g) for g in result.games]
+from . import DEFAULT_WINDOW, action_space, encode_batch, encoder
+from ._games import PlainGame, play_chunk
 
 
 def write_trajectories(
@@ -155,7 +126,16 @@ def _arrays(games: Sequence[PlainGame], players: int) -> dict[str, np.ndarray]:
         "visit_action": np.array(visit_action, dtype=np.uint32),
         "visit_count": np.array(visit_count, dtype=np.uint32),
         **{k: np.array(v, dtype=np.float32).reshape(len(actions), players) for k, v in searched.items()},
+        "win_share": np.array([_win_shares(g.scores) for g in games], dtype=np.float32).reshape(
+            len(games), players
+        ),
     }
+
+
+def _win_shares(scores: Sequence[int]) -> list[float]:
+    top = max(scores)
+    winners = sum(1 for s in scores if s == top)
+    return [1.0 / winners if s == top else 0.0 for s in scores]
 
 
 def load_trajectories(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -179,3 +159,94 @@ def game_actions(data: dict[str, Any], game: int) -> list[tuple[int, int, list[t
         )
         out.append((int(data["actions"][i]), int(data["player"][i]), pairs))
     return out
+
+
+def policy_targets(data: dict[str, Any], game: int) -> list[tuple[int, int, list[int], list[float]]]:
+    """Game `game`'s policy labels, one per decision (draws skipped): (index of the action in
+    `actions`, decider, action codes, probabilities). Where an MCTS agent searched, the root's
+    visits normalised; elsewhere (greedy, random, Python agents, forced moves) the chosen
+    action with probability 1."""
+    start = int(data["game_start"][game])
+    out = []
+    for offset, (code, decider, pairs) in enumerate(game_actions(data, game)):
+        if decider < 0:
+            continue
+        total = sum(n for _, n in pairs)
+        if total > 0:
+            out.append((start + offset, decider, [a for a, _ in pairs], [n / total for _, n in pairs]))
+        else:
+            out.append((start + offset, decider, [code], [1.0]))
+    return out
+
+
+class TrajectoryDataset:
+    """Every decision of a trajectories file as a training example, for PyTorch: a map-style
+    dataset (`len()` and `[i]`) that `torch.utils.data.DataLoader` batches. The games are
+    replayed once, at construction, and each decision's observation encoded from the decider's
+    seat and kept bit-packed (about 10 KB a position at window 32, 2.6 KB at 16). An example is
+    a dict of tensors: "planes" (float32 [planes, W, W]), "globals" (float32), "policy"
+    (float32 [actions]: the visit distribution, or the chosen action one-hot; policy_targets),
+    "value" (the decider's final win share) and "margin" (its final score less the best other
+    score). Needs `torch` for the examples."""
+
+    def __init__(self, path: str | os.PathLike[str], window: int = DEFAULT_WINDOW) -> None:
+        data = load_trajectories(path)
+        config = data["config"]
+        players = int(config["players"])
+        self.window = window
+        self._encoder = encoder(players, window)
+        self._space = action_space(window)
+        self._shape = (self._encoder.num_planes, window, window)
+        planes: list[np.ndarray] = []
+        globals_: list[np.ndarray] = []
+        self._policy: list[tuple[list[int], list[float]]] = []
+        values: list[float] = []
+        margins: list[float] = []
+        for g in range(len(data["deal"])):
+            game = Game(players, config["expansions"], config["variants"], 0)  # the record holds the draws
+            labels = {index: (codes, probs) for index, _, codes, probs in policy_targets(data, g)}
+            start, end = int(data["game_start"][g]), int(data["game_start"][g + 1])
+            states, deciders = [], []
+            for i in range(start, end):
+                if i in labels:
+                    state = game.core_state()
+                    codes, probs = labels[i]
+                    indexed = [(self._space.index(state, c), p) for c, p in zip(codes, probs, strict=True)]
+                    indexed = [(k, p) for k, p in indexed if k >= 0]  # outside the window: dropped
+                    total = sum(p for _, p in indexed) or 1.0
+                    self._policy.append(([k for k, _ in indexed], [p / total for _, p in indexed]))
+                    states.append(state)
+                    deciders.append(int(data["player"][i]))
+                game.apply(int(data["actions"][i]))
+            scores = data["scores"][g]
+            shares = _win_shares(scores.tolist())  # files of before 3 December 2026 lack win_share
+            for p in deciders:
+                values.append(shares[p])
+                margins.append(float(scores[p] - max(s for q, s in enumerate(scores) if q != p)))
+            if states:
+                batch_planes, batch_globals = encode_batch(states, deciders, window=window)
+                planes.append(np.packbits(batch_planes.reshape(len(states), -1) > 0, axis=1))
+                globals_.append(batch_globals)
+        self._planes = np.concatenate(planes) if planes else np.zeros((0, 0), np.uint8)
+        self._globals = np.concatenate(globals_) if globals_ else np.zeros((0, 0), np.float32)
+        self._values = np.array(values, np.float32)
+        self._margins = np.array(margins, np.float32)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getitem__(self, i: int) -> dict[str, Any]:
+        import torch
+
+        size = int(np.prod(self._shape))
+        planes = np.unpackbits(self._planes[i])[:size].reshape(self._shape).astype(np.float32)
+        policy = np.zeros(self._space.size, np.float32)
+        indices, probs = self._policy[i]
+        policy[indices] = probs
+        return {
+            "planes": torch.from_numpy(planes),
+            "globals": torch.from_numpy(self._globals[i].copy()),
+            "policy": torch.from_numpy(policy),
+            "value": torch.tensor(self._values[i]),
+            "margin": torch.tensor(self._margins[i]),
+        }

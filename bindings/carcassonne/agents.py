@@ -1,0 +1,169 @@
+"""Agents: whatever chooses a move. Built-in agents are named by specs ("random", "greedy",
+"mcts:time=0.5,threads=2", "ref-2026-12"); your own agent is a callable `(game) -> action` or an
+object with `act(game) -> action` (the `Agent` protocol), optionally `reset(seed)` (called at the
+start of every game with a seed of its own) and `name` (reports and csv files). An action is an
+`Action`, its code or its text. Either kind goes wherever an agent goes: `arena`, `play_game`,
+the balance sweeps' line-ups, the Gymnasium environment's opponents.
+
+    from carcassonne import BuiltinAgent, arena, choose_action
+    choose_action(game, "mcts:time=0.1")               # one move of a built-in agent
+    def first(game): return game.legal_actions()[0]
+    arena([first, "greedy"], deals=20).report()         # paired decks, intervals, Elo, SPRT
+
+The arena plays a run with a Python agent one game at a time, on one thread: the agent takes
+the GIL for its move and the built-in agents of the same game think without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+from . import _core
+from ._common import _agents, _int
+from ._core import IllegalActionError, SearchError
+from .game import Action, Game
+
+ActionLike: TypeAlias = Action | int | str
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A player written in Python: `act(game)` returns a legal action of `game` (an Action, its
+    code or its text) at a decision node; the game is the agent's own copy, so it may look ahead
+    by applying moves to it. Optional: `reset(seed)`, called at the start of every game, and a
+    `name` attribute."""
+
+    def act(self, game: Game) -> ActionLike: ...
+
+
+AgentLike: TypeAlias = "str | Agent | Callable[[Game], ActionLike]"
+
+
+class BuiltinAgent:
+    """A built-in agent from its spec, one move at a time (`act`), with its own seeded PRNG; an
+    MCTS agent keeps its tree between moves. Raises SearchError for a bad spec."""
+
+    def __init__(self, spec: str = "greedy", seed: int = 0) -> None:
+        if not isinstance(spec, str):
+            raise TypeError(f"spec must be a string, not {type(spec).__name__}")
+        self._agent = _core.BuiltinAgent(spec, _int("seed", seed, 0, 2**64 - 1, SearchError))
+        self.name = spec
+
+    def act(self, game: Game | _core.State) -> Action:
+        """The agent's move at a decision node (SearchError at a draw or the end)."""
+        state = game._state if isinstance(game, Game) else game
+        if not isinstance(state, _core.State):
+            raise TypeError(f"act needs a Game or a State, not {type(game).__name__}")
+        code = self._agent.choose(state)
+        return Action(code, state.action_to_string(code))
+
+    def move(self, game: Game) -> int:
+        """act() as a code (the protocol PythonPlayer shares; the state is copied in C++)."""
+        return int(self._agent.choose(game._state))
+
+    def reset(self, seed: int = 0) -> None:
+        """A fresh agent (an MCTS agent forgets its tree) with its PRNG seeded by `seed`."""
+        self._agent.reset(_int("seed", seed, 0, 2**64 - 1, SearchError))
+
+    def __repr__(self) -> str:
+        return f"BuiltinAgent({self.name!r})"
+
+
+def choose_action(game: Game | _core.State, agent: str = "greedy", seed: int = 0) -> Action:
+    """The move a built-in agent ("random", "greedy", "mcts:time=0.1", ...) makes at the game's
+    decision node, searched in C++ with the GIL released. SearchError for a bad spec or a node
+    that is not a decision."""
+    return BuiltinAgent(agent, seed).act(game)
+
+
+def agent_name(agent: Any) -> str:
+    """The name reports use: a spec itself, else the agent's `name`, else the function's or the
+    class's name."""
+    if isinstance(agent, str):
+        return agent
+    name = getattr(agent, "name", None)
+    if name is None:
+        name = getattr(agent, "__name__", None) or type(agent).__name__
+    if not isinstance(name, str) or not name or any(c in name for c in '"\n\r'):
+        raise SearchError(f"agent name {name!r}: expected a non-empty string without quotes or line breaks")
+    return name
+
+
+def _act_function(agent: Any) -> Callable[[Game], ActionLike]:
+    if isinstance(agent, Agent):
+        return agent.act
+    if callable(agent):
+        return agent  # type: ignore[no-any-return]
+    raise TypeError(
+        f"an agent is a spec string, a callable (game) -> action or an object with act(game); "
+        f"not {type(agent).__name__}"
+    )
+
+
+class PythonPlayer:
+    """One Python agent in a game: `reset(seed)` if it has one, `move(game)` its action checked
+    against the game (IllegalActionError naming the agent for an illegal or malformed one)."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.name = agent_name(agent)
+        self._act = _act_function(agent)
+
+    def reset(self, seed: int) -> None:
+        reset = getattr(self.agent, "reset", None)
+        if callable(reset):
+            reset(seed)
+
+    def move(self, game: Game) -> int:
+        """The agent's move at `game` as a legal action code (the agent gets its own copy)."""
+        action = self._act(game.clone())
+        try:
+            code = game._code(action)
+        except (IllegalActionError, TypeError) as e:
+            raise IllegalActionError(f"agent {self.name!r} returned {action!r}: {e}") from None
+        if not game._state.is_legal(code):
+            raise IllegalActionError(f"agent {self.name!r} chose an illegal action: {action!r}")
+        return code
+
+
+class _ArenaEntrant(PythonPlayer):
+    """A Python agent as the C++ arena calls it (bindings/register_agents.cpp): reset(seed) at
+    the start of a game, choose(state) -> code at each of its decisions."""
+
+    def __init__(self, agent: Any, config: _core.Config) -> None:
+        super().__init__(agent)
+        self._config = config
+
+    def choose(self, state: _core.State) -> int:
+        return self.move(Game._at_state(state, self._config))
+
+
+def as_player(agent: Any, seed: int = 0) -> PythonPlayer | BuiltinAgent:
+    """An agent ready to play from Python: a BuiltinAgent for a spec, else a PythonPlayer."""
+    if isinstance(agent, str):
+        return BuiltinAgent(agent, seed)
+    return PythonPlayer(agent)
+
+
+def split_agents(agents: Any) -> tuple[list[str], list[Any]]:
+    """(names, Python agents): the names are the specs and the Python agents' names; the second
+    list holds None for a spec. One string lists specs ("greedy,mcts:iters=50,c=1")."""
+    if isinstance(agents, str):
+        specs = _agents(agents)
+        return specs, [None] * len(specs)
+    if not isinstance(agents, Sequence):
+        raise TypeError(
+            f"agents must be a list (specs, callables, Agent objects), not {type(agents).__name__}"
+        )
+    names: list[str] = []
+    python: list[Any] = []
+    for agent in agents:
+        if isinstance(agent, str):
+            names.append(agent)
+            python.append(None)
+        else:
+            _act_function(agent)  # TypeError for what is not an agent
+            names.append(agent_name(agent))
+            python.append(agent)
+    return names, python

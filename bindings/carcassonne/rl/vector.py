@@ -1,0 +1,157 @@
+"""Many games stepped in C++ in one call (EnvPool style), as a Gymnasium vector environment.
+
+    from carcassonne.rl.vector import CarcassonneVectorEnv
+    envs = CarcassonneVectorEnv(256, opponents=["random"], packed=True)
+    obs, info = envs.reset(seed=1)
+    obs, reward, terminated, truncated, info = envs.step(actions)   # one action index per game
+
+Each game is at a decision of the learner: one seat against built-in opponents (agent specs,
+which move inside C++), or every seat (`opponents=None`, self-play: the observation is from the
+seat to move, info["player"]). `step` applies the actions, plays the draws (the games' own
+seeded PRNGs) and the opponents, and writes the observations, masks, rewards and flags into
+numpy arrays with the GIL released, `threads` games at a time. A game that ends is replaced at
+once (same-step autoreset): that step's reward and `terminated` are the ended game's, the
+observation is the new game's first, and info["returns"] holds every seat's win share of the
+ended games. The reward is 0 until the end, then the learner's win share (self-play: the
+player who made the last move).
+
+Observations: "planes" (uint8 [N, planes, W, W]), "globals" (float32 [N, G]) and
+"action_mask" (uint8 [N, actions]); with `packed=True` the planes and the mask are bit-packed
+(numpy.packbits along the flattened planes and the mask, bitorder="little": recover them with
+numpy.unpackbits(x, axis=1, bitorder="little")[:, :n]), a plane value above 1 (two figures,
+two pennants) shown as 1. With `copy=False` the arrays are the environment's own, overwritten
+by the next step: copy what you keep. info["outside"] counts legal actions outside the window
+(not in the mask; docs/observation.md). Needs `gymnasium`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from .. import _core
+from ..game import make_config
+from . import DEFAULT_WINDOW
+
+_GLOBALS_HIGH = 1.0e6
+
+
+class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray]):
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012 (Gymnasium's convention)
+
+    def __init__(
+        self,
+        num_envs: int,
+        opponents: Sequence[str] | None = ("random",),
+        players: int | None = None,
+        expansions: Iterable[str] = (),
+        variants: Mapping[str, str] | None = None,
+        seat: int | None = None,
+        window: int = DEFAULT_WINDOW,
+        packed: bool = False,
+        copy: bool = True,
+        threads: int = 1,
+    ) -> None:
+        if isinstance(opponents, str):
+            opponents = [opponents]
+        if opponents is not None and not all(isinstance(o, str) for o in opponents):
+            raise TypeError("the vector environment's opponents are agent specs (they play in C++)")
+        if players is None:
+            players = 2 if opponents is None else len(opponents) + 1
+        self._config = make_config(players, expansions, variants, 0)
+        self._opponents = [] if opponents is None else list(opponents)
+        self._seat = -1 if seat is None else seat
+        self._window, self._packed, self._copy, self._threads = window, bool(packed), bool(copy), threads
+        self.num_envs = num_envs
+        self._core = self._make(0)  # checks every argument now
+        n_planes, n_actions = self._core.num_planes, self._core.num_actions
+        self.num_actions = n_actions
+        self.plane_shape = (n_planes, window, window)
+        if self._packed:
+            planes = spaces.Box(0, 255, (self._core.outputs["planes"].shape[1],), np.uint8)
+            mask = spaces.Box(0, 255, ((n_actions + 7) // 8,), np.uint8)
+        else:
+            planes = spaces.Box(0, 255, self.plane_shape, np.uint8)
+            mask = spaces.Box(0, 1, (n_actions,), np.uint8)
+        self.single_observation_space = spaces.Dict(
+            {
+                "planes": planes,
+                "globals": spaces.Box(-_GLOBALS_HIGH, _GLOBALS_HIGH, (self._core.num_globals,), np.float32),
+                "action_mask": mask,
+            }
+        )
+        self.single_action_space = spaces.Discrete(n_actions)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._seeds: np.random.Generator | None = None
+
+    def _make(self, seed: int) -> Any:
+        return _core.VectorEnv(
+            self._config,
+            self.num_envs,
+            self._opponents,
+            self._seat,
+            self._window,
+            self._packed,
+            seed % 2**64,
+            self._threads,
+        )
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """New games in every slot. A seed starts a stream of games (each slot's games follow
+        from it); without one, the stream's next batch (OS entropy only before any seed)."""
+        if isinstance(seed, list):
+            raise TypeError("one seed for all games (each game's seed follows from it and its slot)")
+        if seed is not None:
+            self._seeds = np.random.default_rng(int(seed) % 2**64)
+        elif self._seeds is None:
+            self._seeds = np.random.default_rng()
+        self._core = self._make(int(self._seeds.integers(2**63)))
+        self._core.reset()
+        return self._observation(), self._info()
+
+    def step(
+        self, actions: Any
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action index per game (IllegalActionError for one not in its mask: no game moves)."""
+        self._core.step(np.asarray(actions, dtype=np.int64))
+        out = self._core.outputs
+        reward, terminated = out["reward"], out["terminated"]
+        if self._copy:
+            reward, terminated = reward.copy(), terminated.copy()
+        truncated = np.zeros(self.num_envs, bool)
+        return self._observation(), reward, terminated, truncated, self._info()
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        out = self._core.outputs
+        obs = {"planes": out["planes"], "globals": out["globals"], "action_mask": out["mask"]}
+        return {k: v.copy() for k, v in obs.items()} if self._copy else obs
+
+    def _info(self) -> dict[str, Any]:
+        out = self._core.outputs
+        keys = ("player", "outside", "returns")
+        return {k: out[k].copy() for k in keys} if self._copy else {k: out[k] for k in keys}
+
+    def unpack(self, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """A packed observation's planes ([N, planes, W, W]) and mask ([N, actions]) as bytes."""
+        if not self._packed:
+            return obs
+        n = obs["planes"].shape[0]
+        size = int(np.prod(self.plane_shape))
+        planes = np.unpackbits(obs["planes"], axis=1, bitorder="little")[:, :size].reshape(
+            n, *self.plane_shape
+        )
+        mask = np.unpackbits(obs["action_mask"], axis=1, bitorder="little")[:, : self.num_actions]
+        return {"planes": planes, "globals": obs["globals"], "action_mask": mask}
+
+    def state(self, index: int) -> _core.State:
+        """A copy of game `index`'s state (to render or inspect it)."""
+        return self._core.state(index)

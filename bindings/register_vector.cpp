@@ -1,0 +1,334 @@
+// VectorEnv: N games stepped in one call with the GIL released, EnvPool style, for
+// carcassonne.rl.vector. Each game is at a decision of the learner: one seat per game, against
+// built-in opponents (agent specs) that move inside C++, or every seat (self-play) without
+// opponents. Draws use the game's own seeded PRNG. A game that ends is replaced at once by the
+// next game of that slot (same-step autoreset): the step reports its reward and the flag, and
+// the observation is the new game's first. Outputs are arrays the object owns and overwrites at
+// every call (planes, globals, mask, reward, terminated, player, outside, returns).
+//
+// Only the engine's public API (State, ObservationEncoder, ActionSpace, make_agent) is used.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "engine/config.h"
+#include "engine/errors.h"
+#include "engine/game.h"
+#include "engine/observation.h"
+#include "engine/rng.h"
+#include "register.h"
+#include "search/agents.h"
+#include "search/parallel.h"
+
+namespace py = pybind11;
+using namespace py::literals;
+
+namespace carc::py_bindings {
+
+namespace {
+
+constexpr uint64_t kVectorSeedSalt = 0x5851F42D4C957F2Dull;
+
+// Bit-packs n bytes (n a multiple of 16) as numpy.packbits(..., bitorder="little") does: byte i
+// of `in` is bit i % 8 of out[i / 8]; a byte that is not 0 is a 1.
+void pack_bits(const uint8_t* in, size_t n, uint8_t* out) {
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128();
+  for (size_t i = 0; i < n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    const uint32_t bits = ~uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero))) & 0xFFFFu;
+    out[i / 8] = uint8_t(bits);
+    out[i / 8 + 1] = uint8_t(bits >> 8);
+  }
+#else
+  for (size_t i = 0; i < n; i += 8) {
+    uint8_t byte = 0;
+    for (int b = 0; b < 8; ++b) byte |= uint8_t(in[i + size_t(b)] != 0) << b;
+    out[i / 8] = byte;
+  }
+#endif
+}
+
+class VectorEnv {
+ public:
+  VectorEnv(const Config& config, int num_envs, std::vector<std::string> opponents, int seat, int window, bool packed,
+            uint64_t seed, int threads)
+      : config_(validate(config)),
+        players_(config_.players),
+        n_(num_envs),
+        opponents_(std::move(opponents)),
+        seat_(seat),
+        packed_(packed),
+        seed_(seed),
+        threads_(threads),
+        encoder_(players_, window),
+        space_(window) {
+    if (n_ < 1) throw py::value_error("VectorEnv: num_envs must be >= 1, got " + std::to_string(n_));
+    if (threads_ < 1) throw py::value_error("VectorEnv: threads must be >= 1, got " + std::to_string(threads_));
+    if (!opponents_.empty() && int(opponents_.size()) != players_ - 1)
+      throw SearchError("VectorEnv: one opponent per other seat expected (" + std::to_string(players_ - 1) +
+                        "), or none (self-play); got " + std::to_string(opponents_.size()));
+    if (seat_ < -1 || seat_ >= players_)
+      throw py::value_error("VectorEnv: seat must be -1 (rotating) or 0 to " + std::to_string(players_ - 1));
+    for (const std::string& spec : opponents_) make_agent(spec);  // SearchError for a bad spec
+    plane_bytes_ = size_t(encoder_.plane_bytes());
+    obs_bytes_ = packed_ ? (plane_bytes_ + 7) / 8 : plane_bytes_;
+    mask_bytes_ = packed_ ? size_t(space_.size() + 7) / 8 : size_t(space_.size());
+    const py::ssize_t n = n_;
+    const py::ssize_t side = window;
+    planes_ = packed_ ? py::array_t<uint8_t>({n, py::ssize_t(obs_bytes_)})
+                      : py::array_t<uint8_t>({n, py::ssize_t(encoder_.num_planes()), side, side});
+    globals_ = py::array_t<float>({n, py::ssize_t(encoder_.num_globals())});
+    mask_ = py::array_t<uint8_t>({n, py::ssize_t(mask_bytes_)});
+    reward_ = py::array_t<float>(n);
+    terminated_ = py::array_t<bool>(n);
+    player_ = py::array_t<int8_t>(n);
+    outside_ = py::array_t<int32_t>(n);
+    returns_ = py::array_t<float>({n, py::ssize_t(players_)});
+    games_.resize(size_t(n_));
+  }
+
+  void reset() {
+    Busy busy(busy_);
+    Outputs out = outputs();
+    py::gil_scoped_release release;
+    parallel_for(n_, threads_, [&](int i) {
+      Slot& g = games_[size_t(i)];
+      g.episode = 0;
+      start(i);
+      out.reward[i] = 0;
+      out.terminated[i] = false;
+      std::fill_n(out.returns + size_t(i) * size_t(players_), players_, 0.0f);
+      observe(i, out);
+    });
+  }
+
+  void step(const py::array_t<int64_t, py::array::c_style | py::array::forcecast>& actions) {
+    Busy busy(busy_);
+    if (!games_[0].state) throw py::value_error("VectorEnv: call reset() first");
+    if (actions.ndim() != 1 || actions.shape(0) != n_)
+      throw py::value_error("VectorEnv.step: expected " + std::to_string(n_) + " action indexes, one per game");
+    // Every action is checked before any game moves: a bad one changes nothing.
+    std::vector<Action> chosen(static_cast<size_t>(n_));
+    const int64_t* index = actions.data();
+    for (int i = 0; i < n_; ++i) {
+      const State& s = *games_[size_t(i)].state;
+      const std::string where =
+          "VectorEnv.step: game " + std::to_string(i) + ": action index " + std::to_string(index[i]);
+      if (index[i] < 0 || index[i] >= space_.size())
+        throw IllegalActionError(where + " is outside the action space [0, " + std::to_string(space_.size()) + ")");
+      try {
+        chosen[size_t(i)] = space_.action(games_[size_t(i)].window, int(index[i]));
+      } catch (const std::out_of_range&) {
+        throw IllegalActionError(where + " names a cell beyond the board");
+      }
+      if (!s.is_legal(chosen[size_t(i)])) throw IllegalActionError(where + " is not legal here (see the mask)");
+    }
+    Outputs out = outputs();
+    py::gil_scoped_release release;
+    parallel_for(n_, threads_, [&](int i) {
+      Slot& g = games_[size_t(i)];
+      State& s = *g.state;
+      const int mover = s.current_player();
+      s.apply_unchecked(chosen[size_t(i)]);  // checked above
+      advance(i);
+      float* returns = out.returns + size_t(i) * size_t(players_);
+      if (s.is_terminal()) {
+        const std::vector<double> r = s.returns();
+        for (int p = 0; p < players_; ++p) returns[p] = float(r[size_t(p)]);
+        out.reward[i] = float(r[size_t(g.learner >= 0 ? g.learner : mover)]);
+        out.terminated[i] = true;
+        ++g.episode;
+        start(i);
+      } else {
+        std::fill_n(returns, players_, 0.0f);
+        out.reward[i] = 0;
+        out.terminated[i] = false;
+      }
+      observe(i, out);
+    });
+  }
+
+  int num_envs() const { return n_; }
+  const ObservationEncoder& encoder() const { return encoder_; }
+  const ActionSpace& space() const { return space_; }
+  bool packed() const { return packed_; }
+  py::dict outputs_dict() const {
+    return py::dict("planes"_a = planes_, "globals"_a = globals_, "mask"_a = mask_, "reward"_a = reward_,
+                    "terminated"_a = terminated_, "player"_a = player_, "outside"_a = outside_, "returns"_a = returns_);
+  }
+  // A copy of game i's state (for inspection, rendering and tests).
+  State state(int i) const {
+    if (i < 0 || i >= n_ || !games_[size_t(i)].state) throw py::index_error("VectorEnv: no game " + std::to_string(i));
+    return *games_[size_t(i)].state;
+  }
+
+ private:
+  struct Slot {
+    std::unique_ptr<State> state;
+    std::vector<std::unique_ptr<Agent>> agents;  // per seat; null for the learner's seats
+    Rng rng;
+    int learner = -1;  // the learner's seat, -1 in self-play (every seat)
+    uint64_t episode = 0;
+    std::vector<int> indices;  // scratch: the legal indexes
+    Window window;             // the observation window of the current node
+  };
+  struct Outputs {
+    uint8_t* planes;
+    float* globals;
+    uint8_t* mask;
+    float* reward;
+    bool* terminated;
+    int8_t* player;
+    int32_t* outside;
+    float* returns;
+  };
+
+  Outputs outputs() {
+    return {planes_.mutable_data(),     globals_.mutable_data(), mask_.mutable_data(),    reward_.mutable_data(),
+            terminated_.mutable_data(), player_.mutable_data(),  outside_.mutable_data(), returns_.mutable_data()};
+  }
+
+  // A new game in slot i (its seed from the env's seed, the slot and the episode), advanced to
+  // the learner's first decision.
+  void start(int i) {
+    Slot& g = games_[size_t(i)];
+    const uint64_t game_seed = mix_seeds(seed_, (uint64_t(i) << 32) + g.episode, kVectorSeedSalt);
+    Config c = config_;
+    c.seed = game_seed;
+    g.state = std::make_unique<State>(c);
+    g.rng = Rng(game_seed ^ 0x9E3779B97F4A7C15ull);
+    g.learner = opponents_.empty() ? -1 : seat_ >= 0 ? seat_ : int((uint64_t(i) + g.episode) % uint64_t(players_));
+    if (g.agents.empty()) {  // the opponents are made once per slot and kept (seats may rotate)
+      g.agents.resize(size_t(players_));
+      for (size_t k = 0; k < opponents_.size(); ++k) g.agents[k] = make_agent(opponents_[k]);
+    }
+    advance(i);
+    if (g.state->is_terminal()) throw std::logic_error("VectorEnv: a game ended before the learner's first move");
+  }
+
+  // Draws and opponents' moves until the learner decides or the game ends.
+  void advance(int i) {
+    Slot& g = games_[size_t(i)];
+    State& s = *g.state;
+    while (!s.is_terminal()) {
+      if (s.is_chance()) {
+        s.apply_unchecked(s.sample_chance());
+        continue;
+      }
+      const int p = s.current_player();
+      if (g.learner < 0 || p == g.learner) return;
+      // The opponents fill the other seats in order: opponent k plays the k-th seat after the learner.
+      const int k = (p - g.learner + players_) % players_ - 1;
+      s.apply_unchecked(g.agents[size_t(k)]->choose(s, g.rng));  // a built-in agent's move is legal
+    }
+  }
+
+  void observe(int i, const Outputs& out) {
+    Slot& g = games_[size_t(i)];
+    const State& s = *g.state;
+    const int p = s.current_player();
+    out.player[i] = int8_t(p);
+    g.window = observation_window(s, space_.window());  // step() reads the actions in it
+    out.outside[i] = space_.legal_indices(s, g.window, g.indices);
+    uint8_t* mask = out.mask + size_t(i) * mask_bytes_;
+    std::memset(mask, 0, mask_bytes_);
+    for (int index : g.indices) {
+      if (packed_) mask[index >> 3] |= uint8_t(1u << (index & 7));  // numpy's bitorder="little", as the planes
+      else mask[index] = 1;
+    }
+    float* globals = out.globals + size_t(i) * size_t(encoder_.num_globals());
+    if (!packed_) {
+      encoder_.encode(s, p, out.planes + size_t(i) * plane_bytes_, globals);
+      return;
+    }
+    // The encoder writes every plane byte; the tail up to a multiple of 16 is zeroed.
+    thread_local std::vector<uint8_t> scratch;
+    scratch.resize((plane_bytes_ + 15) / 16 * 16, 0);
+    encoder_.encode(s, p, scratch.data(), globals);
+    std::fill(scratch.begin() + std::ptrdiff_t(plane_bytes_), scratch.end(), uint8_t(0));  // another env's bytes
+    thread_local std::vector<uint8_t> packed;
+    packed.resize(scratch.size() / 8);
+    pack_bits(scratch.data(), scratch.size(), packed.data());
+    std::memcpy(out.planes + size_t(i) * obs_bytes_, packed.data(), obs_bytes_);
+  }
+
+  // One call at a time: two Python threads stepping the same object would race once the GIL
+  // is released, so the second is refused.
+  class Busy {
+   public:
+    explicit Busy(std::atomic<bool>& flag) : flag_(flag) {
+      if (flag_.exchange(true)) throw std::runtime_error("VectorEnv: another thread is using it (one call at a time)");
+    }
+    ~Busy() { flag_.store(false); }
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+
+   private:
+    std::atomic<bool>& flag_;
+  };
+  std::atomic<bool> busy_{false};
+
+  Config config_;
+  int players_;
+  int n_;
+  std::vector<std::string> opponents_;
+  int seat_;
+  bool packed_;
+  uint64_t seed_;
+  int threads_;
+  ObservationEncoder encoder_;
+  ActionSpace space_;
+  size_t plane_bytes_ = 0, obs_bytes_ = 0, mask_bytes_ = 0;
+  py::array_t<uint8_t> planes_;
+  py::array_t<float> globals_;
+  py::array_t<uint8_t> mask_;
+  py::array_t<float> reward_;
+  py::array_t<bool> terminated_;
+  py::array_t<int8_t> player_;
+  py::array_t<int32_t> outside_;
+  py::array_t<float> returns_;
+  std::vector<Slot> games_;
+};
+
+}  // namespace
+
+void register_vector(py::module_& m) {
+  py::class_<VectorEnv>(m, "VectorEnv",
+                        "N games stepped in one call with the GIL released (carcassonne.rl.vector wraps it).")
+      .def(py::init<const Config&, int, std::vector<std::string>, int, int, bool, uint64_t, int>(), "config"_a,
+           "num_envs"_a, "opponents"_a, "seat"_a = -1, "window"_a = kDefaultWindow, "packed"_a = false, "seed"_a = 0,
+           "threads"_a = 1,
+           "Games of `config` (its seed unused: `seed` seeds every game); `opponents`: one agent spec per\n"
+           "other seat (the learner plays `seat`, -1: rotating over games), or [] for self-play.")
+      .def("reset", &VectorEnv::reset, "Starts a new game in every slot and writes the outputs.")
+      .def("step", &VectorEnv::step, "actions"_a,
+           "Applies one action index per game (all checked first: IllegalActionError changes nothing),\n"
+           "plays draws and opponents, replaces ended games, and writes the outputs.")
+      .def_property_readonly("num_envs", &VectorEnv::num_envs)
+      .def_property_readonly("packed", &VectorEnv::packed)
+      .def_property_readonly("num_actions", [](const VectorEnv& v) { return v.space().size(); })
+      .def_property_readonly("num_planes", [](const VectorEnv& v) { return v.encoder().num_planes(); })
+      .def_property_readonly("window", [](const VectorEnv& v) { return v.encoder().window(); })
+      .def_property_readonly("num_globals", [](const VectorEnv& v) { return v.encoder().num_globals(); })
+      .def_property_readonly("outputs", &VectorEnv::outputs_dict,
+                             "The output arrays (overwritten by every reset and step): planes, globals, mask,\n"
+                             "reward, terminated, player, outside, returns.")
+      .def("state", &VectorEnv::state, "index"_a, "A copy of game `index`'s state.");
+}
+
+}  // namespace carc::py_bindings

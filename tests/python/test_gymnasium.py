@@ -1,0 +1,145 @@
+"""carcassonne.rl.gymnasium (one seat against opponents) and carcassonne.rl.vector (N games
+stepped in C++)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import carcassonne as c
+from carcassonne.rl.gymnasium import CarcassonneEnv
+from carcassonne.rl.vector import CarcassonneVectorEnv
+
+
+def play_out(env: CarcassonneEnv, seed: int) -> tuple[list[int], float, dict]:
+    """Plays random legal moves; returns the actions, the last reward, the info."""
+    obs, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    actions = []
+    while True:
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        actions.append(action)
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert not truncated
+        if terminated:
+            return actions, reward, info
+
+
+@pytest.mark.parametrize("opponents", [["greedy"], ["random", "greedy"]])
+def test_check_env_passes(opponents: list[str]) -> None:
+    check_env(CarcassonneEnv(opponents=opponents), skip_render_check=True)
+
+
+def test_an_episode_ends_with_the_learners_win_share_and_a_seed_fixes_it() -> None:
+    env = CarcassonneEnv(opponents=["greedy"], seat=1)
+    actions, reward, info = play_out(env, seed=5)
+    assert info["seat"] == 1
+    assert env.game is not None and env.game.is_terminal
+    assert reward == env.game.returns()[1]
+    assert info["scores"] == env.game.scores
+    assert play_out(CarcassonneEnv(opponents=["greedy"], seat=1), seed=5)[0] == actions
+    # A reset without a seed continues the seeded stream: another game, the same for two envs.
+    again = CarcassonneEnv(opponents=["greedy"], seat=1)
+    again.reset(seed=5)
+    env.reset(seed=5)
+    assert env.reset()[0]["globals"].tolist() == again.reset()[0]["globals"].tolist()
+
+
+def test_a_python_opponent_plays_its_seat() -> None:
+    moves = []
+
+    def opponent(game: c.Game) -> c.Action:
+        moves.append(game.current_player)
+        return game.legal_actions()[0]
+
+    env = CarcassonneEnv(opponents=[opponent], seat=0)
+    play_out(env, seed=2)
+    assert moves and set(moves) == {1}
+
+
+def test_an_illegal_action_ends_the_episode_or_raises() -> None:
+    env = CarcassonneEnv(opponents=["random"], seat=0)
+    obs, _ = env.reset(seed=1)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    _, reward, terminated, _, info = env.step(illegal)
+    assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
+    strict = CarcassonneEnv(opponents=["random"], seat=0, illegal_reward=None)
+    strict.reset(seed=1)
+    before = strict.game.history if strict.game else None
+    with pytest.raises(c.IllegalActionError, match="not legal"):
+        strict.step(illegal)
+    assert strict.game is not None and strict.game.history == before
+
+
+RNG = np.random.default_rng(0)
+
+
+def random_legal(mask: np.ndarray) -> np.ndarray:
+    """A random legal index per game (the board stays within the window, unlike always-first)."""
+    return np.array([RNG.choice(np.flatnonzero(row)) for row in mask])
+
+
+def test_the_vector_env_writes_each_games_observation_and_mask() -> None:
+    envs = CarcassonneVectorEnv(8, opponents=["greedy"], window=24)
+    obs, info = envs.reset(seed=3)
+    for _ in range(30):
+        obs, _, _, _, info = envs.step(random_legal(obs["action_mask"]))
+    encoder = c.rl.encoder(2, 24)
+    for i in range(8):
+        state = envs.state(i)
+        assert info["player"][i] == state.current_player()
+        planes, globals_ = encoder.encode(state, state.current_player())
+        assert np.array_equal(obs["planes"][i], planes)
+        assert np.array_equal(obs["globals"][i], globals_)
+        indices, outside = c.rl.action_space(24).legal_indices(state)
+        assert np.flatnonzero(obs["action_mask"][i]).tolist() == indices
+        assert info["outside"][i] == outside
+
+
+def test_packed_observations_unpack_to_the_plain_ones() -> None:
+    plain = CarcassonneVectorEnv(4, opponents=["random"], window=16)
+    packed = CarcassonneVectorEnv(4, opponents=["random"], window=16, packed=True)
+    a, _ = plain.reset(seed=9)
+    b, _ = packed.reset(seed=9)
+    for _ in range(20):
+        unpacked = packed.unpack(b)
+        assert np.array_equal(unpacked["planes"], np.minimum(a["planes"], 1))
+        assert np.array_equal(unpacked["action_mask"], a["action_mask"])
+        actions = random_legal(a["action_mask"])
+        a = plain.step(actions)[0]
+        b = packed.step(actions)[0]
+    assert b["planes"].nbytes * 8 < a["planes"].nbytes + 8 * 4 * 16
+
+
+def test_ended_games_report_their_reward_and_restart() -> None:
+    envs = CarcassonneVectorEnv(4, opponents=["random"], seat=0)
+    obs, _ = envs.reset(seed=1)
+    ended = 0
+    for _ in range(200):
+        obs, reward, terminated, _, info = envs.step(random_legal(obs["action_mask"]))
+        for i in np.flatnonzero(terminated):
+            ended += 1
+            assert reward[i] == info["returns"][i][0]
+            assert info["returns"][i].sum() == pytest.approx(1.0)
+            assert envs.state(int(i)).turn_number() <= 2  # the next game has begun
+        assert not reward[~terminated].any()
+    assert ended >= 4
+
+
+def test_self_play_asks_every_seat_and_a_bad_action_moves_no_game() -> None:
+    envs = CarcassonneVectorEnv(3, opponents=None, players=3)
+    obs, info = envs.reset(seed=2)
+    seats = set()
+    for _ in range(12):
+        seats.update(info["player"].tolist())
+        obs, _, _, _, info = envs.step(random_legal(obs["action_mask"]))
+    assert seats == {0, 1, 2}
+    turns = [envs.state(i).turn_number() for i in range(3)]
+    actions = random_legal(obs["action_mask"])
+    actions[2] = int(np.flatnonzero(obs["action_mask"][2] == 0)[0])
+    with pytest.raises(c.IllegalActionError, match="game 2"):
+        envs.step(actions)
+    assert [envs.state(i).turn_number() for i in range(3)] == turns
+    with pytest.raises(c.SearchError, match="one opponent per other seat"):
+        CarcassonneVectorEnv(2, opponents=["random", "random"], players=2)
