@@ -60,8 +60,12 @@ def count(binary: Path, workload: str, units: int) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build-dir", default=str(ROOT / "build"), help="a release build with carc_instructions")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--build-dir", default=str(ROOT / "build"), help="a release build with carc_instructions"
+    )
     parser.add_argument("--update", action="store_true", help="write today's counts as the budgets")
     args = parser.parse_args()
 
@@ -93,8 +97,9 @@ def main() -> int:
         return 0
     if failed:
         print(
-            f"over budget by more than {tolerance:.0%}: {', '.join(failed)}. Find the cause (callgrind_annotate), "
-            "or, if the cost is worth it, raise the budget in bench/instruction_budgets.json with a reason in the commit."
+            f"over budget by more than {tolerance:.0%}: {', '.join(failed)}. Find the cause "
+            "(callgrind_annotate), or, if the cost is worth it, raise the budget in "
+            "bench/instruction_budgets.json and say why in the commit."
         )
         return 1
     print(f"every workload within {tolerance:.0%} of its budget")
