@@ -444,13 +444,7 @@ Action State::sample_legal_action(Rng& rng) const {
   const TileKind& kind = catalogue().kind(turn_.drawn);
   if (turn_.phase == Phase::PlaceTile && !kind.river_sides) return sample_placement(kind, rng);
   Action buffer[kMaxActions];
-  int n = 0;
-  if (turn_.phase == Phase::PlaceFigure) {  // the commonest decision after placements
-    buffer[n++] = Action::pass();
-    n += figure_options(buffer + n);
-  } else {
-    n = legal_actions(buffer);
-  }
+  int n = legal_actions(buffer);
   return buffer[rng.below(uint32_t(n))];
 }
 
