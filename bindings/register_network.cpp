@@ -6,11 +6,75 @@
 
 #include "register.h"
 #include "search/network.h"
+#include "search/value.h"
 
 namespace py = pybind11;
 using namespace py::literals;
 
 namespace carc::py_bindings {
+
+namespace {
+
+// The learned value of search/value.h: its inputs (training data), its forward pass (tests
+// compare it with PyTorch's) and the folder of the shipped networks.
+void register_value_net(py::module_& m) {
+  py::class_<ValueNet, std::shared_ptr<ValueNet>>(
+      m, "ValueNet", "A learned value network read from a VALUE file (docs/value.md): a small MLP run per seat.")
+      .def(py::init<const std::string&>(), "path"_a,
+           "Reads and validates the file; raises SearchError naming the problem.")
+      .def_property_readonly("mix", [](const ValueNet& n) { return n.mix().name(); },
+                             "The expansions it was trained for ('base' or names joined by '+').")
+      .def_property_readonly(
+          "player_counts",
+          [](const ValueNet& n) {
+            std::vector<int> counts;
+            for (int p = 2; p <= kMaxPlayers; ++p)
+              if (n.player_counts() >> p & 1) counts.push_back(p);
+            return counts;
+          },
+          "The player counts it was trained for (the search uses it for these only).")
+      .def("describe", &ValueNet::describe)
+      .def("fits", &ValueNet::fits, "state"_a, "Whether the search uses it for this game (mix and player count).")
+      .def(
+          "forward",
+          [](const ValueNet& net, py::array_t<float, py::array::c_style | py::array::forcecast> inputs) {
+            if (inputs.ndim() != 2 || inputs.shape(1) != kValueInputs)
+              throw SearchError("ValueNet.forward: expected inputs [n, " + std::to_string(kValueInputs) + "]");
+            const py::ssize_t n = inputs.shape(0);
+            py::array_t<float> out({n, py::ssize_t(2)});
+            for (py::ssize_t i = 0; i < n; ++i) net.forward(inputs.data(i, 0), out.mutable_data(i, 0));
+            return out;
+          },
+          "inputs"_a, "Per row of value_inputs: (points still to come / the file's scale, win logit), float32 [n, 2].")
+      .def(
+          "evaluate",
+          [](const ValueNet& net, const State& state) {
+            std::array<double, kMaxPlayers> finals{};
+            std::array<float, kMaxPlayers> win{};
+            net.evaluate(state, finals, win);
+            const int n = state.num_players();
+            return py::make_tuple(std::vector<double>(finals.begin(), finals.begin() + n),
+                                  std::vector<float>(win.begin(), win.begin() + n));
+          },
+          "state"_a, "(predicted final score, win estimate) of every player.");
+  m.attr("VALUE_INPUTS") = kValueInputs;
+  m.def(
+      "value_input_names", [] { return std::vector<std::string>(kValueInputNames.begin(), kValueInputNames.end()); },
+      "What each of value_inputs' columns holds.");
+  m.def(
+      "value_inputs",
+      [](const State& state) {
+        py::array_t<float> out({py::ssize_t(state.num_players()), py::ssize_t(kValueInputs)});
+        value_inputs(state, out.mutable_data());
+        return out;
+      },
+      "state"_a, "The learned value's inputs of every player, float32 [players, VALUE_INPUTS] (docs/value.md).");
+  m.def("value_net_dir", &value_net_dir, "The folder of the shipped value networks (*.value).");
+  m.def("set_value_net_dir", &set_value_net_dir, "dir"_a,
+        "Sets the folder eval=value reads its shipped networks from (before the first search).");
+}
+
+}  // namespace
 
 void register_network(py::module_& m) {
   py::class_<Network, std::shared_ptr<Network>>(
@@ -59,6 +123,7 @@ void register_network(py::module_& m) {
           "(win share [n, players], margin reward [n, players], policy logits [n, len(indices)]) of\n"
           "encoded observations (uint8 planes [n, planes, window, window], float32 globals [n, globals]);\n"
           "per relative seat, the logits of the given action indexes.");
+  register_value_net(m);
   m.def("default_network_path", &default_network_path, "The shipped network's path (docs/network.md).");
   m.def("set_default_network_path", &set_default_network_path, "path"_a,
         "Sets the file that eval=net / prior=net read when no net= is given.");

@@ -170,6 +170,8 @@ void register_search(py::module_& m) {
       .def_property_readonly(
           "best", [](const SearchResult& r) { return r.best.code; }, "The most visited action's code.")
       .def_readonly("player", &SearchResult::player)
+      .def_readonly("evaluator", &SearchResult::evaluator,
+                    "What valued the leaves, in words: rollouts, or which value network (docs/value.md).")
       .def_readonly("iterations", &SearchResult::iterations)
       .def_readonly("seconds", &SearchResult::seconds)
       .def_readonly("nodes", &SearchResult::nodes)

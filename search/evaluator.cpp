@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "agents.h"
+#include "value.h"
 
 namespace carc {
 
@@ -26,6 +27,43 @@ void Evaluator::priors(const State&, const Action*, int n, float* out) const {
 }
 
 void Evaluator::check(const State&) const {}
+
+std::string Evaluator::describe(const State&) const { return "rollouts"; }
+
+RolloutEvaluator::RolloutEvaluator(const RolloutConfig& config) : config_(config) {
+  if (config_.heuristic != Heuristic::Value) return;
+  if (!config_.value_net.empty()) value_nets_.push_back(load_value_net(config_.value_net));
+  else value_nets_ = shipped_value_nets();
+  RolloutConfig fallback = config_;
+  fallback.heuristic = RolloutConfig{}.heuristic;
+  if (fallback.policy == RolloutPolicy::None) fallback.policy = RolloutConfig{}.policy;
+  fallback_ = std::make_unique<RolloutEvaluator>(fallback);
+}
+
+RolloutEvaluator::~RolloutEvaluator() = default;
+
+const ValueNet* RolloutEvaluator::value_net(const State& state) const {
+  if (!config_.value_net.empty())  // a file given: any player count of its mix (check() tells)
+    return ValueMix::of(state.rules()) == value_nets_[0]->mix() ? value_nets_[0].get() : nullptr;
+  for (const auto& net : value_nets_)
+    if (net->fits(state)) return net.get();
+  return nullptr;
+}
+
+void RolloutEvaluator::check(const State& state) const {
+  if (config_.heuristic != Heuristic::Value || config_.value_net.empty() || value_net(state)) return;
+  throw SearchError("the value network " + config_.value_net + " was trained for " + value_nets_[0]->mix().name() +
+                    " games, not " + ValueMix::of(state.rules()).name());
+}
+
+std::string RolloutEvaluator::describe(const State& state) const {
+  if (config_.heuristic != Heuristic::Value) return "rollouts";
+  if (const ValueNet* net = value_net(state))
+    return std::string(config_.policy == RolloutPolicy::None ? "" : "rollouts to a cutoff, then ") +
+           "the value network " + net->describe();
+  return "rollouts: no value network for " + ValueMix::of(state.rules()).name() + " with " +
+         std::to_string(state.num_players()) + " players";
+}
 
 void RolloutEvaluator::priors(const State& state, const Action* actions, int n, float* out) const {
   if (config_.prior == PriorKind::Uniform || n <= 1) return Evaluator::priors(state, actions, n, out);
@@ -149,8 +187,13 @@ void set_rewards(const State& state, const RolloutConfig& config, const std::arr
 
 // A heuristic evaluation of an unfinished game (rollout cutoff): win estimates are a softmax of
 // the heuristic values, so they sum to 1 and a lead of `cutoff_temperature` points counts e:1.
-void cutoff_evaluation(const State& state, const RolloutConfig& config, Evaluation& out) {
+void cutoff_evaluation(const State& state, const RolloutConfig& config, const ValueNet* net, Evaluation& out) {
   std::array<double, kMaxPlayers> values;
+  if (net) {  // Heuristic::Value: its own win estimates, no temperature
+    net->evaluate(state, values, out.win);
+    set_rewards(state, config, values, out);
+    return;
+  }
   if (config.heuristic == Heuristic::Expected) {
     values = heuristic_values(state);
   } else if (config.heuristic == Heuristic::Final) {
@@ -266,6 +309,13 @@ void terminal_evaluation(const State& state, const RolloutConfig& config, Evalua
 }
 
 void RolloutEvaluator::evaluate(State& state, Rng& rng, Evaluation& out) const {
+  const ValueNet* net = nullptr;
+  if (config_.heuristic == Heuristic::Value) {
+    net = value_net(state);
+    if (!net) return fallback_->evaluate(state, rng, out);
+    if (config_.policy == RolloutPolicy::None && !state.is_terminal() && state.bag_size() > config_.finish_tiles)
+      return cutoff_evaluation(state, config_, net, out);
+  }
   const int start = state.turn_number();
   const bool cutoff = config_.cutoff_turns > 0 && state.bag_size() > config_.finish_tiles;
   while (!state.is_terminal()) {
@@ -274,14 +324,14 @@ void RolloutEvaluator::evaluate(State& state, Rng& rng, Evaluation& out) const {
       continue;
     }
     if (cutoff && state.turn_number() - start >= config_.cutoff_turns) {
-      cutoff_evaluation(state, config_, out);
+      cutoff_evaluation(state, config_, net, out);
       return;
     }
     const bool endgame = state.bag_size() < config_.endgame_tiles && state.phase() == Phase::PlaceFigure;
     const bool no_farmer = cutoff && !config_.rollout_farmers && state.phase() == Phase::PlaceFigure;
     Action a = endgame                                   ? endgame_figure(state, rng)
                : no_farmer                               ? figure_without_farmer(state, rng)
-               : config_.policy == RolloutPolicy::Random ? state.sample_legal_action(rng)
+               : config_.policy != RolloutPolicy::Greedy ? state.sample_legal_action(rng)
                                                          : greedy_rollout_action(state, config_, rng);
     state.apply_unchecked(a);
   }

@@ -10,12 +10,16 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/game.h"
 #include "engine/rng.h"
 
 namespace carc {
+
+class ValueNet;  // search/value.h
 
 // What the search maximises at the end of a rollout.
 enum class RewardKind : uint8_t {
@@ -28,6 +32,7 @@ enum class RolloutPolicy : uint8_t {
   Random,  // uniform legal action at every decision (State::sample_legal_action)
   Greedy,  // figures by a cheap rule (grab completed features, keep meeples), placements random,
            // and with probability greedy_eps a full one-ply greedy move (GreedyAgent's valuation)
+  None,    // no rollout: the leaf itself is valued by the heuristic (eval=value; search/value.h)
 };
 
 // How a position is valued at a rollout cutoff (search/RESULTS.md compares them).
@@ -37,6 +42,8 @@ enum class Heuristic : uint8_t {
   Final,     // the scores if the game ended now (State::scores_if_ended: fields included)
   Expected,  // heuristic_values: expected final scores (fields and supply included)
   Net,       // no rollout: a policy/value network values the leaf (search/network.h)
+  Value,     // a learned value over feature summaries (search/value.h), the shipped one for the
+             // game's mix and player count; a game without one falls back to Greedy and says so
 };
 
 // The PUCT priors of the rollout evaluator.
@@ -73,6 +80,7 @@ struct RolloutConfig {
   // Networks (issue 19; heuristic or prior Net, search/network.h).
   std::string network;       // the CARCNET file; empty: the shipped one (default_network_path)
   double network_mix = 0.0;  // heuristic Net: this share of a rollout's value is mixed in
+  std::string value_net;     // heuristic Value: the VALUE file; empty: the shipped one that fits
 };
 
 struct Evaluation {
@@ -93,18 +101,30 @@ class Evaluator {
   // Throws SearchError if this evaluator cannot evaluate states like `state` (a network made for
   // another player count). The search calls it before it starts.
   virtual void check(const State& state) const;
+  // What values a position like `state`, in words ("rollouts", "value network base, 2-4
+  // players (value-base.value)"), for the search's result and the agents' logs.
+  virtual std::string describe(const State& state) const;
 };
 
 // Plays the leaf out with a rollout policy (to the end or to a cutoff) and scores it.
+// With Heuristic::Value the learned value replaces the cutoff heuristic (and with RolloutPolicy::None
+// the rollout itself); a game no value network fits is evaluated as without it.
 class RolloutEvaluator final : public Evaluator {
  public:
-  explicit RolloutEvaluator(const RolloutConfig& config) : config_(config) {}
+  explicit RolloutEvaluator(const RolloutConfig& config);  // throws SearchError (a value file)
+  ~RolloutEvaluator() override;
   void evaluate(State& state, Rng& rng, Evaluation& out) const override;
   void priors(const State& state, const Action* actions, int n, float* out) const override;
+  std::string describe(const State& state) const override;
+  void check(const State& state) const override;  // a value file of another mix
   const RolloutConfig& config() const { return config_; }
 
  private:
+  const ValueNet* value_net(const State& state) const;
+
   RolloutConfig config_;
+  std::vector<std::shared_ptr<const ValueNet>> value_nets_;  // the candidates, first fit wins
+  std::unique_ptr<RolloutEvaluator> fallback_;               // Value without a fitting network
 };
 
 // Draws a tile at a chance node with the caller's rng, weighted by the bag's counts. Never uses

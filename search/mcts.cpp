@@ -404,6 +404,8 @@ void validate(const MctsConfig& c) {
   if (!(c.rollout.field_weight >= 0)) fail("rollout.field_weight must be >= 0");
   if (!(c.rollout.prior_field_weight >= 0)) fail("rollout.prior_field_weight must be >= 0");
   if (!(c.rollout.network_mix >= 0 && c.rollout.network_mix <= 1)) fail("rollout.network_mix must be in [0, 1]");
+  if (c.rollout.policy == RolloutPolicy::None && c.rollout.heuristic != Heuristic::Value)
+    fail("rollout policy none (no rollout) needs the learned value (eval=value)");
   int trees = c.parallelism == Parallelism::Root ? c.threads : 1;
   if (!(c.memory_mb > 0) || c.memory_mb * 1048576.0 / sizeof(Node) / trees < double(kMinPoolNodes))
     fail("memory_mb too small: each tree needs at least " + std::to_string(kMinPoolNodes * sizeof(Node) / 1024) +
@@ -473,6 +475,7 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
   std::map<uint32_t, Sum> sums;
   SearchResult result;
   result.player = me;
+  result.evaluator = m.evaluator->describe(state);
   for (int t = 0; t < trees; ++t) {
     const SearchTree& tree = *m.trees[size_t(t)];
     result.iterations += budgets[size_t(t)]->done.load();
@@ -663,7 +666,9 @@ const std::vector<Option>& option_table() {
               "with eval=net,prior=net one forward pass gives both)",
               CARC_FIELD(expand_after), 0, 1000000),
       choice<RolloutPolicy>("rollout", "rollout move policy", CARC_FIELD(rollout.policy),
-                            {{"random", RolloutPolicy::Random}, {"greedy", RolloutPolicy::Greedy}}),
+                            {{"random", RolloutPolicy::Random},
+                             {"greedy", RolloutPolicy::Greedy},
+                             {"none", RolloutPolicy::None}}),
       real("eps", "rollout=greedy: chance of a full one-ply greedy move at a decision", CARC_FIELD(rollout.greedy_eps),
            0, 1),
       integer("cutoff", "turns after which a rollout stops and is valued heuristically (0: play to the end)",
@@ -671,12 +676,14 @@ const std::vector<Option>& option_table() {
       integer("finish", "tiles left in the bag from which rollouts play to the end", CARC_FIELD(rollout.finish_tiles),
               0, 10000),
       choice<Heuristic>("eval",
-                        "the value of a position at a rollout cutoff; net: the network values the leaf, no rollout",
+                        "the value of a position at a rollout cutoff; value: the learned value network for the "
+                        "game's mix and player count (docs/value.md); net: the network values the leaf, no rollout",
                         CARC_FIELD(rollout.heuristic),
                         {{"greedy", Heuristic::Greedy},
                          {"final", Heuristic::Final},
                          {"expected", Heuristic::Expected},
-                         {"net", Heuristic::Net}}),
+                         {"net", Heuristic::Net},
+                         {"value", Heuristic::Value}}),
       choice<RewardKind>("reward", "what the search maximises: win share, score margin, or a mix",
                          CARC_FIELD(rollout.reward),
                          {{"win", RewardKind::Win}, {"margin", RewardKind::Margin}, {"mixed", RewardKind::Mixed}}),
@@ -702,6 +709,8 @@ const std::vector<Option>& option_table() {
            CARC_FIELD(rollout.prior_field_weight), 0, 10),
       file("net", "eval=net or prior=net: the network's CARCNET file (default: the shipped one, docs/network.md)",
            CARC_FIELD(rollout.network)),
+      file("value", "eval=value: the value network's file (default: the shipped one for the game, docs/value.md)",
+           CARC_FIELD(rollout.value_net)),
       real("vmix", "eval=net: share of a rollout's value mixed into the network's value",
            CARC_FIELD(rollout.network_mix), 0, 1),
       real("memory", "MB of node pool per search (a full pool stops growth, not the search)", CARC_FIELD(memory_mb), 1,

@@ -97,6 +97,7 @@ struct ActionStats {
 struct SearchResult {
   Action best;                       // the most visited action (ties: higher value)
   int player = 0;                    // the deciding player
+  std::string evaluator;             // what valued the leaves (Evaluator::describe)
   uint64_t iterations = 0;           // run by this search
   double seconds = 0;                // wall time of this search
   uint64_t nodes = 0;                // nodes in the pool(s) at the end

@@ -55,6 +55,7 @@ from .search import analyse, arena, arena_summary, mcts_config
 
 # eval=net / prior=net without net= read the network shipped in this package (docs/network.md).
 _core.set_default_network_path(str(_Path(__file__).parent / "data" / "network-base-2p.carcnet"))
+_core.set_value_net_dir(str(_Path(__file__).parent / "data"))
 
 __version__ = "0.1.0"
 

@@ -84,3 +84,72 @@ def add_parser(commands: Any) -> None:
     )
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(run=_train)
+    _add_value_parser(commands)
+
+
+def _value_train(args: argparse.Namespace) -> int:
+    try:
+        from .value_loop import ValueLoopConfig, run
+    except ImportError as e:  # torch, matplotlib, tqdm: the `learn` extra
+        from .. import Error
+
+        raise Error(f"value-train needs the learn extra (pip install 'carcassonne[learn]'): {e}") from e
+    config = ValueLoopConfig(
+        players=tuple(int(n) for n in args.players.split(",")),
+        expansions=tuple(e.strip() for e in args.expansions.split(",") if e.strip()),
+        variants=variant_options(args.variant),
+        generations=args.generations,
+        deals=args.deals,
+        iters=args.iters,
+        replay=args.replay,
+        epochs=args.epochs,
+        every=args.every,
+        gate_deals=args.gate_deals,
+        gate=args.gate,
+        time=args.time,
+        ladder=tuple(x for x in args.ladder.split(",") if x),
+        ladder_deals=args.ladder_deals,
+        rollout=args.rollout,
+        seed=args.seed,
+        threads=args.threads,
+    )
+    try:
+        state = run(args.dir, config, progress=not args.quiet, address=args.address)
+    except KeyboardInterrupt:
+        print(f"interrupted: rerun the same command to continue the run in {args.dir}")
+        return 130
+    print(f"best value network: {state['best'] or 'none promoted yet'} (in {args.dir}; ladder.csv, ladder.png)")
+    return 0
+
+
+def _add_value_parser(commands: Any) -> None:
+    p = commands.add_parser(
+        "value-train",
+        help="train the search's learned value: generations of self-play, training, gating, the ladder "
+        "(resumable: rerun to continue)",
+    )
+    p.add_argument("--dir", required=True, help="the run's folder (rerun with it to continue)")
+    p.add_argument("--players", default="2", help="player counts, comma-separated; the first one is gated")
+    p.add_argument("--expansions", default="", help="comma-separated")
+    p.add_argument(
+        "--variant", action="append", metavar="KEY=VALUE", help="a rule variant, e.g. start=city (repeatable)"
+    )
+    p.add_argument("--generations", type=int, default=3)
+    p.add_argument("--deals", type=int, default=100, help="self-play deals per player count and generation")
+    p.add_argument("--iters", type=int, default=300, help="self-play MCTS iterations per move")
+    p.add_argument("--replay", type=int, default=2, help="generations of games in the training window")
+    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--every", type=int, default=2, help="keep every N-th position of a game")
+    p.add_argument("--gate-deals", type=int, default=40, help="deals of the candidate-vs-best match")
+    p.add_argument("--gate", choices=["mean", "interval"], default="mean",
+                   help="promote on a win rate above 1/2, or on its 95%% interval above 1/2")
+    p.add_argument("--time", type=float, default=0.05, help="seconds per move in the gate and the ladder")
+    p.add_argument("--ladder", default="ref-2026-12,greedy", help="fixed references, comma-separated")
+    p.add_argument("--ladder-deals", type=int, default=20)
+    p.add_argument("--rollout", choices=["cutoff", "none"], default="cutoff",
+                   help="the value at the rollout cutoff, or instead of rollouts")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=2, help="games at once (C++ threads)")
+    p.add_argument("--address", default=None, help="self-play on a Ray cluster: 'auto' or host:port of its head")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(run=_value_train)

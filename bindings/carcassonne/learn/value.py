@@ -1,0 +1,257 @@
+"""The learned value of the search (search/value.h, docs/value.md): samples from trajectory files,
+the PyTorch model, training, and the VALUE file the C++ search reads.
+
+The model is one small MLP applied to every seat of a position with the same weights. Its inputs
+are the engine's summaries of that seat (`_core.value_inputs`: score, supply, the features it
+leads, shares or trails by type, tiles still to place...). It has two outputs per seat: the points
+that seat will still score (divided by POINTS_SCALE), and a win logit. A softmax over the seats
+turns the logits into win shares. So one network serves any player count, and an evaluation is a
+few thousand multiply-adds per seat.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from .. import Game, SearchError, _core
+from ..rl.trajectories import load_trajectories
+
+FORMAT_VERSION = 1
+MAGIC = b"CARCVAL\0"
+POINTS_SCALE = 50.0  # the first output times this is points still to come
+INPUTS = _core.VALUE_INPUTS
+MIN_STD = 0.25  # the input normalisation divides by at least this
+# Bits of the mix field, in the order of search/value.cpp.
+MIX_BITS = {"abbey-mayor": 1, "anniv20": 2, "city": 4, "king-robber": 8, "river2": 16, "shrines": 32}
+
+
+@dataclass
+class ValueSamples:
+    """Positions with targets, grouped by player count: inputs [n, players, INPUTS], points still
+    to come [n, players] (points / POINTS_SCALE), final win shares [n, players], and the game each
+    position comes from (hold-outs split by game)."""
+
+    inputs: dict[int, np.ndarray]
+    gain: dict[int, np.ndarray]
+    win: dict[int, np.ndarray]
+    game: dict[int, np.ndarray]
+    mix: str
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.inputs.values())
+
+
+def mix_name(expansions: Sequence[str], variants: dict[str, str] | None = None) -> str:
+    """The search's name of a mix (ValueMix::name): 'base' or the expansions sorted, joined by '+'.
+    A River II or City start counts as that expansion."""
+    parts = set(expansions)
+    start = (variants or {}).get("start")
+    if start == "river2":
+        parts.add("river2")
+    if start == "city":
+        parts.add("city")
+    unknown = parts - set(MIX_BITS)
+    if unknown:
+        raise SearchError(f"unknown expansions {sorted(unknown)} (known: {sorted(MIX_BITS)})")
+    return "+".join(sorted(parts)) or "base"
+
+
+def load_value_samples(paths: Sequence[str | os.PathLike[str]], every: int = 1, progress: bool = False) -> ValueSamples:
+    """Replays every game of the trajectory files and keeps every `every`-th position (decision and
+    chance nodes alike: the search evaluates both), with its final result as targets. All files
+    must hold one mix."""
+    from tqdm import tqdm
+
+    inputs: dict[int, list[np.ndarray]] = {}
+    gain: dict[int, list[np.ndarray]] = {}
+    win: dict[int, list[np.ndarray]] = {}
+    game: dict[int, list[int]] = {}
+    mix = None
+    game_id = 0
+    for path in paths:
+        data = load_trajectories(path)
+        config = data["config"]
+        this_mix = mix_name(config["expansions"], config["variants"])
+        if mix is not None and this_mix != mix:
+            raise SearchError(f"{path} holds {this_mix} games, the others {mix}: train one mix at a time")
+        mix = this_mix
+        n = int(config["players"])
+        starts = data["game_start"]
+        for g in tqdm(range(len(starts) - 1), desc=f"replaying {Path(path).name}", unit="game", disable=not progress):
+            state = Game(n, config["expansions"], config["variants"])._state
+            final = np.asarray(data["scores"][g], np.float32)
+            share = np.asarray(data["win_share"][g], np.float32)
+            for k, i in enumerate(range(int(starts[g]), int(starts[g + 1]))):
+                if k % every == 0:
+                    now = np.array(state.scores(), np.float32)
+                    inputs.setdefault(n, []).append(_core.value_inputs(state))
+                    gain.setdefault(n, []).append((final - now) / POINTS_SCALE)
+                    win.setdefault(n, []).append(share)
+                    game.setdefault(n, []).append(game_id)
+                state.apply(int(data["actions"][i]))
+            game_id += 1
+    if mix is None:
+        raise SearchError("no trajectory files given")
+    return ValueSamples(
+        {n: np.stack(v) for n, v in inputs.items()},
+        {n: np.stack(v) for n, v in gain.items()},
+        {n: np.stack(v) for n, v in win.items()},
+        {n: np.asarray(v) for n, v in game.items()},
+        mix,
+    )
+
+
+class ValueMLP(nn.Module):
+    """inputs [..., INPUTS] -> [..., 2]: points still to come / POINTS_SCALE, win logit. The input
+    normalisation (mean, std of the training inputs) is part of the model and folded into the
+    first layer on export."""
+
+    def __init__(self, hidden1: int = 32, hidden2: int = 32) -> None:
+        super().__init__()
+        self.register_buffer("mean", torch.zeros(INPUTS))
+        self.register_buffer("std", torch.ones(INPUTS))
+        self.layers = nn.Sequential(
+            nn.Linear(INPUTS, hidden1), nn.ReLU(), nn.Linear(hidden1, hidden2), nn.ReLU(), nn.Linear(hidden2, 2)
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layers((x - self.mean) / self.std)
+
+
+def losses(model: ValueMLP, x: torch.Tensor, gain: torch.Tensor, win: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean squared error of the points still to come (in POINTS_SCALE units) and the cross-entropy
+    of the seats' win shares, for a batch of positions [b, players, INPUTS]."""
+    y = model(x)
+    mse = ((y[..., 0] - gain) ** 2).mean()
+    ce = -(win * torch.log_softmax(y[..., 1], dim=-1)).sum(-1).mean()
+    return mse, ce
+
+
+@dataclass
+class FitReport:
+    epochs: int
+    train_mse: float
+    held_mse: float  # in POINTS_SCALE units squared
+    held_points_rmse: float  # points
+    held_ce: float
+    held_winner_accuracy: float  # the seat with the top win estimate won (ties: any winner)
+
+
+def fit(
+    samples: ValueSamples,
+    model: ValueMLP | None = None,
+    epochs: int = 30,
+    batch: int = 256,
+    lr: float = 2e-3,
+    held_out: float = 0.1,
+    seed: int = 0,
+    progress: bool = False,
+) -> tuple[ValueMLP, FitReport]:
+    """Trains (a copy of `model`, or a fresh one) with Adam on every player count's positions, a
+    `held_out` share of the games kept aside; returns the epoch with the lowest held-out loss."""
+    import copy
+
+    from tqdm import tqdm
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = copy.deepcopy(model) if model is not None else ValueMLP()
+    games = np.unique(np.concatenate(list(samples.game.values())))
+    held_games = set(rng.choice(games, size=max(1, int(len(games) * held_out)), replace=False).tolist())
+    train: list[tuple[torch.Tensor, ...]] = []
+    held: list[tuple[torch.Tensor, ...]] = []
+    for n in samples.inputs:
+        mask = np.array([g in held_games for g in samples.game[n]])
+        for part, keep in ((train, ~mask), (held, mask)):
+            if keep.any():
+                part.append(
+                    tuple(torch.from_numpy(a[keep]) for a in (samples.inputs[n], samples.gain[n], samples.win[n]))
+                )
+    if model.std.eq(1).all():  # a fresh model: normalise by the training inputs
+        flat = torch.cat([x.reshape(-1, INPUTS) for x, _, _ in train])
+        model.mean.copy_(flat.mean(0))
+        # The inputs are scaled to about 1 already. A floor on the divisor keeps an input that
+        # rarely varies in the games (farmers early, say) from being magnified: the search
+        # reaches positions the games never showed, and must not extrapolate wildly there.
+        model.std.copy_(flat.std(0).clamp_min(MIN_STD))
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
+    best_state, best_loss, report = None, math.inf, None
+    for epoch in tqdm(range(epochs), desc="training the value network", unit="epoch", disable=not progress):
+        model.train()
+        total, count = 0.0, 0
+        for x, gain, win in train:
+            order = torch.randperm(len(x))
+            for i in range(0, len(x), batch):
+                idx = order[i : i + batch]
+                mse, ce = losses(model, x[idx], gain[idx], win[idx])
+                opt.zero_grad()
+                (mse + ce).backward()
+                opt.step()
+                total += float(mse.detach()) * len(idx)
+                count += len(idx)
+        sched.step()
+        held_report = evaluate_held(model, held)
+        loss = held_report[0] + held_report[2]
+        if loss < best_loss:
+            best_loss = loss
+            best_state = copy.deepcopy(model.state_dict())
+            report = FitReport(epoch + 1, total / max(count, 1), *held_report)
+    assert best_state is not None and report is not None
+    model.load_state_dict(best_state)
+    return model, report
+
+
+@torch.no_grad()
+def evaluate_held(model: ValueMLP, held: list[tuple[torch.Tensor, ...]]) -> tuple[float, float, float, float]:
+    model.eval()
+    mse_sum = ce_sum = right = 0.0
+    count = 0
+    for x, gain, win in held:
+        mse, ce = losses(model, x, gain, win)
+        mse_sum += float(mse) * len(x)
+        ce_sum += float(ce) * len(x)
+        top = model(x)[..., 1].argmax(-1)
+        right += float((win.gather(-1, top[:, None]) > 0).sum())
+        count += len(x)
+    count = max(count, 1)
+    return mse_sum / count, math.sqrt(mse_sum / count) * POINTS_SCALE, ce_sum / count, right / count
+
+
+def export(model: ValueMLP, path: str | os.PathLike[str], mix: str, player_counts: Sequence[int]) -> Path:
+    """Writes the VALUE file (docs/value.md): header, then float32 weights with the input
+    normalisation folded into the first layer."""
+    bits = 0
+    for part in [] if mix == "base" else mix.split("+"):
+        if part not in MIX_BITS:
+            raise SearchError(f"unknown expansion {part!r} in mix {mix!r}")
+        bits |= MIX_BITS[part]
+    counts = 0
+    for n in player_counts:
+        if not 2 <= n <= 6:
+            raise SearchError(f"player count {n} outside 2-6")
+        counts |= 1 << n
+    lin1, lin2, lin3 = (m for m in model.layers if isinstance(m, nn.Linear))
+    with torch.no_grad():
+        w1 = lin1.weight / model.std
+        b1 = lin1.bias - w1 @ model.mean
+    header = MAGIC + struct.pack(
+        "<6I f", FORMAT_VERSION, INPUTS, lin1.out_features, lin2.out_features, bits, counts, POINTS_SCALE
+    )
+    path = Path(path)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(header)
+        for t in (w1, b1, lin2.weight, lin2.bias, lin3.weight, lin3.bias):
+            f.write(t.detach().to(torch.float32).contiguous().numpy().astype("<f4").tobytes())
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,305 @@
+"""Generations of self-play for the learned value (`python -m carcassonne value-train`).
+
+Each generation:
+  1. self-play: `deals` deals per player count (every seat rotation), played by the best player
+     so far — the rollout search for generation 1, then `mcts:eval=value` with the best network —
+     in the arena's C++ threads or on a Ray cluster (`address`), into games-G-Np.npz;
+  2. training: the best network's weights (fresh ones at first) trained on the last `replay`
+     generations' positions, a tenth of the games held out; the epoch with the lowest held-out
+     loss is the candidate, candidate-G.value;
+  3. gating: the candidate against the best player at equal time per move in paired arena games
+     on the first player count; it becomes the best if it wins more than half (`gate` = "mean")
+     or if its 95% interval lies above a half (`gate` = "interval");
+  4. the ladder: the candidate against each fixed reference (ref-2026-12, greedy) at the same
+     time per move, Elo with its interval, one row per generation in ladder.csv (the learning
+     curve; ladder.png plots it).
+Every step's output is a file in the run folder and run.json records what is done, so rerunning
+the same command after Ctrl-C (or a crash) continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from .. import SearchError, arena
+from ..rl.trajectories import write_trajectories
+from .value import ValueMLP, ValueSamples, export, fit, load_value_samples, mix_name
+
+LADDER_FIELDS = [
+    "generation",
+    "promoted",
+    "gate_win_rate",
+    "gate_low",
+    "gate_high",
+    "opponent",
+    "win_rate",
+    "win_low",
+    "win_high",
+    "elo",
+    "elo_low",
+    "elo_high",
+    "games",
+    "held_points_rmse",
+    "held_winner_accuracy",
+    "samples",
+]
+
+
+@dataclass
+class ValueLoopConfig:
+    players: tuple[int, ...] = (2,)
+    expansions: tuple[str, ...] = ()
+    variants: dict[str, str] = field(default_factory=dict)
+    generations: int = 3
+    deals: int = 100  # per player count and generation
+    iters: int = 300  # self-play search iterations per move
+    replay: int = 2  # generations of games in the training window
+    epochs: int = 20
+    every: int = 2  # keep every this-many-th position of a game
+    gate_deals: int = 40
+    gate: str = "mean"  # "mean" or "interval"
+    time: float = 0.05  # seconds per move of the gate and the ladder
+    ladder: tuple[str, ...] = ("ref-2026-12", "greedy")
+    ladder_deals: int = 20
+    rollout: str = "cutoff"  # how the value is used: "cutoff" (eval=value) or "none" (rollout=none)
+    seed: int = 0
+    threads: int = 2
+
+    def check(self) -> None:
+        if not self.players or any(not 2 <= n <= 6 for n in self.players):
+            raise SearchError(f"players must be counts from 2 to 6, got {self.players}")
+        if self.gate not in ("mean", "interval"):
+            raise SearchError(f"gate must be 'mean' or 'interval', got {self.gate!r}")
+        if self.rollout not in ("cutoff", "none"):
+            raise SearchError(f"rollout must be 'cutoff' or 'none', got {self.rollout!r}")
+        for name in ("generations", "deals", "iters", "replay", "epochs", "every", "gate_deals", "threads"):
+            if getattr(self, name) < 1:
+                raise SearchError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not self.time > 0:
+            raise SearchError(f"time must be > 0, got {self.time}")
+        mix_name(self.expansions, self.variants)
+
+
+def value_agent(network: Path | None, budget: str, rollout: str = "cutoff") -> str:
+    """The agent spec of the search with this value network (None: the rollout search)."""
+    if network is None:
+        return f"mcts:{budget}"
+    none = ",rollout=none" if rollout == "none" else ""
+    return f"mcts:{budget},eval=value{none},value={network}"
+
+
+class _Run:
+    """A run folder: run.json (the config and the steps done) and the generations' files."""
+
+    def __init__(self, directory: str | os.PathLike[str], config: ValueLoopConfig) -> None:
+        self.dir = Path(directory)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.dir / "run.json"
+        wanted = json.loads(json.dumps(asdict(config)))
+        if self.path.exists():
+            self.state = json.loads(self.path.read_text())
+            old = dict(self.state["config"], generations=wanted["generations"])
+            if old != dict(wanted):
+                raise SearchError(
+                    f"{self.dir} holds a run with other settings ({self.path}); only --generations may change"
+                )
+            self.state["config"] = wanted
+        else:
+            self.state = {"config": wanted, "done": {}, "best": None}
+        self.save()
+
+    def save(self) -> None:
+        tmp = self.path.with_name("run.json.tmp")
+        tmp.write_text(json.dumps(self.state, indent=2))
+        os.replace(tmp, self.path)
+
+    def done(self, step: str) -> bool:
+        return step in self.state["done"]
+
+    def mark(self, step: str, value: Any = True) -> None:
+        self.state["done"][step] = value
+        self.save()
+
+
+def _match(
+    agents: list[str], config: ValueLoopConfig, players: int, deals: int, seed: int, path: Path, progress: bool
+) -> Any:
+    """Paired arena games, one deal more per call (for the bar), each game kept in `path` as it
+    ends (Ctrl-C loses only the games in play)."""
+    from tqdm import tqdm
+
+    result = None
+    with tqdm(total=deals, unit="deal", desc=path.stem, disable=not progress) as bar:
+        for n in range(1, deals + 1):
+            result = arena(
+                agents,
+                deals=n,
+                players=players,
+                expansions=config.expansions,
+                variants=config.variants,
+                seed=seed,
+                threads=config.threads,
+                csv=path,
+                resume=path.exists(),
+            )
+            bar.update(1)
+    return result
+
+
+def _elo(p: float) -> float:
+    p = min(max(p, 1e-3), 1 - 1e-3)
+    return -400 * math.log10(1 / p - 1)
+
+
+def run(
+    directory: str | os.PathLike[str], config: ValueLoopConfig, progress: bool = True, address: str | None = None
+) -> dict[str, Any]:
+    """Runs (or continues) the loop in `directory`; returns run.json's content. The best network
+    is best.value in the folder."""
+    config.check()
+    r = _Run(directory, config)
+    mix = mix_name(config.expansions, config.variants)
+    first = config.players[0]
+    for g in range(1, config.generations + 1):
+        best = Path(r.state["best"]) if r.state["best"] else None
+        budget = f"iters={config.iters}"
+        # 1. Self-play by the best player so far.
+        for n in config.players:
+            step = f"games-{g}-{n}p"
+            if not r.done(step):
+                out = r.dir / f"{step}.npz"
+                write_trajectories(
+                    out,
+                    agents=[value_agent(best, budget + ",memory=64", config.rollout)] * n,
+                    deals=config.deals,
+                    players=n,
+                    expansions=config.expansions,
+                    variants=config.variants,
+                    seed=config.seed * 100_000 + g * 1000 + n,
+                    agent_seed=config.seed * 100_000 + g * 1000 + n + 500,
+                    threads=config.threads,
+                    chunk_deals=max(1, config.deals // 20),
+                    progress=progress,
+                    address=address,
+                )
+                r.mark(step, str(out))
+        # 2. Training on the replay window.
+        candidate = r.dir / f"candidate-{g}.value"
+        if not r.done(f"train-{g}"):
+            files = [
+                r.state["done"][f"games-{h}-{n}p"]
+                for h in range(max(1, g - config.replay + 1), g + 1)
+                for n in config.players
+            ]
+            samples: ValueSamples = load_value_samples(files, every=config.every, progress=progress)
+            start = None
+            if best is not None:
+                start = ValueMLP()
+                start.load_state_dict(torch.load(best.with_suffix(".pt")))
+            model, report = fit(samples, start, epochs=config.epochs, seed=config.seed + g, progress=progress)
+            export(model, candidate, mix, config.players)
+            torch.save(model.state_dict(), candidate.with_suffix(".pt"))
+            r.mark(f"train-{g}", {**asdict(report), "samples": len(samples)})
+        # 3. Gate: candidate against the best player at equal time.
+        timed = f"time={config.time}"
+        if not r.done(f"gate-{g}"):
+            agents = [value_agent(candidate, timed, config.rollout)] + [
+                value_agent(best, timed, config.rollout)
+            ] * (first - 1)
+            result = _match(agents, config, first, config.gate_deals, config.seed * 1000 + 500 + g,
+                            r.dir / f"gate-{g}.csv", progress)
+            e = result.entrants[0]
+            promoted = e.win_low > 0.5 if config.gate == "interval" else e.win_rate > 0.5
+            r.mark(f"gate-{g}", {"win_rate": e.win_rate, "low": e.win_low, "high": e.win_high,
+                                 "games": e.games, "promoted": bool(promoted)})
+            if promoted:
+                for suffix in (".value", ".pt"):
+                    shutil.copyfile(candidate.with_suffix(suffix), (r.dir / "best").with_suffix(suffix))
+                r.state["best"] = str(r.dir / "best.value")
+                r.save()
+        # 4. The ladder: the candidate against fixed references.
+        for opponent in config.ladder:
+            step = f"ladder-{g}-{opponent}"
+            if r.done(step):
+                continue
+            spec = opponent if ":" in opponent or opponent in ("greedy", "random") else f"{opponent}:{timed}"
+            agents = [value_agent(candidate, timed, config.rollout)] + [spec] * (first - 1)
+            result = _match(agents, config, first, config.ladder_deals, config.seed * 1000 + 700,
+                            r.dir / f"ladder-{g}-{opponent.split(':')[0]}.csv", progress)
+            e = result.entrants[0]
+            r.mark(step, {"win_rate": e.win_rate, "low": e.win_low, "high": e.win_high, "games": e.games})
+        _write_ladder(r)
+    return r.state
+
+
+def _write_ladder(r: _Run) -> None:
+    """ladder.csv and ladder.png from run.json: one row per generation and reference."""
+    done = r.state["done"]
+    rows = []
+    for g in range(1, r.state["config"]["generations"] + 1):
+        gate, train = done.get(f"gate-{g}"), done.get(f"train-{g}")
+        if not gate or not train:
+            break
+        for opponent in r.state["config"]["ladder"]:
+            x = done.get(f"ladder-{g}-{opponent}")
+            if not x:
+                continue
+            rows.append(
+                {
+                    "generation": g,
+                    "promoted": gate["promoted"],
+                    "gate_win_rate": round(gate["win_rate"], 4),
+                    "gate_low": round(gate["low"], 4),
+                    "gate_high": round(gate["high"], 4),
+                    "opponent": opponent,
+                    "win_rate": round(x["win_rate"], 4),
+                    "win_low": round(x["low"], 4),
+                    "win_high": round(x["high"], 4),
+                    "elo": round(_elo(x["win_rate"]), 1),
+                    "elo_low": round(_elo(x["low"]), 1),
+                    "elo_high": round(_elo(x["high"]), 1),
+                    "games": x["games"],
+                    "held_points_rmse": round(train["held_points_rmse"], 2),
+                    "held_winner_accuracy": round(train["held_winner_accuracy"], 4),
+                    "samples": train["samples"],
+                }
+            )
+    with open(r.dir / "ladder.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=LADDER_FIELDS)
+        w.writeheader()
+        w.writerows(rows)
+    if rows:
+        plot_ladder(rows, r.dir / "ladder.png")
+
+
+def plot_ladder(rows: list[dict[str, Any]], png: Path) -> None:
+    """Elo of each generation's candidate against each reference, with 95% intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for opponent in dict.fromkeys(row["opponent"] for row in rows):
+        mine = [row for row in rows if row["opponent"] == opponent]
+        gens = [row["generation"] for row in mine]
+        elo = [row["elo"] for row in mine]
+        err = [[e - row["elo_low"] for e, row in zip(elo, mine)], [row["elo_high"] - e for e, row in zip(elo, mine)]]
+        ax.errorbar(gens, elo, yerr=err, marker="o", capsize=4, label=f"against {opponent}")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("generation")
+    ax.set_ylabel("Elo of the generation's network (95% interval)")
+    ax.set_xticks(sorted({row["generation"] for row in rows}))
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,396 @@
+#include "value.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "agents.h"
+
+namespace carc {
+
+namespace {
+
+// Input offsets (kValueInputNames holds the same layout in words).
+enum : int {
+  kBag,
+  kLate,
+  kInversePlayers,
+  kOwnTilesLeft,
+  kOtherTilesLeft,
+  kDecidesNow,
+  kTurnPlayer,
+  kScore,
+  kLead,
+  kAboveMean,
+  kMeeples,
+  kMayors,
+  kWagons,
+  kBarns,
+  kAbbeys,
+  kKing,
+  kRobber,
+  kExpectedGain,
+  kFeatures,                                   // 4 types x 3 standings x (count, value, open)
+  kFiguresOnBoard = kFeatures + 4 * 3 * 3,     // 54
+  kInCity,                                     // 55
+};
+static_assert(kInCity + 1 == kValueInputs);
+
+// The feature classes of the inputs, and a player's standing on a feature.
+enum FeatureClass : int { kCity, kRoad, kCloister, kField };
+enum Standing : int { kLeadsAlone, kSharesLead, kBehind };
+
+int feature_class(FeatureType t) {
+  return t == FeatureType::City ? kCity : t == FeatureType::Road ? kRoad : t == FeatureType::Field ? kField : kCloister;
+}
+
+// heuristic_values' guesses (search/evaluator.cpp), which the expected-gain input repeats.
+constexpr double kCityCompletion = 0.6;
+constexpr double kCloisterFill = 0.6;
+
+constexpr char kMagic[8] = {'C', 'A', 'R', 'C', 'V', 'A', 'L', '\0'};
+
+}  // namespace
+
+const std::array<const char*, kValueInputs> kValueInputNames = [] {
+  std::array<const char*, kValueInputs> n{};
+  n[kBag] = "tiles in the bag / 72";
+  n[kLate] = "min(1, bag / 12)";
+  n[kInversePlayers] = "1 / players";
+  n[kOwnTilesLeft] = "tiles this player will still place / 18";
+  n[kOtherTilesLeft] = "tiles each other player will still place, mean / 18";
+  n[kDecidesNow] = "this player decides now";
+  n[kTurnPlayer] = "it is this player's turn";
+  n[kScore] = "score / 100";
+  n[kLead] = "score less the best other score, / 50";
+  n[kAboveMean] = "score less the mean other score, / 50";
+  n[kMeeples] = "meeples in supply / 7";
+  n[kMayors] = "mayors in supply";
+  n[kWagons] = "wagons in supply";
+  n[kBarns] = "barns in supply";
+  n[kAbbeys] = "abbey tiles in hand";
+  n[kKing] = "holds the King";
+  n[kRobber] = "holds the Robber";
+  n[kExpectedGain] = "expected worth of the led unfinished features / 50 (heuristic_values)";
+  static const char* classes[4] = {"cities", "roads", "cloisters", "fields"};
+  static const char* standings[3] = {"led alone", "shared lead", "behind"};
+  static const char* stats[3] = {"count / 5", "worth / 20", "open ends / 10 (fields: tiles / 10)"};
+  static std::array<std::string, 36> names;
+  for (int c = 0; c < 4; ++c)
+    for (int s = 0; s < 3; ++s)
+      for (int k = 0; k < 3; ++k) {
+        int i = (c * 3 + s) * 3 + k;
+        names[size_t(i)] = std::string(classes[c]) + " " + standings[s] + ": " + stats[k];
+        n[size_t(kFeatures + i)] = names[size_t(i)].c_str();
+      }
+  n[kFiguresOnBoard] = "own figures on the board / 7";
+  n[kInCity] = "own figures in the City's quarters";
+  return n;
+}();
+
+void value_inputs(const State& state, float* out) {
+  const int players = state.num_players();
+  const Features& f = state.features();
+  const int bag = state.bag_size();
+  const double late = std::min(1.0, bag / kLateBagTiles);
+  std::fill(out, out + players * kValueInputs, 0.0f);
+
+  // Tiles each player will still place: the bag's draws go round from the turn player (whose own
+  // tile, once drawn, is in hand until placed).
+  const int turn = state.turn_player();
+  const Phase phase = state.phase();
+  const bool drawn = phase != Phase::Draw;
+  const bool in_hand = phase == Phase::PlaceTile || phase == Phase::AbbeyChoice || phase == Phase::ArrowChoice;
+  std::array<int, kMaxPlayers> tiles_left{};
+  for (int p = 0; p < players; ++p) {
+    int first = (p - turn - int(drawn) + 2 * players) % players;  // draws before p's first
+    tiles_left[size_t(p)] = (bag > first ? (bag - first - 1) / players + 1 : 0) + int(in_hand && p == turn);
+  }
+  int total_left = 0;
+  for (int p = 0; p < players; ++p) total_left += tiles_left[size_t(p)];
+  int best = INT32_MIN, second = INT32_MIN, sum = 0;
+  for (int p = 0; p < players; ++p) {
+    int s = state.score(p);
+    sum += s;
+    if (s > best) second = best, best = s;
+    else if (s > second) second = s;
+  }
+  const int decider = state.is_terminal() ? -1 : state.current_player();
+  for (int p = 0; p < players; ++p) {
+    float* x = out + p * kValueInputs;
+    const int score = state.score(p);
+    x[kBag] = float(bag / 72.0);
+    x[kLate] = float(late);
+    x[kInversePlayers] = float(1.0 / players);
+    x[kOwnTilesLeft] = float(tiles_left[size_t(p)] / 18.0);
+    x[kOtherTilesLeft] = float((total_left - tiles_left[size_t(p)]) / (18.0 * (players - 1)));
+    x[kDecidesNow] = float(decider == p);
+    x[kTurnPlayer] = float(turn == p);
+    x[kScore] = float(score / 100.0);
+    x[kLead] = float((score - (score == best ? second : best)) / 50.0);
+    x[kAboveMean] = float((score - double(sum - score) / (players - 1)) / 50.0);
+    x[kMeeples] = float(state.supply(p) / 7.0);
+    x[kMayors] = float(state.supply(p, FigureKind::Mayor));
+    x[kWagons] = float(state.supply(p, FigureKind::Wagon));
+    x[kBarns] = float(state.supply(p, FigureKind::Barn));
+    x[kAbbeys] = float(state.abbeys(p));
+    x[kKing] = float(state.king() == p);
+    x[kRobber] = float(state.robber() == p);
+    if (state.rules().count)
+      for (int q = 0; q < kNumQuarters; ++q) x[kInCity] += float(state.in_quarter(p, Quarter(q)));
+  }
+
+  // Occupied features are those the placed figures stand on (tens of figures, not hundreds of
+  // segments; feature_potential walks them the same way).
+  std::array<uint16_t, kMaxPlacedFigures> seen;
+  int num_seen = 0;
+  for (int i = 0; i < state.num_placed_figures(); ++i) {
+    const PlacedFigure& figure = state.placed_figure(i);
+    if (figure.segment >= f.size()) continue;
+    out[figure.owner * kValueInputs + kFiguresOnBoard] += float(1.0 / 7.0);
+    const uint16_t root = f.root(figure.segment);
+    const Segment& seg = f[root];
+    if (seg.occupants == 0 || seg.done) continue;  // barns only, or scored
+    if (std::find(seen.begin(), seen.begin() + num_seen, root) != seen.begin() + num_seen) continue;
+    seen[size_t(num_seen++)] = root;
+    const int cls = feature_class(seg.type);
+    double worth = 0, open = seg.open / 10.0;
+    switch (cls) {
+      case kCity: {
+        double complete = seg.open == 0 ? 1.0 : late * kCityCompletion / seg.open;
+        worth = (seg.tiles + seg.pennants) * (1.0 + complete);
+        break;
+      }
+      case kRoad: worth = seg.tiles; break;
+      case kCloister: worth = 9.0 - seg.open * (1.0 - kCloisterFill * late); break;
+      default:
+        worth = field_value(state, root, late);
+        open = seg.tiles / 10.0;
+        break;
+    }
+    const int top = *std::max_element(seg.meeples.begin(), seg.meeples.begin() + players);
+    int leaders = 0;
+    for (int q = 0; q < players; ++q) leaders += top > 0 && seg.meeples[size_t(q)] == top;
+    for (int q = 0; q < players; ++q) {
+      const int m = seg.meeples[size_t(q)];
+      if (m == 0) continue;
+      const int standing = m < top ? kBehind : leaders == 1 ? kLeadsAlone : kSharesLead;
+      float* x = out + q * kValueInputs + kFeatures + (cls * 3 + standing) * 3;
+      x[0] += float(1.0 / 5.0);
+      x[1] += float(worth / 20.0);
+      x[2] += float(open);
+      if (standing != kBehind) out[q * kValueInputs + kExpectedGain] += float(worth / 50.0);
+    }
+  }
+}
+
+ValueMix ValueMix::of(const Rules& rules) {
+  ValueMix m;
+  m.abbey_mayor = rules.abbey_mayor;
+  m.anniv20 = rules.anniv20;
+  m.king_robber = rules.king_robber;
+  m.shrines = rules.shrines;
+  m.river = rules.river;
+  m.city = rules.city_block;
+  return m;
+}
+
+std::string ValueMix::name() const {
+  std::string s;
+  auto add = [&](bool on, const char* part) {
+    if (!on) return;
+    if (!s.empty()) s += '+';
+    s += part;
+  };
+  add(abbey_mayor, "abbey-mayor");
+  add(anniv20, "anniv20");
+  add(city, "city");
+  add(king_robber, "king-robber");
+  add(river, "river2");
+  add(shrines, "shrines");
+  return s.empty() ? "base" : s;
+}
+
+namespace {
+
+// Reads the VALUE format (docs/value.md): little-endian, everything 4 bytes.
+class Reader {
+ public:
+  Reader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+    if (!in_) fail("cannot be opened");
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw SearchError("value network " + path_ + ": " + what);
+  }
+  void bytes(void* out, size_t n) {
+    in_.read(static_cast<char*>(out), std::streamsize(n));
+    if (size_t(in_.gcount()) != n) fail("the file is short (truncated?)");
+  }
+  uint32_t u32() {
+    uint32_t v;
+    bytes(&v, 4);
+    return v;
+  }
+  float f32() {
+    float v;
+    bytes(&v, 4);
+    if (!std::isfinite(v)) fail("a weight is not a finite number");
+    return v;
+  }
+  std::vector<float> floats(size_t n) {
+    std::vector<float> v(n);
+    for (float& x : v) x = f32();
+    return v;
+  }
+  void expect_end() {
+    if (in_.peek() != std::char_traits<char>::eof()) fail("has bytes after its last weight");
+  }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+};
+
+}  // namespace
+
+ValueNet::ValueNet(const std::string& path) : path_(path) {
+  Reader r(path);
+  char magic[8];
+  r.bytes(magic, 8);
+  if (std::memcmp(magic, kMagic, 8) != 0) r.fail("not a value network (bad magic)");
+  const uint32_t version = r.u32();
+  if (version != uint32_t(kValueFormatVersion))
+    r.fail("format version " + std::to_string(version) + ", this build reads " + std::to_string(kValueFormatVersion));
+  const uint32_t inputs = r.u32();
+  if (inputs != uint32_t(kValueInputs))
+    r.fail("made for " + std::to_string(inputs) + " inputs, this build computes " + std::to_string(kValueInputs));
+  hidden1_ = int(r.u32());
+  hidden2_ = int(r.u32());
+  if (hidden1_ < 1 || hidden1_ > 1024 || hidden2_ < 1 || hidden2_ > 1024) r.fail("hidden sizes out of [1, 1024]");
+  const uint32_t mix = r.u32();
+  if (mix >= 64) r.fail("unknown expansions in its mix");
+  mix_.abbey_mayor = mix & 1, mix_.anniv20 = mix & 2, mix_.city = mix & 4, mix_.king_robber = mix & 8;
+  mix_.river = mix & 16, mix_.shrines = mix & 32;
+  player_counts_ = r.u32();
+  if ((player_counts_ & ~uint32_t(0x7c)) != 0 || player_counts_ == 0) r.fail("player counts outside 2-6");
+  points_scale_ = r.f32();
+  // The file holds PyTorch's layout (output-major); forward() reads input-major.
+  auto transposed = [](const std::vector<float>& w, int rows, int cols) {
+    std::vector<float> t(w.size());
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) t[size_t(c) * size_t(rows) + size_t(r)] = w[size_t(r) * size_t(cols) + size_t(c)];
+    return t;
+  };
+  w1_ = transposed(r.floats(size_t(hidden1_) * kValueInputs), hidden1_, kValueInputs);
+  b1_ = r.floats(size_t(hidden1_));
+  w2_ = transposed(r.floats(size_t(hidden2_) * size_t(hidden1_)), hidden2_, hidden1_);
+  b2_ = r.floats(size_t(hidden2_));
+  w3_ = transposed(r.floats(2 * size_t(hidden2_)), 2, hidden2_);
+  b3_ = r.floats(2);
+  r.expect_end();
+}
+
+bool ValueNet::fits(const State& state) const {
+  return ValueMix::of(state.rules()) == mix_ && (player_counts_ >> state.num_players() & 1);
+}
+
+std::string ValueNet::describe() const {
+  int lo = 0, hi = 0;
+  for (int p = 2; p <= kMaxPlayers; ++p)
+    if (player_counts_ >> p & 1) hi = p, lo = lo ? lo : p;
+  std::string counts = lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
+  return mix_.name() + ", " + counts + " players (" + std::filesystem::path(path_).filename().string() + ")";
+}
+
+namespace {
+// out[0 .. rows) = bias + w x, relu'd if asked; w is stored input-major (w[i * rows + j]) so the
+// inner loop runs over outputs and vectorises without reassociating any sum.
+void layer(const float* w, const float* bias, const float* x, int inputs, int rows, bool relu, float* out) {
+  std::copy_n(bias, rows, out);
+  for (int i = 0; i < inputs; ++i) {
+    const float xi = x[i];
+    if (xi == 0.0f) continue;  // many inputs are 0 (feature kinds a player is not on)
+    const float* wi = w + size_t(i) * size_t(rows);
+    for (int j = 0; j < rows; ++j) out[j] += wi[j] * xi;
+  }
+  if (relu)
+    for (int j = 0; j < rows; ++j) out[j] = std::max(out[j], 0.0f);
+}
+}  // namespace
+
+void ValueNet::forward(const float* inputs, float* out) const {
+  float h1[1024], h2[1024];
+  layer(w1_.data(), b1_.data(), inputs, kValueInputs, hidden1_, true, h1);
+  layer(w2_.data(), b2_.data(), h1, hidden1_, hidden2_, true, h2);
+  layer(w3_.data(), b3_.data(), h2, hidden2_, 2, false, out);
+}
+
+void ValueNet::evaluate(const State& state, std::array<double, kMaxPlayers>& final_scores,
+                        std::array<float, kMaxPlayers>& win) const {
+  const int players = state.num_players();
+  float inputs[kMaxPlayers * kValueInputs];
+  value_inputs(state, inputs);
+  std::array<float, kMaxPlayers> logits{};
+  for (int p = 0; p < players; ++p) {
+    float y[2];
+    forward(inputs + p * kValueInputs, y);
+    final_scores[size_t(p)] = state.score(p) + double(points_scale_) * y[0];
+    logits[size_t(p)] = y[1];
+  }
+  const float top = *std::max_element(logits.begin(), logits.begin() + players);
+  float sum = 0;
+  for (int p = 0; p < players; ++p) sum += win[size_t(p)] = std::exp(logits[size_t(p)] - top);
+  for (int p = 0; p < players; ++p) win[size_t(p)] /= sum;
+}
+
+std::shared_ptr<const ValueNet> load_value_net(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const ValueNet>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& net = cache[path];
+  if (!net) net = std::make_shared<const ValueNet>(path);
+  return net;
+}
+
+namespace {
+std::mutex dir_mutex;
+std::string& dir_override() {
+  static std::string dir;
+  return dir;
+}
+}  // namespace
+
+std::string value_net_dir() {
+  std::lock_guard<std::mutex> lock(dir_mutex);
+  if (!dir_override().empty()) return dir_override();
+  return std::string(CARC_SOURCE_DIR) + "/bindings/carcassonne/data";
+}
+
+void set_value_net_dir(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(dir_mutex);
+  dir_override() = dir;
+}
+
+const std::vector<std::shared_ptr<const ValueNet>>& shipped_value_nets() {
+  // Read once per folder: the Python package sets its folder before any search runs.
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<std::shared_ptr<const ValueNet>>> by_dir;
+  const std::string dir = value_net_dir();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, fresh] = by_dir.try_emplace(dir);
+  if (fresh) {
+    std::vector<std::string> files;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, error))
+      if (entry.path().extension() == ".value") files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+    for (const std::string& file : files) it->second.push_back(load_value_net(file));
+  }
+  return it->second;
+}
+
+}  // namespace carc

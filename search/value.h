@@ -1,0 +1,80 @@
+// A learned value for the search's leaves, sized for a CPU search: a small MLP over summaries
+// the engine already keeps per feature, run once per seat (the same weights for every seat, so
+// one network serves 2 to 6 players). It predicts what each player will still score and a win
+// logit; the search uses it where a rollout stops (eval=value), or instead of the rollout
+// (eval=value,rollout=none). docs/value.md describes the inputs, the VALUE file format and how the
+// shipped networks were trained (carcassonne.learn.value writes them with PyTorch).
+//
+// The inputs are computed from scratch in one pass over the features (a few hundred segments
+// late in a game); nothing is kept in the State, so copying a state for a rollout costs nothing
+// more.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/game.h"
+
+namespace carc {
+
+inline constexpr int kValueFormatVersion = 1;
+
+// The per-seat inputs (value_inputs): see kValueInputNames for each one's meaning.
+inline constexpr int kValueInputs = 56;
+extern const std::array<const char*, kValueInputs> kValueInputNames;
+
+// Writes every seat's inputs: out[p * kValueInputs + i] for p in 0 .. players-1.
+void value_inputs(const State& state, float* out);
+
+// Which rules a value network was trained for: the expansions (Rules' switches), compared exactly.
+struct ValueMix {
+  bool abbey_mayor = false, anniv20 = false, king_robber = false, shrines = false, river = false, city = false;
+  bool operator==(const ValueMix&) const = default;
+  static ValueMix of(const Rules& rules);
+  std::string name() const;  // "base" or the expansions joined by '+', e.g. "abbey-mayor+city"
+};
+
+class ValueNet {
+ public:
+  // Reads and validates a VALUE file; throws SearchError naming the file and the problem.
+  explicit ValueNet(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  const ValueMix& mix() const { return mix_; }
+  // Bit p set: trained on games of p players (it runs on any count; the search picks by this).
+  uint32_t player_counts() const { return player_counts_; }
+  bool fits(const State& state) const;
+  // "base, 2-4 players (value-base.value)"
+  std::string describe() const;
+
+  // One seat's outputs from its inputs: points still to come (out[0]) and the win logit (out[1]).
+  void forward(const float* inputs, float* out) const;
+  // Per player: the predicted final score and the win estimate (a softmax of the logits).
+  void evaluate(const State& state, std::array<double, kMaxPlayers>& final_scores,
+                std::array<float, kMaxPlayers>& win) const;
+
+ private:
+  std::string path_;
+  ValueMix mix_;
+  uint32_t player_counts_ = 0;
+  int hidden1_ = 0, hidden2_ = 0;
+  float points_scale_ = 1;  // output 0 times this is points
+  // Weights input-major (w1[i * hidden1 + j] links input i to unit j; the input normalisation is
+  // folded into w1 and b1), then w2 (hidden1 x hidden2) and w3 (hidden2 x 2).
+  std::vector<float> w1_, b1_, w2_, b2_, w3_, b3_;
+};
+
+// The network of a file, loaded once per path and shared (thread-safe).
+std::shared_ptr<const ValueNet> load_value_net(const std::string& path);
+
+// The folder of the shipped value networks (*.value): set_value_net_dir's if set (the Python
+// package sets its packaged folder), else the source tree's bindings/carcassonne/data.
+std::string value_net_dir();
+void set_value_net_dir(const std::string& dir);
+
+// The shipped networks (every *.value file in value_net_dir()), loaded once.
+const std::vector<std::shared_ptr<const ValueNet>>& shipped_value_nets();
+
+}  // namespace carc

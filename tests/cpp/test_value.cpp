@@ -1,0 +1,222 @@
+// The learned value (search/value.h): its inputs against an independent count at every node of
+// random games in every mix, its file format (a hand-made network's exact output, bad files),
+// and the search with it (eval=value, rollout=none, the fallback for a game it does not fit).
+// tests/python/test_value.py compares the forward pass with PyTorch's and trains a small one.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "engine/config.h"
+#include "engine/game.h"
+#include "search/mcts.h"
+#include "search/value.h"
+
+namespace carc {
+namespace {
+
+int input(const std::string& name) {
+  for (int i = 0; i < kValueInputs; ++i)
+    if (name == kValueInputNames[size_t(i)]) return i;
+  ADD_FAILURE() << "no value input named " << name;
+  return 0;
+}
+
+std::vector<float> inputs_of(const State& s) {
+  std::vector<float> x(size_t(s.num_players() * kValueInputs));
+  value_inputs(s, x.data());
+  return x;
+}
+
+// What value_inputs derives from a walk over the placed figures, counted instead over every
+// segment: per player, the unfinished occupied features it is on, and its figures on the board.
+void check_against_a_recount(const State& s, const std::vector<float>& x) {
+  const int n = s.num_players();
+  const Features& f = s.features();
+  std::vector<int> on(size_t(n), 0);
+  for (int seg = 0; seg < f.size(); ++seg) {
+    const Segment& root = f[seg];
+    if (root.root != seg || root.done || root.occupants == 0) continue;
+    for (int p = 0; p < n; ++p) on[size_t(p)] += root.meeples[size_t(p)] > 0;
+  }
+  const int first_count = input("cities led alone: count / 5");
+  for (int p = 0; p < n; ++p) {
+    double counted = 0;
+    for (int k = 0; k < 12; ++k) counted += x[size_t(p * kValueInputs + first_count + 3 * k)] * 5.0;
+    ASSERT_NEAR(counted, on[size_t(p)], 1e-3) << "player " << p << " at turn " << s.turn_number();
+  }
+  // Tiles still to place: every tile in the bag goes to someone, plus the one in hand.
+  const Phase phase = s.phase();
+  const bool in_hand = phase == Phase::PlaceTile || phase == Phase::AbbeyChoice || phase == Phase::ArrowChoice;
+  double left = 0;
+  for (int p = 0; p < n; ++p) left += x[size_t(p * kValueInputs + input("tiles this player will still place / 18"))];
+  ASSERT_NEAR(left * 18, s.bag_size() + in_hand, 1e-3);
+  for (float v : x) ASSERT_TRUE(std::isfinite(v));
+}
+
+TEST(ValueInputs, TheStartOfABaseGame) {
+  Config config;
+  config.seed = 3;
+  State s(config);  // chance node: the bag holds 71 tiles (B-1), player 0 draws first
+  std::vector<float> x = inputs_of(s);
+  const int own = input("tiles this player will still place / 18"), bag = input("tiles in the bag / 72");
+  EXPECT_FLOAT_EQ(x[size_t(bag)], 71.0f / 72.0f);
+  EXPECT_FLOAT_EQ(x[size_t(own)] * 18, 36);                 // draws 1, 3, ..., 71
+  EXPECT_FLOAT_EQ(x[size_t(kValueInputs + own)] * 18, 35);  // draws 2, 4, ..., 70
+  EXPECT_FLOAT_EQ(x[size_t(input("meeples in supply / 7"))], 1.0f);
+  s.apply(s.sample_chance());  // drawn: one tile in player 0's hand, 70 in the bag
+  x = inputs_of(s);
+  EXPECT_FLOAT_EQ(x[size_t(own)] * 18, 36);
+  EXPECT_FLOAT_EQ(x[size_t(kValueInputs + own)] * 18, 35);
+  EXPECT_EQ(x[size_t(input("this player decides now"))], 1.0f);
+  EXPECT_EQ(x[size_t(kValueInputs + input("this player decides now"))], 0.0f);
+}
+
+TEST(ValueInputs, AgreeWithARecountAtEveryNodeOfRandomGamesInEveryMix) {
+  struct Mix {
+    int players;
+    std::vector<std::string> expansions;
+    std::string start;
+  };
+  const std::vector<Mix> mixes = {
+      {2, {}, ""},
+      {4, {}, ""},
+      {3, {"abbey-mayor", "anniv20"}, ""},
+      {5, {"king-robber", "shrines"}, "river2"},
+      {4, {"abbey-mayor", "anniv20", "king-robber", "shrines"}, "city"},
+  };
+  for (const Mix& mix : mixes) {
+    Config config;
+    config.players = mix.players;
+    config.seed = 17;
+    config.expansions = mix.expansions;
+    if (!mix.start.empty()) config.variants["start"] = mix.start;
+    State s(config);
+    Rng rng(5);
+    while (!s.is_terminal()) {
+      const std::vector<float> x = inputs_of(s);
+      check_against_a_recount(s, x);
+      if (HasFatalFailure()) return;
+      // Computed from the position alone: a state rebuilt from its bytes gives the same inputs.
+      if (s.turn_number() % 7 == 0) {
+        ASSERT_EQ(inputs_of(State::from_bytes(s.to_bytes())), x);
+      }
+      s.apply_unchecked(s.is_chance() ? s.sample_chance() : s.sample_legal_action(rng));
+    }
+  }
+}
+
+// A VALUE file (docs/value.md) with the given header fields and weights.
+std::string write_value_file(const std::string& name, uint32_t version, uint32_t inputs, uint32_t mix,
+                             uint32_t players, const std::vector<float>& weights, int hidden = 1) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream out(path, std::ios::binary);
+  out.write("CARCVAL", 8);
+  const uint32_t header[] = {version, inputs, uint32_t(hidden), uint32_t(hidden), mix, players};
+  out.write(reinterpret_cast<const char*>(header), sizeof header);
+  const float scale = 50;
+  out.write(reinterpret_cast<const char*>(&scale), 4);
+  out.write(reinterpret_cast<const char*>(weights.data()), std::streamsize(weights.size() * 4));
+  return path;
+}
+
+// One unit per layer: h1 = relu(2 * score/100 input + 0.5), h2 = relu(h1 - 0.25), outputs
+// (3 h2 + 1, -h2).
+std::vector<float> tiny_weights() {
+  std::vector<float> w(size_t(kValueInputs), 0.0f);
+  w[size_t(input("score / 100"))] = 2.0f;
+  for (float v : {0.5f, 1.0f, -0.25f, 3.0f, -1.0f, 1.0f, 0.0f}) w.push_back(v);
+  return w;
+}
+
+TEST(ValueNet, AHandMadeNetworkGivesItsExactOutputs) {
+  const ValueNet net(write_value_file("tiny.value", 1, kValueInputs, 0, 1u << 2, tiny_weights()));
+  EXPECT_EQ(net.mix().name(), "base");
+  EXPECT_EQ(net.player_counts(), 1u << 2);
+  std::vector<float> x(size_t(kValueInputs), 0.0f);
+  x[size_t(input("score / 100"))] = 0.3f;  // h1 = 1.1, h2 = 0.85
+  float y[2];
+  net.forward(x.data(), y);
+  EXPECT_NEAR(y[0], 3.55f, 1e-6);
+  EXPECT_NEAR(y[1], -0.85f, 1e-6);
+  Config config;
+  State s(config);
+  EXPECT_TRUE(net.fits(s));
+  std::array<double, kMaxPlayers> finals{};
+  std::array<float, kMaxPlayers> win{};
+  net.evaluate(s, finals, win);  // scores 0: h1 = 0.5, h2 = 0.25: 1.75 x 50 points still to come
+  EXPECT_NEAR(finals[0], 87.5, 1e-4);
+  EXPECT_NEAR(win[0] + win[1], 1.0, 1e-6);
+}
+
+TEST(ValueNet, BadFilesAreClearErrors) {
+  const std::vector<float> w = tiny_weights();
+  auto message = [](const std::string& path) {
+    try {
+      ValueNet net(path);
+    } catch (const SearchError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(::testing::TempDir() + "missing.value").find("cannot be opened"), std::string::npos);
+  EXPECT_NE(message(write_value_file("v2.value", 2, kValueInputs, 0, 4, w)).find("format version 2"),
+            std::string::npos);
+  EXPECT_NE(message(write_value_file("in.value", 1, kValueInputs + 1, 0, 4, w)).find("inputs"), std::string::npos);
+  EXPECT_NE(message(write_value_file("p.value", 1, kValueInputs, 0, 2, w)).find("player counts"), std::string::npos);
+  std::vector<float> shorter(w.begin(), w.end() - 1);
+  EXPECT_NE(message(write_value_file("short.value", 1, kValueInputs, 0, 4, shorter)).find("short"),
+            std::string::npos);
+  std::vector<float> longer = w;
+  longer.push_back(1);
+  EXPECT_NE(message(write_value_file("long.value", 1, kValueInputs, 0, 4, longer)).find("after its last"),
+            std::string::npos);
+  std::vector<float> nan = w;
+  nan.back() = std::nanf("");
+  EXPECT_NE(message(write_value_file("nan.value", 1, kValueInputs, 0, 4, nan)).find("finite"), std::string::npos);
+}
+
+TEST(ValueNet, TheSearchUsesItWithOrWithoutRolloutsAndSaysSo) {
+  const std::string path = write_value_file("search.value", 1, kValueInputs, 0, 1u << 2, tiny_weights());
+  Config config;
+  config.seed = 9;
+  State s(config);
+  s.apply(s.sample_chance());
+  for (const std::string rollout : {"", ",rollout=none"}) {
+    MctsAgent agent(parse_mcts_options("iters=200,eval=value,value=" + path + rollout));
+    Rng rng(1);
+    EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
+    EXPECT_NE(agent.last_result().evaluator.find("the value network base"), std::string::npos)
+        << agent.last_result().evaluator;
+    EXPECT_EQ(agent.last_result().evaluator.find("rollouts to a cutoff") == std::string::npos, !rollout.empty());
+  }
+  // A file made for another mix is refused before the search starts.
+  const std::string abbey = write_value_file("abbey.value", 1, kValueInputs, 1, 1u << 2, tiny_weights());
+  MctsAgent other(parse_mcts_options("iters=50,eval=value,value=" + abbey));
+  Rng rng(1);
+  try {
+    other.choose(s, rng);
+    ADD_FAILURE() << "a value network of another mix was used";
+  } catch (const SearchError& e) {
+    EXPECT_NE(std::string(e.what()).find("trained for abbey-mayor games, not base"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_mcts_options("iters=50,rollout=none"), SearchError);  // no rollout needs eval=value
+}
+
+TEST(ValueNet, AGameWithoutAShippedNetworkFallsBackToRolloutsAndSaysSo) {
+  Config config;
+  config.players = 6;
+  config.expansions = {"shrines"};
+  State s(config);
+  s.apply(s.sample_chance());
+  MctsAgent agent(parse_mcts_options("iters=100,eval=value,rollout=none"));
+  Rng rng(1);
+  EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
+  EXPECT_EQ(agent.last_result().evaluator, "rollouts: no value network for shrines with 6 players");
+}
+
+}  // namespace
+}  // namespace carc

@@ -1,0 +1,109 @@
+"""The learned value (search/value.h, learn/value.py): the C++ forward pass against PyTorch's, the
+VALUE file written by export, samples replayed from trajectories, and the generation loop end to
+end at a tiny size, resumed."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch  # the `learn` extra (tools/deps.sh installs it for CI)
+
+from carcassonne import Game, SearchError, _core
+from carcassonne.learn.value import INPUTS, ValueMLP, export, fit, load_value_samples, mix_name
+from carcassonne.learn.value_loop import ValueLoopConfig, run
+from carcassonne.rl.trajectories import write_trajectories
+
+
+def _random_model(seed: int = 0) -> ValueMLP:
+    torch.manual_seed(seed)
+    model = ValueMLP(hidden1=16, hidden2=8)
+    with torch.no_grad():
+        for p in model.layers.parameters():
+            p.add_(torch.randn_like(p) * 0.3)
+        model.mean.uniform_(-0.5, 0.5)
+        model.std.uniform_(0.2, 2.0)
+    return model
+
+
+@pytest.fixture(scope="module")
+def trajectories(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("value") / "games.npz"
+    return write_trajectories(path, agents=("greedy", "random"), deals=2, seed=3, progress=False)
+
+
+def test_the_cpp_forward_pass_equals_pytorchs(tmp_path: Path, trajectories: Path) -> None:
+    samples = load_value_samples([trajectories])
+    x = samples.inputs[2].reshape(-1, INPUTS)
+    assert len(x) > 200 and np.isfinite(x).all()
+    model = _random_model()
+    path = export(model, tmp_path / "m.value", "base", [2, 3])
+    net = _core.ValueNet(str(path))
+    assert (net.mix, net.player_counts) == ("base", [2, 3])
+    with torch.no_grad():
+        expected = model(torch.from_numpy(x)).numpy()
+    assert np.abs(net.forward(x) - expected).max() < 1e-4
+    # evaluate(): final score = score + 50 x the first output; win = softmax of the logits.
+    game = Game(2, seed=4)
+    game.apply_random_chance()
+    finals, win = net.evaluate(game._state)
+    with torch.no_grad():
+        y = model(torch.from_numpy(_core.value_inputs(game._state))).numpy()
+    assert finals == pytest.approx(list(50 * y[:, 0]), abs=1e-3)
+    assert win == pytest.approx(list(np.exp(y[:, 1]) / np.exp(y[:, 1]).sum()), abs=1e-5)
+
+
+def test_samples_hold_the_final_result(trajectories: Path) -> None:
+    samples = load_value_samples([trajectories], every=3)
+    data = np.load(trajectories)
+    games = len(data["game_start"]) - 1
+    assert sorted(set(samples.game[2].tolist())) == list(range(games))
+    first = samples.game[2] == 0
+    # Points still to come at the first position: the whole final score (nothing scored yet).
+    assert samples.gain[2][first][0] * 50 == pytest.approx(data["scores"][0].astype(float))
+    assert samples.win[2][first][0] == pytest.approx(data["win_share"][0])
+    assert (np.diff(samples.gain[2][first], axis=0) <= 1e-6).all()  # scores never drop (B-8)
+
+
+def test_fit_learns_something(trajectories: Path) -> None:
+    samples = load_value_samples([trajectories])
+    _, report = fit(samples, epochs=15, seed=1)
+    # A constant guess of 0 points to come would miss by the mean gain; training beats it.
+    assert report.held_points_rmse < 50 * float(np.sqrt((samples.gain[2] ** 2).mean()))
+
+
+def test_mix_names_and_bad_exports(tmp_path: Path) -> None:
+    assert mix_name(()) == "base"
+    assert mix_name(("shrines", "abbey-mayor"), {"start": "city"}) == "abbey-mayor+city+shrines"
+    with pytest.raises(SearchError, match="unknown expansions"):
+        mix_name(("dragons",))
+    with pytest.raises(SearchError, match="player count 7"):
+        export(ValueMLP(), tmp_path / "x.value", "base", [7])
+    (tmp_path / "bad.value").write_bytes(b"CARCNET\0" + bytes(40))
+    with pytest.raises(SearchError, match="bad magic"):
+        _core.ValueNet(str(tmp_path / "bad.value"))
+
+
+def test_the_loop_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
+    config = ValueLoopConfig(
+        generations=1, deals=1, iters=20, epochs=1, every=4, gate_deals=1, time=0.002,
+        ladder=("greedy",), ladder_deals=1, threads=1,
+    )
+    state = run(tmp_path, config, progress=False)
+    assert set(state["done"]) == {"games-1-2p", "train-1", "gate-1", "ladder-1-greedy"}
+    assert (tmp_path / "candidate-1.value").exists()
+    net = _core.ValueNet(str(tmp_path / "candidate-1.value"))
+    assert net.mix == "base"
+    with open(tmp_path / "ladder.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["generation"], r["opponent"]) for r in rows] == [("1", "greedy")]
+    assert (tmp_path / "ladder.png").stat().st_size > 1000
+    # Rerun: nothing is played again; other settings are refused.
+    before = (tmp_path / "run.json").read_text()
+    run(tmp_path, config, progress=False)
+    assert json.loads((tmp_path / "run.json").read_text())["done"] == json.loads(before)["done"]
+    with pytest.raises(SearchError, match="other settings"):
+        run(tmp_path, ValueLoopConfig(**{**config.__dict__, "iters": 30}), progress=False)
