@@ -15,6 +15,11 @@
 //   BM_NetworkPriors    one NetworkEvaluator::priors call (encode, forward, the legal actions'
 //                       logits) at turn 36 of two games in turn
 //   BM_MctsNet          MCTS iterations/s with eval=net (network values and priors) from turn 36
+//   BM_ValueEvaluate    one evaluation by the shipped learned value (search/value.h) at turn 36:
+//                       inputs and the per-seat MLP
+//   BM_MctsValue/K      MCTS iterations/s from turn 36 with eval=value: K = 0 after a 10-turn
+//                       rollout (the cutoff), 1 instead of the rollout (rollout=none), 2 the same
+//                       with uniform priors
 #include <benchmark/benchmark.h>
 
 #include <vector>
@@ -23,6 +28,7 @@
 #include "search/evaluator.h"
 #include "search/mcts.h"
 #include "search/network.h"
+#include "search/value.h"
 
 namespace carc {
 namespace {
@@ -171,6 +177,29 @@ void BM_MctsNet(benchmark::State& bench) {
   run_search(bench, position_at(36), c);
 }
 BENCHMARK(BM_MctsNet)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ValueEvaluate(benchmark::State& bench) {
+  const State s = position_at(36);
+  const ValueNet* net = nullptr;
+  for (const auto& candidate : shipped_value_nets())
+    if (candidate->fits(s)) net = candidate.get();
+  if (!net) return bench.SkipWithError("no shipped value network for 2-player base games");
+  std::array<double, kMaxPlayers> finals{};
+  std::array<float, kMaxPlayers> win{};
+  for (auto _ : bench) {
+    net->evaluate(s, finals, win);
+    benchmark::DoNotOptimize(finals[0]);
+  }
+  bench.SetItemsProcessed(int64_t(bench.iterations()));
+}
+BENCHMARK(BM_ValueEvaluate)->Unit(benchmark::kMicrosecond);
+
+void BM_MctsValue(benchmark::State& bench) {
+  const char* options[] = {"eval=value,iters=2000", "eval=value,rollout=none,iters=2000",
+                           "eval=value,rollout=none,prior=uniform,iters=2000"};
+  run_search(bench, position_at(36), parse_mcts_options(options[bench.range(0)]));
+}
+BENCHMARK(BM_MctsValue)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace carc

@@ -22,8 +22,9 @@ void register_value_net(py::module_& m) {
       m, "ValueNet", "A learned value network read from a VALUE file (docs/value.md): a small MLP run per seat.")
       .def(py::init<const std::string&>(), "path"_a,
            "Reads and validates the file; raises SearchError naming the problem.")
-      .def_property_readonly("mix", [](const ValueNet& n) { return n.mix().name(); },
-                             "The expansions it was trained for ('base' or names joined by '+').")
+      .def_property_readonly(
+          "mix", [](const ValueNet& n) { return n.mix().name(); },
+          "The expansions it was trained for ('base' or names joined by '+').")
       .def_property_readonly(
           "player_counts",
           [](const ValueNet& n) {

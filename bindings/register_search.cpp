@@ -79,12 +79,14 @@ void register_search(py::module_& m) {
   py::native_enum<RolloutPolicy>(m, "RolloutPolicy", "enum.Enum", "The move policy of rollouts.")
       .value("RANDOM", RolloutPolicy::Random)
       .value("GREEDY", RolloutPolicy::Greedy)
+      .value("NONE", RolloutPolicy::None)
       .finalize();
   py::native_enum<Heuristic>(m, "Heuristic", "enum.Enum", "How a position is valued at a rollout cutoff.")
       .value("GREEDY", Heuristic::Greedy)
       .value("FINAL", Heuristic::Final)
       .value("EXPECTED", Heuristic::Expected)
       .value("NET", Heuristic::Net)
+      .value("VALUE", Heuristic::Value)
       .finalize();
   py::native_enum<RewardKind>(m, "RewardKind", "enum.Enum", "What the search maximises.")
       .value("WIN", RewardKind::Win)
@@ -114,7 +116,8 @@ void register_search(py::module_& m) {
       .def_readwrite("prior", &RolloutConfig::prior)
       .def_readwrite("prior_temperature", &RolloutConfig::prior_temperature)
       .def_readwrite("network", &RolloutConfig::network)
-      .def_readwrite("network_mix", &RolloutConfig::network_mix);
+      .def_readwrite("network_mix", &RolloutConfig::network_mix)
+      .def_readwrite("value_net", &RolloutConfig::value_net);
 
   py::class_<MctsConfig>(m, "MctsConfig",
                          "MCTS settings (search/mcts.h). Checked when a search starts: bad values raise SearchError.")

@@ -665,10 +665,9 @@ const std::vector<Option>& option_table() {
               "a leaf is expanded once it has this many visits (0: at its first visit, valued itself; "
               "with eval=net,prior=net one forward pass gives both)",
               CARC_FIELD(expand_after), 0, 1000000),
-      choice<RolloutPolicy>("rollout", "rollout move policy", CARC_FIELD(rollout.policy),
-                            {{"random", RolloutPolicy::Random},
-                             {"greedy", RolloutPolicy::Greedy},
-                             {"none", RolloutPolicy::None}}),
+      choice<RolloutPolicy>(
+          "rollout", "rollout move policy", CARC_FIELD(rollout.policy),
+          {{"random", RolloutPolicy::Random}, {"greedy", RolloutPolicy::Greedy}, {"none", RolloutPolicy::None}}),
       real("eps", "rollout=greedy: chance of a full one-ply greedy move at a decision", CARC_FIELD(rollout.greedy_eps),
            0, 1),
       integer("cutoff", "turns after which a rollout stops and is valued heuristically (0: play to the end)",

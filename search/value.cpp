@@ -34,9 +34,9 @@ enum : int {
   kKing,
   kRobber,
   kExpectedGain,
-  kFeatures,                                   // 4 types x 3 standings x (count, value, open)
-  kFiguresOnBoard = kFeatures + 4 * 3 * 3,     // 54
-  kInCity,                                     // 55
+  kFeatures,                                // 4 types x 3 standings x (count, value, open)
+  kFiguresOnBoard = kFeatures + 4 * 3 * 3,  // 54
+  kInCity,                                  // 55
 };
 static_assert(kInCity + 1 == kValueInputs);
 
@@ -78,13 +78,14 @@ const std::array<const char*, kValueInputs> kValueInputNames = [] {
   n[kExpectedGain] = "expected worth of the led unfinished features / 50 (heuristic_values)";
   static const char* classes[4] = {"cities", "roads", "cloisters", "fields"};
   static const char* standings[3] = {"led alone", "shared lead", "behind"};
-  static const char* stats[3] = {"count / 5", "worth / 20", "open ends / 10 (fields: tiles / 10)"};
+  static const char* stats[3] = {"count / 5", "worth / 20", "open ends / 10"};
   static std::array<std::string, 36> names;
   for (int c = 0; c < 4; ++c)
     for (int s = 0; s < 3; ++s)
       for (int k = 0; k < 3; ++k) {
         int i = (c * 3 + s) * 3 + k;
-        names[size_t(i)] = std::string(classes[c]) + " " + standings[s] + ": " + stats[k];
+        names[size_t(i)] =
+            std::string(classes[c]) + " " + standings[s] + ": " + (c == kField && k == 2 ? "tiles / 10" : stats[k]);
         n[size_t(kFeatures + i)] = names[size_t(i)].c_str();
       }
   n[kFiguresOnBoard] = "own figures on the board / 7";
@@ -223,9 +224,7 @@ class Reader {
   Reader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
     if (!in_) fail("cannot be opened");
   }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw SearchError("value network " + path_ + ": " + what);
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw SearchError("value network " + path_ + ": " + what); }
   void bytes(void* out, size_t n) {
     in_.read(static_cast<char*>(out), std::streamsize(n));
     if (size_t(in_.gcount()) != n) fail("the file is short (truncated?)");

@@ -110,8 +110,8 @@ TEST(ValueInputs, AgreeWithARecountAtEveryNodeOfRandomGamesInEveryMix) {
 }
 
 // A VALUE file (docs/value.md) with the given header fields and weights.
-std::string write_value_file(const std::string& name, uint32_t version, uint32_t inputs, uint32_t mix,
-                             uint32_t players, const std::vector<float>& weights, int hidden = 1) {
+std::string write_value_file(const std::string& name, uint32_t version, uint32_t inputs, uint32_t mix, uint32_t players,
+                             const std::vector<float>& weights, int hidden = 1) {
   const std::string path = ::testing::TempDir() + name;
   std::ofstream out(path, std::ios::binary);
   out.write("CARCVAL", 8);
@@ -168,8 +168,7 @@ TEST(ValueNet, BadFilesAreClearErrors) {
   EXPECT_NE(message(write_value_file("in.value", 1, kValueInputs + 1, 0, 4, w)).find("inputs"), std::string::npos);
   EXPECT_NE(message(write_value_file("p.value", 1, kValueInputs, 0, 2, w)).find("player counts"), std::string::npos);
   std::vector<float> shorter(w.begin(), w.end() - 1);
-  EXPECT_NE(message(write_value_file("short.value", 1, kValueInputs, 0, 4, shorter)).find("short"),
-            std::string::npos);
+  EXPECT_NE(message(write_value_file("short.value", 1, kValueInputs, 0, 4, shorter)).find("short"), std::string::npos);
   std::vector<float> longer = w;
   longer.push_back(1);
   EXPECT_NE(message(write_value_file("long.value", 1, kValueInputs, 0, 4, longer)).find("after its last"),

@@ -89,8 +89,16 @@ def test_mix_names_and_bad_exports(tmp_path: Path) -> None:
 
 def test_the_loop_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
     config = ValueLoopConfig(
-        generations=1, deals=1, iters=20, epochs=1, every=4, gate_deals=1, time=0.002,
-        ladder=("greedy",), ladder_deals=1, threads=1,
+        generations=1,
+        deals=1,
+        iters=20,
+        epochs=1,
+        every=4,
+        gate_deals=1,
+        time=0.002,
+        ladder=("greedy",),
+        ladder_deals=1,
+        threads=1,
     )
     state = run(tmp_path, config, progress=False)
     assert set(state["done"]) == {"games-1-2p", "train-1", "gate-1", "ladder-1-greedy"}

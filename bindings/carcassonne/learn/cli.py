@@ -118,7 +118,9 @@ def _value_train(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"interrupted: rerun the same command to continue the run in {args.dir}")
         return 130
-    print(f"best value network: {state['best'] or 'none promoted yet'} (in {args.dir}; ladder.csv, ladder.png)")
+    print(
+        f"best value network: {state['best'] or 'none promoted yet'} (in {args.dir}; ladder.csv, ladder.png)"
+    )
     return 0
 
 
@@ -141,15 +143,25 @@ def _add_value_parser(commands: Any) -> None:
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--every", type=int, default=2, help="keep every N-th position of a game")
     p.add_argument("--gate-deals", type=int, default=40, help="deals of the candidate-vs-best match")
-    p.add_argument("--gate", choices=["mean", "interval"], default="mean",
-                   help="promote on a win rate above 1/2, or on its 95%% interval above 1/2")
+    p.add_argument(
+        "--gate",
+        choices=["mean", "interval"],
+        default="mean",
+        help="promote on a win rate above 1/2, or on its 95%% interval above 1/2",
+    )
     p.add_argument("--time", type=float, default=0.05, help="seconds per move in the gate and the ladder")
     p.add_argument("--ladder", default="ref-2026-12,greedy", help="fixed references, comma-separated")
     p.add_argument("--ladder-deals", type=int, default=20)
-    p.add_argument("--rollout", choices=["cutoff", "none"], default="cutoff",
-                   help="the value at the rollout cutoff, or instead of rollouts")
+    p.add_argument(
+        "--rollout",
+        choices=["cutoff", "none"],
+        default="cutoff",
+        help="the value at the rollout cutoff, or instead of rollouts",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2, help="games at once (C++ threads)")
-    p.add_argument("--address", default=None, help="self-play on a Ray cluster: 'auto' or host:port of its head")
+    p.add_argument(
+        "--address", default=None, help="self-play on a Ray cluster: 'auto' or host:port of its head"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_value_train)

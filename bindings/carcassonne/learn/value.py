@@ -65,7 +65,9 @@ def mix_name(expansions: Sequence[str], variants: dict[str, str] | None = None) 
     return "+".join(sorted(parts)) or "base"
 
 
-def load_value_samples(paths: Sequence[str | os.PathLike[str]], every: int = 1, progress: bool = False) -> ValueSamples:
+def load_value_samples(
+    paths: Sequence[str | os.PathLike[str]], every: int = 1, progress: bool = False
+) -> ValueSamples:
     """Replays every game of the trajectory files and keeps every `every`-th position (decision and
     chance nodes alike: the search evaluates both), with its final result as targets. All files
     must hold one mix."""
@@ -86,7 +88,9 @@ def load_value_samples(paths: Sequence[str | os.PathLike[str]], every: int = 1, 
         mix = this_mix
         n = int(config["players"])
         starts = data["game_start"]
-        for g in tqdm(range(len(starts) - 1), desc=f"replaying {Path(path).name}", unit="game", disable=not progress):
+        for g in tqdm(
+            range(len(starts) - 1), desc=f"replaying {Path(path).name}", unit="game", disable=not progress
+        ):
             state = Game(n, config["expansions"], config["variants"])._state
             final = np.asarray(data["scores"][g], np.float32)
             share = np.asarray(data["win_share"][g], np.float32)
@@ -115,19 +119,28 @@ class ValueMLP(nn.Module):
     normalisation (mean, std of the training inputs) is part of the model and folded into the
     first layer on export."""
 
+    mean: torch.Tensor
+    std: torch.Tensor
+
     def __init__(self, hidden1: int = 32, hidden2: int = 32) -> None:
         super().__init__()
         self.register_buffer("mean", torch.zeros(INPUTS))
         self.register_buffer("std", torch.ones(INPUTS))
         self.layers = nn.Sequential(
-            nn.Linear(INPUTS, hidden1), nn.ReLU(), nn.Linear(hidden1, hidden2), nn.ReLU(), nn.Linear(hidden2, 2)
+            nn.Linear(INPUTS, hidden1),
+            nn.ReLU(),
+            nn.Linear(hidden1, hidden2),
+            nn.ReLU(),
+            nn.Linear(hidden2, 2),
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.layers((x - self.mean) / self.std)
 
 
-def losses(model: ValueMLP, x: torch.Tensor, gain: torch.Tensor, win: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def losses(
+    model: ValueMLP, x: torch.Tensor, gain: torch.Tensor, win: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Mean squared error of the points still to come (in POINTS_SCALE units) and the cross-entropy
     of the seats' win shares, for a batch of positions [b, players, INPUTS]."""
     y = model(x)
@@ -174,7 +187,10 @@ def fit(
         for part, keep in ((train, ~mask), (held, mask)):
             if keep.any():
                 part.append(
-                    tuple(torch.from_numpy(a[keep]) for a in (samples.inputs[n], samples.gain[n], samples.win[n]))
+                    tuple(
+                        torch.from_numpy(a[keep])
+                        for a in (samples.inputs[n], samples.gain[n], samples.win[n])
+                    )
                 )
     if model.std.eq(1).all():  # a fresh model: normalise by the training inputs
         flat = torch.cat([x.reshape(-1, INPUTS) for x, _, _ in train])

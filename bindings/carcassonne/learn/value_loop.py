@@ -3,7 +3,11 @@
 Each generation:
   1. self-play: `deals` deals per player count (every seat rotation), played by the best player
      so far — the rollout search for generation 1, then `mcts:eval=value` with the best network —
-     in the arena's C++ threads or on a Ray cluster (`address`), into games-G-Np.npz;
+     in the arena's C++ threads or on a Ray cluster (`address`), into games-G-Np.npz; and as many
+     played by the last candidate if it was not promoted (explore-G-Np.npz). A network learns
+     from the best player's games what good play leads to, but the search it guides reaches
+     positions those games never show (an early farmer it overvalues, say); its own games put
+     those positions into the data, with the results they really lead to;
   2. training: the best network's weights (fresh ones at first) trained on the last `replay`
      generations' positions, a tenth of the games held out; the epoch with the lowest held-out
      loss is the candidate, candidate-G.value;
@@ -131,7 +135,13 @@ class _Run:
 
 
 def _match(
-    agents: list[str], config: ValueLoopConfig, players: int, deals: int, seed: int, path: Path, progress: bool
+    agents: list[str],
+    config: ValueLoopConfig,
+    players: int,
+    deals: int,
+    seed: int,
+    path: Path,
+    progress: bool,
 ) -> Any:
     """Paired arena games, one deal more per call (for the bar), each game kept in `path` as it
     ends (Ctrl-C loses only the games in play)."""
@@ -161,7 +171,10 @@ def _elo(p: float) -> float:
 
 
 def run(
-    directory: str | os.PathLike[str], config: ValueLoopConfig, progress: bool = True, address: str | None = None
+    directory: str | os.PathLike[str],
+    config: ValueLoopConfig,
+    progress: bool = True,
+    address: str | None = None,
 ) -> dict[str, Any]:
     """Runs (or continues) the loop in `directory`; returns run.json's content. The best network
     is best.value in the folder."""
@@ -172,14 +185,18 @@ def run(
     for g in range(1, config.generations + 1):
         best = Path(r.state["best"]) if r.state["best"] else None
         budget = f"iters={config.iters}"
-        # 1. Self-play by the best player so far.
-        for n in config.players:
-            step = f"games-{g}-{n}p"
+        # 1. Self-play by the best player so far, and by the last candidate if it was not promoted.
+        last = r.dir / f"candidate-{g - 1}.value"
+        players = [("games", best)]
+        if g > 1 and not r.state["done"][f"gate-{g - 1}"]["promoted"]:
+            players.append(("explore", last))
+        for (kind, network), n in ((p, n) for p in players for n in config.players):
+            step = f"{kind}-{g}-{n}p"
             if not r.done(step):
                 out = r.dir / f"{step}.npz"
                 write_trajectories(
                     out,
-                    agents=[value_agent(best, budget + ",memory=64", config.rollout)] * n,
+                    agents=[value_agent(network, budget + ",memory=64", config.rollout)] * n,
                     deals=config.deals,
                     players=n,
                     expansions=config.expansions,
@@ -196,9 +213,11 @@ def run(
         candidate = r.dir / f"candidate-{g}.value"
         if not r.done(f"train-{g}"):
             files = [
-                r.state["done"][f"games-{h}-{n}p"]
+                r.state["done"][f"{kind}-{h}-{n}p"]
                 for h in range(max(1, g - config.replay + 1), g + 1)
+                for kind in ("games", "explore")
                 for n in config.players
+                if f"{kind}-{h}-{n}p" in r.state["done"]
             ]
             samples: ValueSamples = load_value_samples(files, every=config.every, progress=progress)
             start = None
@@ -215,12 +234,27 @@ def run(
             agents = [value_agent(candidate, timed, config.rollout)] + [
                 value_agent(best, timed, config.rollout)
             ] * (first - 1)
-            result = _match(agents, config, first, config.gate_deals, config.seed * 1000 + 500 + g,
-                            r.dir / f"gate-{g}.csv", progress)
+            result = _match(
+                agents,
+                config,
+                first,
+                config.gate_deals,
+                config.seed * 1000 + 500 + g,
+                r.dir / f"gate-{g}.csv",
+                progress,
+            )
             e = result.entrants[0]
             promoted = e.win_low > 0.5 if config.gate == "interval" else e.win_rate > 0.5
-            r.mark(f"gate-{g}", {"win_rate": e.win_rate, "low": e.win_low, "high": e.win_high,
-                                 "games": e.games, "promoted": bool(promoted)})
+            r.mark(
+                f"gate-{g}",
+                {
+                    "win_rate": e.win_rate,
+                    "low": e.win_low,
+                    "high": e.win_high,
+                    "games": e.games,
+                    "promoted": bool(promoted),
+                },
+            )
             if promoted:
                 for suffix in (".value", ".pt"):
                     shutil.copyfile(candidate.with_suffix(suffix), (r.dir / "best").with_suffix(suffix))
@@ -233,8 +267,15 @@ def run(
                 continue
             spec = opponent if ":" in opponent or opponent in ("greedy", "random") else f"{opponent}:{timed}"
             agents = [value_agent(candidate, timed, config.rollout)] + [spec] * (first - 1)
-            result = _match(agents, config, first, config.ladder_deals, config.seed * 1000 + 700,
-                            r.dir / f"ladder-{g}-{opponent.split(':')[0]}.csv", progress)
+            result = _match(
+                agents,
+                config,
+                first,
+                config.ladder_deals,
+                config.seed * 1000 + 700,
+                r.dir / f"ladder-{g}-{opponent.split(':')[0]}.csv",
+                progress,
+            )
             e = result.entrants[0]
             r.mark(step, {"win_rate": e.win_rate, "low": e.win_low, "high": e.win_high, "games": e.games})
         _write_ladder(r)
@@ -293,7 +334,10 @@ def plot_ladder(rows: list[dict[str, Any]], png: Path) -> None:
         mine = [row for row in rows if row["opponent"] == opponent]
         gens = [row["generation"] for row in mine]
         elo = [row["elo"] for row in mine]
-        err = [[e - row["elo_low"] for e, row in zip(elo, mine)], [row["elo_high"] - e for e, row in zip(elo, mine)]]
+        err = [
+            [e - row["elo_low"] for e, row in zip(elo, mine, strict=True)],
+            [row["elo_high"] - e for e, row in zip(elo, mine, strict=True)],
+        ]
         ax.errorbar(gens, elo, yerr=err, marker="o", capsize=4, label=f"against {opponent}")
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("generation")
