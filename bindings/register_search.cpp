@@ -97,6 +97,7 @@ void register_search(py::module_& m) {
       .value("UNIFORM", PriorKind::Uniform)
       .value("GREEDY", PriorKind::Greedy)
       .value("NET", PriorKind::Net)
+      .value("VALUE", PriorKind::Value)
       .finalize();
 
   // ---- Configs ---------------------------------------------------------------------------------

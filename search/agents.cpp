@@ -120,28 +120,8 @@ double GreedyAgent::evaluate(const State& state, int p, double field_weight) {
 }
 
 void greedy_values(const State& state, const Action* actions, int n, double* values, double field_weight) {
-  const int me = state.current_player();
-  // Scratch states, refilled with copy_from: far fewer bytes than a fresh copy per action.
-  State next = state;
-  std::optional<State> after;
-  for (int i = 0; i < n; ++i) {
-    if (i > 0) next.copy_from(state);
-    next.apply_unchecked(actions[i]);
-    if (next.current_player() == me && next.phase() == Phase::PlaceFigure) {
-      // Look through the figure decision this placement leads to.
-      Action figures[kMaxActions];
-      int m = next.legal_actions(figures);
-      values[i] = -1e18;
-      for (int j = 0; j < m; ++j) {
-        if (after) after->copy_from(next);
-        else after.emplace(next);
-        after->apply_unchecked(figures[j]);
-        values[i] = std::max(values[i], GreedyAgent::evaluate(*after, me, field_weight));
-      }
-    } else {
-      values[i] = GreedyAgent::evaluate(next, me, field_weight);
-    }
-  }
+  one_ply_values(state, actions, n, values,
+                 [&](const State& after, int me) { return GreedyAgent::evaluate(after, me, field_weight); });
 }
 
 Action greedy_action(const State& state, Rng& rng) {

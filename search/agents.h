@@ -1,8 +1,10 @@
 // Agents: whatever chooses an action at a decision node. Search and the arena see only this.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,6 +55,33 @@ Action greedy_action(const State& state, Rng& rng);
 // mover: the valuation after the action, looking through the figure decision a placement leads
 // to. The search's greedy priors use it too.
 void greedy_values(const State& state, const Action* actions, int n, double* values, double field_weight = 0);
+
+// The one-ply values behind greedy_values, with any valuation(state after, mover) -> double: each
+// action's result, looking through the figure decision a placement leads to (its best figure).
+template <class Valuation>
+void one_ply_values(const State& state, const Action* actions, int n, double* values, Valuation valuation) {
+  const int me = state.current_player();
+  // Scratch states, refilled with copy_from: far fewer bytes than a fresh copy per action.
+  State next = state;
+  std::optional<State> after;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) next.copy_from(state);
+    next.apply_unchecked(actions[i]);
+    if (next.current_player() == me && next.phase() == Phase::PlaceFigure) {
+      Action figures[kMaxActions];
+      int m = next.legal_actions(figures);
+      values[i] = -1e18;
+      for (int j = 0; j < m; ++j) {
+        if (after) after->copy_from(next);
+        else after.emplace(next);
+        after->apply_unchecked(figures[j]);
+        values[i] = std::max(values[i], double(valuation(*after, me)));
+      }
+    } else {
+      values[i] = valuation(next, me);
+    }
+  }
+}
 
 // Per player: the value that the unfinished features each player leads would score now (cities
 // 2 per tile and pennant, roads 1 per tile, cloisters 9 less their empty neighbours; fields

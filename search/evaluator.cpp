@@ -31,11 +31,12 @@ void Evaluator::check(const State&) const {}
 std::string Evaluator::describe(const State&) const { return "rollouts"; }
 
 RolloutEvaluator::RolloutEvaluator(const RolloutConfig& config) : config_(config) {
-  if (config_.heuristic != Heuristic::Value) return;
+  if (config_.heuristic != Heuristic::Value && config_.prior != PriorKind::Value) return;
   if (!config_.value_net.empty()) value_nets_.push_back(load_value_net(config_.value_net));
   else value_nets_ = shipped_value_nets();
   RolloutConfig fallback = config_;
-  fallback.heuristic = RolloutConfig{}.heuristic;
+  if (fallback.heuristic == Heuristic::Value) fallback.heuristic = RolloutConfig{}.heuristic;
+  if (fallback.prior == PriorKind::Value) fallback.prior = PriorKind::Greedy;
   if (fallback.policy == RolloutPolicy::None) fallback.policy = RolloutConfig{}.policy;
   fallback_ = std::make_unique<RolloutEvaluator>(fallback);
 }
@@ -51,16 +52,20 @@ const ValueNet* RolloutEvaluator::value_net(const State& state) const {
 }
 
 void RolloutEvaluator::check(const State& state) const {
-  if (config_.heuristic != Heuristic::Value || config_.value_net.empty() || value_net(state)) return;
+  const bool uses_value = config_.heuristic == Heuristic::Value || config_.prior == PriorKind::Value;
+  if (!uses_value || config_.value_net.empty() || value_net(state)) return;
   throw SearchError("the value network " + config_.value_net + " was trained for " + value_nets_[0]->mix().name() +
                     " games, not " + ValueMix::of(state.rules()).name());
 }
 
 std::string RolloutEvaluator::describe(const State& state) const {
-  if (config_.heuristic != Heuristic::Value) return "rollouts";
+  const bool values = config_.heuristic == Heuristic::Value, priors = config_.prior == PriorKind::Value;
+  if (!values && !priors) return "rollouts";
   if (const ValueNet* net = value_net(state))
-    return std::string(config_.policy == RolloutPolicy::None ? "" : "rollouts to a cutoff, then ") +
-           "the value network " + net->describe();
+    return std::string(!values                                 ? "rollouts, priors from "
+                       : config_.policy == RolloutPolicy::None ? ""
+                                                               : "rollouts to a cutoff, then ") +
+           "the value network " + net->describe() + (values && priors ? ", priors too" : "");
   return "rollouts: no value network for " + ValueMix::of(state.rules()).name() + " with " +
          std::to_string(state.num_players()) + " players";
 }
@@ -68,7 +73,20 @@ std::string RolloutEvaluator::describe(const State& state) const {
 void RolloutEvaluator::priors(const State& state, const Action* actions, int n, float* out) const {
   if (config_.prior == PriorKind::Uniform || n <= 1) return Evaluator::priors(state, actions, n, out);
   double values[kMaxActions];
-  greedy_values(state, actions, n, values, config_.prior_field_weight);
+  const ValueNet* net = config_.prior == PriorKind::Value ? value_net(state) : nullptr;
+  if (net) {
+    one_ply_values(state, actions, n, values, [net](const State& after, int me) {
+      std::array<double, kMaxPlayers> finals;
+      std::array<float, kMaxPlayers> win;
+      net->evaluate(after, finals, win);
+      double other = -1e18;
+      for (int q = 0; q < after.num_players(); ++q)
+        if (q != me) other = std::max(other, finals[size_t(q)]);
+      return finals[size_t(me)] - other;
+    });
+  } else {
+    greedy_values(state, actions, n, values, config_.prior_field_weight);
+  }
   const double top = *std::max_element(values, values + n);
   double sum = 0;
   for (int i = 0; i < n; ++i) sum += values[i] = std::exp((values[i] - top) / config_.prior_temperature);

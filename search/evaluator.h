@@ -51,6 +51,8 @@ enum class PriorKind : uint8_t {
   Uniform,  // every legal action alike
   Greedy,   // a softmax of GreedyAgent's one-ply values (greedy_values), prior_temperature wide
   Net,      // a policy/value network's policy (search/network.h)
+  Value,    // a softmax of the learned value's one-ply margins (search/value.h), prior_temperature
+            // wide; Greedy for a game without a value network
 };
 
 struct RolloutConfig {

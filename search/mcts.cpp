@@ -694,10 +694,14 @@ const std::vector<Option>& option_table() {
       real("temp", "points: softmax temperature turning cutoff values into win estimates",
            CARC_FIELD(rollout.cutoff_temperature), 1e-3, 1e6),
       choice<PriorKind>("prior",
-                        "PUCT priors: uniform, a softmax of the greedy one-ply values, or the network's policy "
+                        "PUCT priors: uniform, a softmax of the greedy one-ply values, the network's policy, or "
+                        "a softmax of the learned value's one-ply margins "
                         "(eval=net without prior takes prior=net)",
                         CARC_FIELD(rollout.prior),
-                        {{"uniform", PriorKind::Uniform}, {"greedy", PriorKind::Greedy}, {"net", PriorKind::Net}}),
+                        {{"uniform", PriorKind::Uniform},
+                         {"greedy", PriorKind::Greedy},
+                         {"net", PriorKind::Net},
+                         {"value", PriorKind::Value}}),
       real("ptemp", "points: softmax temperature of the greedy priors", CARC_FIELD(rollout.prior_temperature), 1e-3,
            1e6),
       real("fields", "eval=greedy: share of the led fields' guessed worth counted at a cutoff (0: fields ignored)",
@@ -708,7 +712,8 @@ const std::vector<Option>& option_table() {
            CARC_FIELD(rollout.prior_field_weight), 0, 10),
       file("net", "eval=net or prior=net: the network's CARCNET file (default: the shipped one, docs/network.md)",
            CARC_FIELD(rollout.network)),
-      file("value", "eval=value: the value network's file (default: the shipped one for the game, docs/value.md)",
+      file("value",
+           "eval=value or prior=value: the value network's file (default: the shipped one for the game, docs/value.md)",
            CARC_FIELD(rollout.value_net)),
       real("vmix", "eval=net: share of a rollout's value mixed into the network's value",
            CARC_FIELD(rollout.network_mix), 0, 1),

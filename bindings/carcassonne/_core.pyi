@@ -233,6 +233,7 @@ class PriorKind(enum.Enum):
     UNIFORM = 0
     GREEDY = 1
     NET = 2
+    VALUE = 3
 
 class RolloutConfig(metaclass=_Pybind11Type):
     policy: RolloutPolicy

@@ -517,7 +517,7 @@ TEST(MctsAgentSpec, TheOptionTableDrivesParsingErrorsAndDocs) {
     return std::string("no error");
   };
   std::vector<MctsOptionInfo> options = mcts_options();
-  ASSERT_EQ(options.size(), 31u);
+  ASSERT_EQ(options.size(), 32u);
   for (const MctsOptionInfo& o : options) {
     EXPECT_FALSE(o.help.empty()) << o.key;
     // A bad value's error names the option and what it accepts.

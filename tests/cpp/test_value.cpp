@@ -192,6 +192,15 @@ TEST(ValueNet, TheSearchUsesItWithOrWithoutRolloutsAndSaysSo) {
         << agent.last_result().evaluator;
     EXPECT_EQ(agent.last_result().evaluator.find("rollouts to a cutoff") == std::string::npos, !rollout.empty());
   }
+  // Priors from the value's one-ply margins, with rollouts or with the value too.
+  for (const auto& [options, said] : std::vector<std::pair<std::string, std::string>>{
+           {"prior=value", "rollouts, priors from the value network base"},
+           {"prior=value,eval=value,rollout=none", "the value network base, 2 players (search.value), priors too"}}) {
+    MctsAgent agent(parse_mcts_options("iters=200,value=" + path + "," + options));
+    Rng rng(1);
+    EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
+    EXPECT_NE(agent.last_result().evaluator.find(said), std::string::npos) << agent.last_result().evaluator;
+  }
   // A file made for another mix is refused before the search starts.
   const std::string abbey = write_value_file("abbey.value", 1, kValueInputs, 1, 1u << 2, tiny_weights());
   MctsAgent other(parse_mcts_options("iters=50,eval=value,value=" + abbey));
