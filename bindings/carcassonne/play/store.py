@@ -43,6 +43,10 @@ class Store:
                     con.execute("alter table games add column host text")
                 # A real write now, so a read-only folder or file fails at start, not on a move.
                 con.execute("pragma user_version = 1")
+            # Held open and idle: the connection of a write is then never the last one to close,
+            # and closing the last one checkpoints and removes the WAL, which made every move
+            # cost ~30 ms. SQLite checkpoints by itself as the WAL grows (every 1,000 pages).
+            self._keeper = self._connect()
         except (OSError, sqlite3.Error) as e:
             raise StoreError(f"cannot write the games' store {self.path}: {e}") from e
 
