@@ -14,6 +14,7 @@ Endpoints (all JSON; errors are 4xx with {"detail": "..."} and change nothing):
   GET  /api/games/{id}/replay/{n}    the board after the record's first n actions (replay)
   GET  /api/games/{id}/events        server-sent events: the game changed (see friends.py)
   GET  /api/games/{id}/invites       the remote seats' tokens, for the game's creator
+  GET  /api/games/{id}/review        a finished game's review (win chances), or its progress
   DELETE /api/games/{id}
 Bodies over MAX_BODY bytes are refused with a 413 before they are read whole (chunked ones too),
 NaN and Infinity in a JSON body with a 400, and a move the store cannot save with a 503. In a
@@ -58,6 +59,7 @@ from .friends import (
     same_token,
     seats_of,
 )
+from .review import NotFinishedError, Reviews
 from .session import DEFAULT_HARD_TIME, FIGURE_KINDS, GameSession, NotYourSeatError, NotYourTurnError
 from .store import Store, StoreError
 
@@ -274,6 +276,7 @@ def create_app(
     app.add_middleware(Guard, limits=limits)
     games = Games(Store(data))  # a StoreError now if the folder cannot be written
     app.state.games = games
+    reviews = Reviews(games.store)
 
     @app.exception_handler(Error)
     async def engine_error(request: Request, e: Error) -> JSONResponse:
@@ -439,6 +442,16 @@ def create_app(
                 for m in moves
             ],
         }
+
+    @app.get("/api/games/{game_id}/review")
+    def review(game_id: str) -> dict[str, Any]:
+        """A finished game's review: each move's win chances, the costliest moves marked, the
+        search's move there ({"status": "done", ...}); until it is computed (once, in the
+        background), how far it is ({"status": "running", "done", "total"})."""
+        try:
+            return reviews.get(games.get(game_id))
+        except NotFinishedError as e:
+            raise HTTPException(409, str(e)) from e
 
     @app.get("/api/games/{game_id}/replay/{moves}")
     def replay(game_id: str, moves: int) -> dict[str, Any]:

@@ -24,6 +24,12 @@ create table if not exists games (
   host text                -- a game with remote seats: its creator's token (see friends.py)
 )
 """
+REVIEW_SCHEMA = """
+create table if not exists reviews (
+  id text primary key,     -- the game's
+  review text not null     -- JSON: the searched positions of a finished game (see review.py)
+)
+"""
 
 
 class StoreError(Error):
@@ -38,6 +44,7 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._lock, contextlib.closing(self._connect()) as con, con:
                 con.execute(SCHEMA)
+                con.execute(REVIEW_SCHEMA)
                 columns = [row[1] for row in con.execute("pragma table_info(games)")]
                 if "host" not in columns:  # a store made before remote seats existed
                     con.execute("alter table games add column host text")
@@ -94,7 +101,17 @@ class Store:
         return (json.loads(rows[0][0]), json.loads(rows[0][1])) if rows else None
 
     def delete(self, game_id: str) -> None:
+        self._write("delete from reviews where id = ?", (game_id,))
         self._write("delete from games where id = ?", (game_id,))
+
+    def save_review(self, game_id: str, review: dict[str, Any]) -> None:
+        self._write(
+            "insert or replace into reviews (id, review) values (?, ?)", (game_id, json.dumps(review))
+        )
+
+    def load_review(self, game_id: str) -> dict[str, Any] | None:
+        rows = self._read("select review from reviews where id = ?", (game_id,))
+        return json.loads(rows[0][0]) if rows else None
 
     def newest(self, limit: int) -> list[tuple[str, float, list[dict[str, Any]], dict[str, Any]]]:
         """(id, last update, seats, record) of the `limit` games changed last, newest first."""

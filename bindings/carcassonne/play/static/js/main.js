@@ -10,6 +10,7 @@ import { playBack, playing, finish, SPEEDS } from "./animate.js";
 import { renderFinalLog, setUpFinalScoring, forgetFinalItem } from "./final.js";
 import { setUpLegend } from "./legend.js";
 import { followEvents, eventsLive, openInvites, showInvites } from "./friends.js";
+import { openReview, closeReview, forgetReview } from "./review.js";
 
 async function start() {
   [page.options, page.tiles] = await Promise.all([api("GET", "/api/options"), api("GET", "/api/tiles")]);
@@ -63,6 +64,7 @@ export function setGame(game, fit = false) {
   if (changed) forgetFinalItem();
   if (location.hash !== `#game=${game.id}`) location.hash = `game=${game.id}`;
   watch(game.id);
+  forgetReview(game.id);
   $("save-link").href = `/api/games/${game.id}/record`;
   $("save-link").setAttribute("download", `carcassonne-${game.id}.json`);
   if (changed) {
@@ -179,6 +181,7 @@ export function render() {
   $("undo-button").disabled = !lastHuman || !game.you.includes(lastHuman.player);
   $("hint-button").disabled = !game.your_turn;
   $("invite-button").hidden = !game.host;
+  $("review-open").hidden = !game.terminal;
   $("replay-label").textContent = page.replay ? `move ${page.replay.moves} of ${game.moves}` : "";
   renderStatus();
 }
@@ -199,7 +202,7 @@ function renderStatus() {
 
 // Shows the board after the first `moves` moves; at the last move, the game itself again.
 // Quick clicks each step from the move last asked for, not from the last one shown.
-async function replayTo(moves) {
+export async function replayTo(moves) {
   finish();  // a playback of today's moves does not belong on an earlier board
   const game = page.game;
   moves = Math.max(0, Math.min(moves, game.moves));
@@ -239,6 +242,9 @@ function setUpButtons() {
   $("skip-button").addEventListener("click", finish);
   $("new-game-button").addEventListener("click", openNewGameDialog);
   $("invite-button").addEventListener("click", openInvites);
+  $("review-button").addEventListener("click", openReview);
+  $("review-open").addEventListener("click", openReview);
+  $("review-close").addEventListener("click", closeReview);
   $("rotate-button").addEventListener("click", () => rotate(1));
   $("place-button").addEventListener("click", placeSelected);
   $("hint-button").addEventListener("click", askHint);
