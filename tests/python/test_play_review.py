@@ -109,6 +109,11 @@ def test_a_review_is_kept_goes_on_after_a_restart_and_goes_with_its_game(tmp_pat
     progress = restarted.get(f"/api/games/{state['id']}/review").json()
     assert progress["status"] == "running" and progress["done"] >= 20
     assert wait_for_review(restarted, state["id"]) == review  # each search is seeded: the same
+    # A review of another game under this id (made before an undo changed the moves) is not shown.
+    saved = store.load_review(state["id"])
+    store.save_review(state["id"], saved | {"game": "the moves before an undo"})
+    redone = TestClient(create_app(tmp_path)).get(f"/api/games/{state['id']}/review").json()
+    assert redone["status"] == "running" and redone["done"] == 0
     # Deleted with its game.
     assert restarted.delete(f"/api/games/{state['id']}").status_code == 200
     assert store.load_review(state["id"]) is None

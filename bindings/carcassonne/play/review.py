@@ -13,6 +13,8 @@ finished review is computed only once.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 from typing import Any
 
@@ -30,6 +32,11 @@ MARKED_COST = 0.05  # a move that cost less win chance than this is never marked
 
 class NotFinishedError(Exception):
     """A review was asked for a game still being played."""
+
+
+def _digest(record: dict[str, Any]) -> str:
+    """Tells one game's moves from another's: a review is only ever shown for its own game."""
+    return hashlib.sha256(json.dumps(record["actions"]).encode()).hexdigest()
 
 
 def _root_value(results: list[dict[str, Any]], players: int) -> list[float]:
@@ -103,7 +110,7 @@ class Reviews:
             record = session.game.to_record()
             final = session.game.returns()
         saved = self.store.load_review(session.id)
-        if saved is not None and saved["moves"] != len(record["actions"]):
+        if saved is not None and saved.get("game") != _digest(record):
             saved = None  # made before an undo: the game is another one now
         decisions = sum(1 for p in session.actors if p >= 0)
         if saved is not None and len(saved["positions"]) == decisions:
@@ -158,4 +165,4 @@ class Reviews:
     def _save(self, session: Any, record: dict[str, Any], positions: list[dict[str, Any]]) -> None:
         with session.lock:  # a deletion comes first or waits: no review outlives its game
             if not session.deleted:
-                self.store.save_review(session.id, {"moves": len(record["actions"]), "positions": positions})
+                self.store.save_review(session.id, {"game": _digest(record), "positions": positions})
