@@ -72,64 +72,91 @@ def event(name: str, data: dict[str, Any]) -> str:
     return f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
 
-async def change_stream(session: Any, on_close: Any) -> AsyncIterator[str]:
-    """A game's changes as server-sent events: `state` now and after every change (the page then
-    reads the state), `deleted` when the game is deleted, a comment line as a keep-alive.
-    Changes coming faster than the client reads are merged: only the newest is sent."""
-    loop = asyncio.get_running_loop()
-    wake = asyncio.Event()
-    latest: dict[str, Any] = {}
+class EventStreams:
+    """The open event streams: at most `per_client` per client address (None: no limit), so that
+    one client cannot hold all the server's connections; all of them ended at the server's end."""
 
-    def changed(summary: dict[str, Any]) -> None:  # called from any thread, the session's lock held
-        def deliver() -> None:
-            latest.update(summary)
-            wake.set()
-
-        with contextlib.suppress(RuntimeError):  # the server's loop has closed: nobody listens
-            loop.call_soon_threadsafe(deliver)
-
-    current = session.listen(changed)
-    try:
-        yield f"retry: {RETRY_MS}\n" + event("state", current)
-        while not current.get("deleted"):
-            try:
-                await asyncio.wait_for(wake.wait(), PING_SECONDS)
-            except asyncio.TimeoutError:
-                yield ": ping\n\n"
-                continue
-            wake.clear()
-            current = dict(latest)
-            yield event("deleted" if current.get("deleted") else "state", current)
-    finally:
-        session.unlisten(changed)
-        on_close()
-
-
-class ClientLimits:
-    """Per client address: at most `streams` open event streams, and `rate` API requests a
-    second on average (bursts of 4 seconds' worth), so that one client cannot take the server
-    from the others. Anything over is a 429. None: no limit."""
-
-    def __init__(self, streams: int | None = None, rate: float | None = None) -> None:
-        self.streams = streams
-        self.rate = rate
+    def __init__(self, per_client: int | None = None) -> None:
+        self.per_client = per_client
         self.open: dict[str, int] = {}
-        self.buckets: dict[str, tuple[float, float]] = {}  # client: (tokens, when)
+        self.wakes: set[asyncio.Event] = set()
+        self.ending = False
+        self.loop: asyncio.AbstractEventLoop | None = None
 
-    def open_stream(self, client: str) -> bool:
-        if self.streams is not None and self.open.get(client, 0) >= self.streams:
+    def opened(self, client: str) -> bool:
+        """Counts a new stream of `client`; False (and nothing counted) if it has too many."""
+        if self.per_client is not None and self.open.get(client, 0) >= self.per_client:
             return False
         self.open[client] = self.open.get(client, 0) + 1
         return True
 
-    def close_stream(self, client: str) -> None:
+    def closed(self, client: str) -> None:
         left = self.open.get(client, 1) - 1
         if left:
             self.open[client] = left
         else:
             self.open.pop(client, None)
 
-    def allow_request(self, client: str) -> bool:
+    def end_all(self) -> None:
+        """Ends every stream soon; callable from any thread or a signal handler. Else a server
+        stopping would wait for them, and cut them off with an error after its grace time."""
+
+        def end() -> None:
+            self.ending = True
+            for wake in self.wakes:
+                wake.set()
+
+        if self.loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: no stream is left
+                self.loop.call_soon_threadsafe(end)
+
+    async def follow(self, session: Any, client: str) -> AsyncIterator[str]:
+        """A game's changes as server-sent events: `state` now and after every change (the page
+        then reads the state), `deleted` when the game is deleted, a comment line as keep-alive.
+        Changes coming faster than the client reads are merged: only the newest is sent. The
+        stream was counted by `opened(client)`."""
+        loop = self.loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+        latest: dict[str, Any] = {}
+
+        def changed(summary: dict[str, Any]) -> None:  # from any thread, the session's lock held
+            def deliver() -> None:
+                latest.update(summary)
+                wake.set()
+
+            with contextlib.suppress(RuntimeError):  # the server's loop has closed: nobody listens
+                loop.call_soon_threadsafe(deliver)
+
+        current = session.listen(changed)
+        self.wakes.add(wake)
+        try:
+            yield f"retry: {RETRY_MS}\n" + event("state", current)
+            while not current.get("deleted") and not self.ending:
+                try:
+                    await asyncio.wait_for(wake.wait(), PING_SECONDS)
+                except asyncio.TimeoutError:
+                    yield ": ping\n\n"
+                    continue
+                wake.clear()
+                if latest:
+                    current = dict(latest)
+                    latest.clear()
+                    yield event("deleted" if current.get("deleted") else "state", current)
+        finally:
+            self.wakes.discard(wake)
+            session.unlisten(changed)
+            self.closed(client)
+
+
+class RequestRate:
+    """At most `rate` API requests a second per client address on average, in bursts of up to 4
+    seconds' worth (None: no limit), so that one client cannot take the server from the others."""
+
+    def __init__(self, rate: float | None = None) -> None:
+        self.rate = rate
+        self.buckets: dict[str, tuple[float, float]] = {}  # client: (tokens, when)
+
+    def allow(self, client: str) -> bool:
         if self.rate is None:
             return True
         burst = 4 * self.rate
@@ -154,9 +181,9 @@ class Guard:
     """ASGI middleware: refuses a state-changing request from a page of another site (its Origin
     header names another host: a 403) and API requests over the client's rate (a 429)."""
 
-    def __init__(self, app: ASGIApp, limits: ClientLimits) -> None:
+    def __init__(self, app: ASGIApp, rate: RequestRate) -> None:
         self.app = app
-        self.limits = limits
+        self.rate = rate
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -173,6 +200,6 @@ class Guard:
             # A browser names the page's site; curl and scripts send none (and are no CSRF risk).
             if origin is not None and urlsplit(origin).netloc != headers.get("host"):
                 return 403, "a request from another site's page is refused"
-        if scope["path"].startswith("/api/") and not self.limits.allow_request(client_address(scope)):
+        if scope["path"].startswith("/api/") and not self.rate.allow(client_address(scope)):
             return 429, "too many requests from this address: wait a moment"
         return None

@@ -8,7 +8,9 @@ move played, if it visited it at least TRUSTED_VISITS times, else the estimate o
 reached (the next decision's search, or the final result). A move's cost is the win chance its
 player's best move had minus that of the move played. The searched positions are saved to the
 store every SAVE_EVERY positions: a server restarted mid-review goes on where it stopped, and a
-finished review is computed only once.
+finished review is computed only once. The server's shutdown stops the reviews after the position
+each is searching (they are not daemon threads: a search cut off by the interpreter's exit aborts
+the process).
 """
 
 from __future__ import annotations
@@ -100,6 +102,11 @@ class Reviews:
         self.store = store
         self._lock = threading.Lock()
         self._running: dict[str, dict[str, Any]] = {}  # game id: {"done", "total"}
+        self._stopping = threading.Event()
+
+    def stop(self) -> None:
+        """Stops every review after its current position, its progress saved (a server's end)."""
+        self._stopping.set()
 
     def get(self, session: Any) -> dict[str, Any]:
         """The finished game's review, or how far its computation is (and starts it).
@@ -125,7 +132,7 @@ class Reviews:
                     target=self._run,
                     args=(session, record, positions),
                     name=f"review-{session.id}",
-                    daemon=True,
+                    daemon=False,  # see the module's note on stopping
                 )
                 thread.start()
             return {"status": "running", **progress}
@@ -152,6 +159,8 @@ class Reviews:
                     game.apply(action)
                 continue
             if i not in searched:
+                if self._stopping.is_set():
+                    break  # saved below: a restarted server goes on from here
                 with BOT_SLOTS.slot(1):  # after the bots people wait for
                     if session.deleted:
                         return

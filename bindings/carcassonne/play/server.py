@@ -25,12 +25,13 @@ never blocks other requests.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
 import secrets
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -50,9 +51,9 @@ from ..render.tiles import ARROW_LETTERS, arrow_svg
 from .actions import label
 from .friends import (
     TOKEN_HEADER,
-    ClientLimits,
+    EventStreams,
     Guard,
-    change_stream,
+    RequestRate,
     client_address,
     give_tokens,
     public_seats,
@@ -269,11 +270,17 @@ def create_app(
 ) -> FastAPI:
     """The play server's app, keeping its games in `data`/games.sqlite3; at most `client_streams`
     event streams and `client_rate` API requests a second per client address (None: no limit)."""
-    app = FastAPI(title="Carcassonne", responses=ERRORS)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        reviews.stop()  # the reviews being computed stop soon, their progress kept
+
+    app = FastAPI(title="Carcassonne", responses=ERRORS, lifespan=lifespan)
     app.router.route_class = StrictJSONRoute  # before any route is added
     app.add_middleware(BodyLimit, limit=MAX_BODY)
-    limits = ClientLimits(client_streams, client_rate)
-    app.add_middleware(Guard, limits=limits)
+    app.add_middleware(Guard, rate=RequestRate(client_rate))
+    streams = app.state.streams = EventStreams(client_streams)
     games = Games(Store(data))  # a StoreError now if the folder cannot be written
     app.state.games = games
     reviews = Reviews(games.store)
@@ -384,10 +391,10 @@ def create_app(
         change, `deleted` at its deletion; anyone may follow a game."""
         session = await run_in_threadpool(games.get, game_id)  # may read the store
         client = client_address(request.scope)
-        if not limits.open_stream(client):
+        if not streams.opened(client):
             raise HTTPException(429, "too many open event streams from this address")
         return StreamingResponse(
-            change_stream(session, lambda: limits.close_stream(client)),
+            streams.follow(session, client),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},  # no proxy buffering
         )
@@ -492,5 +499,14 @@ def serve(
             " and delete hot-seat games, and start games; there is no encryption (plain HTTP).",
             flush=True,
         )
-    # The open event streams never end by themselves: Ctrl-C closes them after a second.
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    stop = server.handle_exit
+
+    def handle_exit(sig: int, frame: Any) -> None:  # Ctrl-C: the event streams end first
+        app.state.streams.end_all()
+        stop(sig, frame)
+
+    server.handle_exit = handle_exit  # type: ignore[method-assign]
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises Ctrl-C again once it has stopped
+        server.run()
