@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -66,7 +67,10 @@ class GameSession:
         # thread share it. The bot thread releases it while it thinks on a copy of the state,
         # and rechecks `version` before applying its answer.
         self.lock = threading.RLock()
-        self.version = 0  # bumped by every change that invalidates a bot's pending answer
+        self.version = 0  # bumped by every change (a bot's pending answer is then dropped)
+        # When this session began (ms): with `version`, it orders the game's states across
+        # server restarts, so a page can drop an answer older than the state it shows.
+        self.epoch = int(time.time() * 1000)
         self.deleted = False
         self.bot_thread: threading.Thread | None = None
         self.bot_error: str | None = None
@@ -254,6 +258,7 @@ class GameSession:
                 with self.lock:
                     self.bot_error = f"{self.seats[player]['level']} bot: {e}"
                     self.bot_thread = None
+                    self.version += 1
                     self._changed()
                 return
             with self.lock:
@@ -267,6 +272,7 @@ class GameSession:
                 except StoreError as e:  # the move is undone; the page shows why the bot stopped
                     self.bot_error = f"{self.seats[player]['level']} bot: {e}"
                     self.bot_thread = None
+                    self.version += 1
                     self._changed()
                     return
                 self.version += 1
@@ -287,6 +293,7 @@ class GameSession:
     def summary(self) -> dict[str, Any]:
         """What changed, in short (lock held): enough for a page to know it must read the state."""
         return {
+            "epoch": self.epoch,
             "version": self.version,
             "moves": len(self.actors),
             "terminal": self.game.is_terminal,
@@ -341,6 +348,7 @@ class GameSession:
             legal = grouped_actions(game)
             return {
                 "id": self.id,
+                "epoch": self.epoch,
                 "version": self.version,
                 "seats": public_seats(self.seats),
                 "config": game.config,

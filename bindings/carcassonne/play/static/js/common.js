@@ -23,7 +23,6 @@ export const page = {
   speed: localStorage.getItem("carcassonne-speed") || "normal",  // how fast moves are played back
   pending: null,   // a newer state that waits for the playback of the moves before it
   playedBack: {},  // how many of each animation the playbacks showed (arrive, land, flash, ...)
-  stateCount: 0,   // states shown so far: a poll answered after a newer state is dropped
   events: null,    // the EventSource that tells of the shown game's changes
 };
 
@@ -48,6 +47,11 @@ export function keepToken(gameId, token) {
 }
 
 export const $ = (id) => document.getElementById(id);
+
+// Whether game state `a` is older than `b` (of the same game): answers may arrive out of order.
+export function older(a, b) {
+  return a.epoch < b.epoch || (a.epoch === b.epoch && a.version < b.version);
+}
 
 export function svgElement(tag, attributes = {}, parent = null) {
   const element = document.createElementNS(SVG_NS, tag);

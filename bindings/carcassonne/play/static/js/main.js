@@ -2,7 +2,7 @@
 // (/api/games/{id}), and sends the human's choices as action texts. All rules live in the engine:
 // the page only offers what the server lists as legal. Modules: common, board, panels, dialogs,
 // friends (invite links and the event stream), animate, final, legend.
-import { POLL_MS, IDLE_POLL_MS, page, $, svgElement, api, showStatus, seatName, keepToken } from "./common.js";
+import { POLL_MS, IDLE_POLL_MS, page, $, svgElement, api, showStatus, seatName, keepToken, older } from "./common.js";
 import { forgetHover, renderBoard, rotate, placeSelected, fitView, allVisible, setUpBoardControls, zoomForFingers } from "./board.js";
 import { renderTurn, renderScores, renderCity, renderBag, renderLog, showEndSummary, askHint } from "./panels.js";
 import { setUpNewGameDialog, openNewGameDialog } from "./dialogs.js";
@@ -50,12 +50,14 @@ export function created(game) {
 }
 
 export function setGame(game, fit = false) {
+  // An answer sent before the state shown (or waiting to be shown) but arriving after it.
+  const latest = page.pending || page.game;
+  if (latest && latest.id === game.id && older(game, latest)) return;
   // A state that comes while earlier moves are played back waits for the playback's end.
   if (playing() && page.game && page.game.id === game.id) {
     page.pending = game;
     return;
   }
-  page.stateCount += 1;
   const previous = page.game;
   const sameGame = previous && previous.id === game.id;
   const changed = !sameGame || previous.moves !== game.moves || previous.version !== game.version;
@@ -106,7 +108,7 @@ function watch(gameId) {
     changed: (summary) => {
       const known = page.pending || page.game;
       if (!known || known.id !== gameId) return;
-      const same = summary.version === known.version && summary.moves === known.moves && summary.bot_error === Boolean(known.bot_error);
+      const same = summary.epoch === known.epoch && summary.version === known.version;
       if (!same) poll();
     },
     deleted: () => {
@@ -131,12 +133,9 @@ function schedulePoll(ms) {
 async function poll() {
   if (!page.game) return;
   const id = page.game.id;
-  const asked = page.stateCount;
   try {
     const game = await api("GET", `/api/games/${id}`);
-    // A state that came meanwhile (the answer to a move) is newer than this one.
-    // (whoever showed it also scheduled the next poll).
-    if (page.game.id === id && page.stateCount === asked) setGame(game);
+    if (page.game.id === id) setGame(game);  // which drops it if a newer state came meanwhile
   } catch (error) {
     if (error.status === 404) {
       gameDeleted();
