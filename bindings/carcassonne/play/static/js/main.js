@@ -109,13 +109,38 @@ function watch(gameId) {
       const known = page.pending || page.game;
       if (!known || known.id !== gameId) return;
       const same = summary.epoch === known.epoch && summary.version === known.version;
-      if (!same) poll();
+      if (!same) refresh();
     },
     deleted: () => {
       if (page.game && page.game.id === gameId) gameDeleted();
     },
     lost: () => schedulePoll(POLL_MS * 5),
   });
+}
+
+// Reads the state after an event: one request at a time, at most one every REFRESH_MS (bots
+// playing each other may change the game hundreds of times a second).
+const REFRESH_MS = 100;
+let refreshing = false;
+let refreshAgain = false;
+
+async function refresh() {
+  if (refreshing) {
+    refreshAgain = true;
+    return;
+  }
+  refreshing = true;
+  try {
+    await poll();
+  } finally {
+    setTimeout(() => {
+      refreshing = false;
+      if (refreshAgain) {
+        refreshAgain = false;
+        refresh();
+      }
+    }, REFRESH_MS);
+  }
 }
 
 function gameDeleted() {
