@@ -116,6 +116,8 @@ def test_two_friends_play_a_game_to_the_end_in_two_browsers(
     links = host.find_elements(By.CSS_SELECTOR, ".invite-link")
     assert len(links) == 1 and links[0].get_attribute("data-seat") == "1"
     link = links[0].get_attribute("value")
+    watch = host.find_element(By.CSS_SELECTOR, ".watch-link").get_attribute("value")
+    assert watch.endswith(f"#game={page_game(host)['id']}")  # to watch: no key
     assert "#game=" in link and "&seat=" in link and "?" not in link  # the token is in the fragment
     host.save_screenshot(str(folder / "01-host-invites.png"))
     host.find_element(By.CSS_SELECTOR, "#invite-dialog form button").click()
@@ -140,7 +142,7 @@ def test_two_friends_play_a_game_to_the_end_in_two_browsers(
 
     def play_by_clicks(decisions: int, figures: bool) -> None:
         """`decisions` decisions clicked on the page whose turn it is (`figures`: a figure where
-        one may go); the other page sees each move by the event stream, without asking."""
+        one may go); the other page is told of each move by the event stream."""
         for _ in range(decisions):
             state = page_game(host)
             if state["terminal"]:

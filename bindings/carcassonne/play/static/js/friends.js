@@ -27,6 +27,16 @@ export function showInvites(gameId, invites) {
     item.append(input, copy);
     list.appendChild(item);
   }
+  // The game's own address: anyone may watch with it, nobody plays.
+  const watch = document.createElement("li");
+  watch.innerHTML = "<span>To watch</span> ";
+  const address = document.createElement("input");
+  address.readOnly = true;
+  address.className = "watch-link";
+  address.value = `${location.origin}${location.pathname}#game=${gameId}`;
+  address.addEventListener("focus", () => address.select());
+  watch.appendChild(address);
+  list.appendChild(watch);
   if (!$("invite-dialog").open) $("invite-dialog").showModal();
 }
 
