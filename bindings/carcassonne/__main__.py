@@ -79,7 +79,13 @@ def _serve(args: argparse.Namespace) -> int:
         from .play.server import serve
     except ImportError as e:  # fastapi/uvicorn are the `play` extra
         raise Error(f"serve needs fastapi and uvicorn (pip install 'carcassonne[play]'): {e}") from e
-    serve(args.host, args.port, args.data)
+    # Unset: the server's own limits; 0: none.
+    limits = {
+        name: (value or None)
+        for name, value in (("client_streams", args.client_streams), ("client_rate", args.client_rate))
+        if value is not None
+    }
+    serve(args.host, args.port, args.data, **limits)
     return 0
 
 
@@ -133,9 +139,23 @@ def _parser() -> argparse.ArgumentParser:
     games.set_defaults(run=_arena)
 
     server = commands.add_parser("serve", help="play against the computer in the browser")
-    server.add_argument("--host", default="127.0.0.1")
+    server.add_argument(
+        "--host", default="127.0.0.1", help="0.0.0.0: reachable from the local network (friends' seats)"
+    )
     server.add_argument("--port", type=int, default=8000)
     server.add_argument("--data", default="carcassonne-data", help="folder for the saved games")
+    server.add_argument(
+        "--client-streams",
+        type=int,
+        default=None,
+        help="open event streams per client address (16; 0: no limit)",
+    )
+    server.add_argument(
+        "--client-rate",
+        type=float,
+        default=None,
+        help="API requests a second per client address (40; 0: no limit)",
+    )
     server.set_defaults(run=_serve)
 
     _add_balance_parser(commands)

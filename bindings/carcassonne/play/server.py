@@ -12,29 +12,35 @@ Endpoints (all JSON; errors are 4xx with {"detail": "..."} and change nothing):
   POST /api/games/{id}/hint          the best 3 moves by MCTS {time}
   GET  /api/games/{id}/record        the engine's game record (save)
   GET  /api/games/{id}/replay/{n}    the board after the record's first n actions (replay)
+  GET  /api/games/{id}/events        server-sent events: the game changed (see friends.py)
+  GET  /api/games/{id}/invites       the remote seats' tokens, for the game's creator
+  GET  /api/games/{id}/review        a finished game's review (win chances), or its progress
   DELETE /api/games/{id}
 Bodies over MAX_BODY bytes are refused with a 413 before they are read whole (chunked ones too),
-NaN and Infinity in a JSON body with a 400, and a move the store cannot save with a 503.
+NaN and Infinity in a JSON body with a 400, and a move the store cannot save with a 503. In a
+game with remote seats, acting for a seat needs its token (X-Seat-Token): else a 403.
 Sync handlers run in FastAPI's thread pool; the C++ searches release the GIL, so a hint or a bot
 never blocks other requests.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
 import secrets
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, HTTPException, Request, Response
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi import FastAPI, Header, HTTPException, Request, Response
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -43,13 +49,27 @@ from ..game import Error, Game, IllegalActionError
 from ..render import PLAYER_COLOURS, figure_svg, tile_catalogue
 from ..render.tiles import ARROW_LETTERS, arrow_svg
 from .actions import label
-from .session import DEFAULT_HARD_TIME, FIGURE_KINDS, GameSession, NotYourTurnError
+from .friends import (
+    TOKEN_HEADER,
+    EventStreams,
+    Guard,
+    RequestRate,
+    client_address,
+    give_tokens,
+    public_seats,
+    same_token,
+    seats_of,
+)
+from .review import NotFinishedError, Reviews
+from .session import DEFAULT_HARD_TIME, FIGURE_KINDS, GameSession, NotYourSeatError, NotYourTurnError
 from .store import Store, StoreError
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 1 << 20  # bytes: a record of the longest game is far smaller
 MAX_HINT_TIME = 10.0
 SAVED_LISTED = 50  # the saved games the new-game dialog lists, newest first
+CLIENT_STREAMS = 16  # `serve`'s limits per client address: open event streams,
+CLIENT_RATE = 40.0  # and API requests a second (bursts of four times as many)
 
 
 class ErrorMessage(BaseModel):
@@ -61,9 +81,11 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorMessage, "description": what}
     for code, what in [
         (400, "a malformed body or an illegal move or record"),
+        (403, "a seat's move without its token, or a request from another site's page"),
         (404, "no such game"),
         (409, "not the time for this request (a bot's turn, nothing to undo)"),
         (413, f"a request body over {MAX_BODY} bytes"),
+        (429, "too many requests or event streams from one address"),
         (503, "the games' store cannot save the change"),
     ]
 }
@@ -135,7 +157,7 @@ class StrictJSONRoute(APIRoute):
 
 
 class Seat(BaseModel):
-    kind: Literal["human", "bot"]
+    kind: Literal["human", "remote", "bot"]  # remote: a person who joins by an invite link
     level: Literal["easy", "medium", "hard"] = "easy"
     time: float = Field(DEFAULT_HARD_TIME, gt=0, le=60)  # seconds a move, hard bots
 
@@ -168,8 +190,10 @@ class Games:
         self._sessions: dict[str, GameSession] = {}
         self._lock = threading.Lock()
 
-    def add(self, seats: list[dict[str, Any]], record: dict[str, Any]) -> GameSession:
-        session = GameSession(secrets.token_hex(6), seats, record, self.store)
+    def add(
+        self, seats: list[dict[str, Any]], record: dict[str, Any], host: str | None = None
+    ) -> GameSession:
+        session = GameSession(secrets.token_hex(6), seats, record, self.store, host)
         session.start()  # saved before it is listed: a StoreError leaves no half-made game
         with self._lock:
             self._sessions[session.id] = session
@@ -182,7 +206,7 @@ class Games:
                 saved = self.store.load(game_id)
                 if saved is None:
                     raise HTTPException(404, f"no game with id {game_id!r}")
-                session = GameSession(game_id, saved[0], saved[1], self.store)
+                session = GameSession(game_id, saved[0], saved[1], self.store, self.store.host(game_id))
                 session.start()
                 self._sessions[game_id] = session
         return session
@@ -211,16 +235,55 @@ def _follow_up(game: Game, action: str, time: float) -> dict[str, str] | None:
 def _seats(seats: list[Seat], players: int) -> list[dict[str, Any]]:
     if len(seats) != players:
         raise HTTPException(400, f"the game has {players} players but {len(seats)} seats were given")
-    return [{"kind": "human"} if s.kind == "human" else s.model_dump() for s in seats]
+    return [{"kind": s.kind} if s.kind != "bot" else s.model_dump() for s in seats]
 
 
-def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
-    """The play server's app, keeping its games in `data`/games.sqlite3."""
-    app = FastAPI(title="Carcassonne", responses=ERRORS)
+SeatToken = Annotated[
+    str | None, Header(alias=TOKEN_HEADER, description="the token of the seat(s) acting (remote games)")
+]
+
+
+def _view(session: GameSession, token: str | None) -> dict[str, Any]:
+    """The game as the page shows it to the holder of `token`: `you`, the seats it may act for,
+    `your_turn`, whether it may act now (a spectator: none and never), and `host`, whether it
+    is the creator's of a game with remote seats."""
+    state = session.describe()
+    you = seats_of(session.seats, token)
+    state["you"] = you
+    state["your_turn"] = state["human_to_move"] and state["current_player"] in you
+    state["host"] = same_token(token, session.host)  # the creator: may show the invite links
+    return state
+
+
+def _invites(session: GameSession) -> dict[str, Any]:
+    """What only the creator of a game with remote seats gets: the seats' tokens and the host's."""
+    seats = [
+        {"seat": p, "token": seat["token"]}
+        for p, seat in enumerate(session.seats)
+        if seat["kind"] == "remote"
+    ]
+    return {"host_token": session.host, "invites": seats}
+
+
+def create_app(
+    data: str | Path = "carcassonne-data", client_streams: int | None = None, client_rate: float | None = None
+) -> FastAPI:
+    """The play server's app, keeping its games in `data`/games.sqlite3; at most `client_streams`
+    event streams and `client_rate` API requests a second per client address (None: no limit)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        reviews.stop()  # the reviews being computed stop soon, their progress kept
+
+    app = FastAPI(title="Carcassonne", responses=ERRORS, lifespan=lifespan)
     app.router.route_class = StrictJSONRoute  # before any route is added
     app.add_middleware(BodyLimit, limit=MAX_BODY)
+    app.add_middleware(Guard, rate=RequestRate(client_rate))
+    streams = app.state.streams = EventStreams(client_streams)
     games = Games(Store(data))  # a StoreError now if the folder cannot be written
     app.state.games = games
+    reviews = Reviews(games.store)
 
     @app.exception_handler(Error)
     async def engine_error(request: Request, e: Error) -> JSONResponse:
@@ -262,7 +325,7 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
         is finished (a record that no longer replays is listed as damaged, to be deleted)."""
         listed = []
         for game_id, updated, seats, record in games.store.newest(SAVED_LISTED):
-            summary: dict[str, Any] = {"id": game_id, "updated": updated, "seats": seats}
+            summary: dict[str, Any] = {"id": game_id, "updated": updated, "seats": public_seats(seats)}
             try:
                 game = Game.from_json(json.dumps(record))
                 summary |= {
@@ -276,12 +339,19 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
             listed.append(summary)
         return listed
 
+    def start_game(seats: list[Seat], record: dict[str, Any]) -> dict[str, Any]:
+        """A new game; with remote seats, the answer carries the tokens for its creator."""
+        made = _seats(seats, record["config"]["players"])
+        host = give_tokens(made)
+        session = games.add(made, record, host)
+        return _view(session, host) | (_invites(session) if host else {})
+
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame) -> dict[str, Any]:
         game = Game(
             players=len(body.seats), expansions=body.expansions, variants=body.variants, seed=body.seed
         )
-        return games.add(_seats(body.seats, game.num_players), game.to_record()).describe()
+        return start_game(body.seats, game.to_record())
 
     @app.post("/api/games/load", status_code=201)
     def load_game(body: LoadGame) -> dict[str, Any]:
@@ -290,45 +360,79 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
         if game.to_record().get("position") is not None:
             raise HTTPException(400, "records set up from a position cannot be played here")
         seats = body.seats or [Seat(kind="human")] + [Seat(kind="bot")] * (game.num_players - 1)
-        return games.add(_seats(seats, game.num_players), game.to_record()).describe()
+        return start_game(seats, game.to_record())
 
     @app.get("/api/games/{game_id}")
-    def state(game_id: str) -> dict[str, Any]:
-        return games.get(game_id).describe()
+    def state(game_id: str, token: SeatToken = None) -> dict[str, Any]:
+        return _view(games.get(game_id), token)
+
+    def check_host(session: GameSession, token: str | None, what: str) -> None:
+        if session.host is not None and not same_token(token, session.host):
+            raise HTTPException(403, f"only the game's creator may {what}")
 
     @app.delete("/api/games/{game_id}")
-    def delete(game_id: str) -> dict[str, Any]:
+    def delete(game_id: str, token: SeatToken = None) -> dict[str, Any]:
+        check_host(games.get(game_id), token, "delete it")
         games.remove(game_id)
         return {"deleted": game_id}
 
+    @app.get("/api/games/{game_id}/invites")
+    def invites(game_id: str, token: SeatToken = None) -> dict[str, Any]:
+        """The remote seats' tokens (for the invite links), for the game's creator only."""
+        session = games.get(game_id)
+        if session.host is None:
+            raise HTTPException(404, "this game has no remote seats")
+        check_host(session, token, "see the invite links")
+        return _invites(session)
+
+    @app.get("/api/games/{game_id}/events", include_in_schema=False)  # endless: no schema test
+    async def events(game_id: str, request: Request) -> StreamingResponse:
+        """Server-sent events: `state` (with the game's version and moves) now and after every
+        change, `deleted` at its deletion; anyone may follow a game."""
+        session = await run_in_threadpool(games.get, game_id)  # may read the store
+        client = client_address(request.scope)
+        if not streams.opened(client):
+            raise HTTPException(429, "too many open event streams from this address")
+        return StreamingResponse(
+            streams.follow(session, client),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},  # no proxy buffering
+        )
+
     @app.post("/api/games/{game_id}/actions")
-    def act(game_id: str, move: Move) -> dict[str, Any]:
+    def act(game_id: str, move: Move, token: SeatToken = None) -> dict[str, Any]:
         session = games.get(game_id)
         try:
-            session.apply_human(move.action)
+            session.apply_human(move.action, seats_of(session.seats, token))
         except NotYourTurnError as e:
             raise HTTPException(409, str(e)) from e
+        except NotYourSeatError as e:
+            raise HTTPException(403, f"{e}: this page has no invite link for that seat") from e
         except IllegalActionError as e:
             raise HTTPException(400, f"illegal move {move.action!r}: {e}") from e
-        return session.describe()
+        return _view(session, token)
 
     @app.post("/api/games/{game_id}/undo")
-    def undo(game_id: str) -> dict[str, Any]:
+    def undo(game_id: str, token: SeatToken = None) -> dict[str, Any]:
         session = games.get(game_id)
         try:
-            session.undo()
+            session.undo(seats_of(session.seats, token))
+        except NotYourSeatError as e:
+            raise HTTPException(403, str(e)) from e
         except IllegalActionError as e:
             raise HTTPException(409, str(e)) from e
-        return session.describe()
+        return _view(session, token)
 
     @app.post("/api/games/{game_id}/hint")
-    def hint(game_id: str, body: HintRequest | None = None) -> dict[str, Any]:
+    def hint(game_id: str, body: HintRequest | None = None, token: SeatToken = None) -> dict[str, Any]:
         session = games.get(game_id)
         with session.lock:
             game = session.game.clone()
             bots_turn = session.is_bot(game.current_player)
         if game.is_chance or game.is_terminal or bots_turn:
             raise HTTPException(409, "there is no decision of yours to give a hint for")
+        if game.current_player not in seats_of(session.seats, token):
+            raise HTTPException(403, "a hint is for the player to move only")
         time = (body or HintRequest()).time
         moves = game.analyse(time=time)[:3]
         return {
@@ -345,6 +449,16 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
                 for m in moves
             ],
         }
+
+    @app.get("/api/games/{game_id}/review")
+    def review(game_id: str) -> dict[str, Any]:
+        """A finished game's review: each move's win chances, the costliest moves marked, the
+        search's move there ({"status": "done", ...}); until it is computed (once, in the
+        background), how far it is ({"status": "running", "done", "total"})."""
+        try:
+            return reviews.get(games.get(game_id))
+        except NotFinishedError as e:
+            raise HTTPException(409, str(e)) from e
 
     @app.get("/api/games/{game_id}/replay/{moves}")
     def replay(game_id: str, moves: int) -> dict[str, Any]:
@@ -365,11 +479,34 @@ def create_app(data: str | Path = "carcassonne-data") -> FastAPI:
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, data: str | Path = "carcassonne-data") -> None:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    data: str | Path = "carcassonne-data",
+    client_streams: int | None = CLIENT_STREAMS,
+    client_rate: float | None = CLIENT_RATE,
+) -> None:
     """Runs the play server until Ctrl-C."""
     import uvicorn
 
-    app = create_app(data)  # first: a data folder that cannot be written is an error at once
+    # First: a data folder that cannot be written is an error at once.
+    app = create_app(data, client_streams, client_rate)
     where = Path(data).resolve()
     print(f"Carcassonne: open http://{host}:{port}/ in a browser (games kept in {where})", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"Warning: listening on {host}: anyone who can reach this machine can open the page, watch"
+            " and delete hot-seat games, and start games; there is no encryption (plain HTTP).",
+            flush=True,
+        )
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    stop = server.handle_exit
+
+    def handle_exit(sig: int, frame: Any) -> None:  # Ctrl-C: the event streams end first
+        app.state.streams.end_all()
+        stop(sig, frame)
+
+    server.handle_exit = handle_exit  # type: ignore[method-assign]
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises Ctrl-C again once it has stopped
+        server.run()

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from .. import _core
@@ -18,6 +20,7 @@ from ..game import Game, IllegalActionError, RecordError
 from ..search import mcts_config
 from .actions import grouped_actions, label, prompt
 from .features import figure_changes, final_scoring, move_events
+from .friends import public_seats
 from .slots import BOT_SLOTS
 from .store import Store, StoreError
 
@@ -32,6 +35,10 @@ class NotYourTurnError(Exception):
     """A human move while the game waits for a bot, a draw, or nobody (the end)."""
 
 
+class NotYourSeatError(Exception):
+    """A move or undo for a seat the request has no token for (a remote game)."""
+
+
 def new_search(seat: dict[str, Any]) -> _core.Mcts:
     """The search of a medium (a fixed number of iterations) or hard (a time a move) bot. It
     keeps its tree from move to move, as the arena's MCTS agent does."""
@@ -42,21 +49,33 @@ def new_search(seat: dict[str, Any]) -> _core.Mcts:
 
 class GameSession:
     def __init__(
-        self, game_id: str, seats: list[dict[str, Any]], record: dict[str, Any], store: Store
+        self,
+        game_id: str,
+        seats: list[dict[str, Any]],
+        record: dict[str, Any],
+        store: Store,
+        host: str | None = None,
     ) -> None:
-        """Replays `record` (a game record as a dict); raises RecordError if it does not replay."""
+        """Replays `record` (a game record as a dict); raises RecordError if it does not replay.
+        `seats` may hold tokens, and `host` is the creator's token (see friends.py)."""
         # Constant after construction.
         self.id = game_id
         self.seats = seats
         self.store = store
+        self.host = host
         # Everything below is read and written with `lock` held: request threads and the bot
         # thread share it. The bot thread releases it while it thinks on a copy of the state,
         # and rechecks `version` before applying its answer.
         self.lock = threading.RLock()
-        self.version = 0  # bumped by every change that invalidates a bot's pending answer
+        self.version = 0  # bumped by every change (a bot's pending answer is then dropped)
+        # When this session began (ms): with `version`, it orders the game's states across
+        # server restarts, so a page can drop an answer older than the state it shows.
+        self.epoch = int(time.time() * 1000)
         self.deleted = False
         self.bot_thread: threading.Thread | None = None
         self.bot_error: str | None = None
+        # Called with a summary after every change (the event streams of the pages showing it).
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
         # The MCTS bots' searches by seat, used by the bot thread only (delete() may stop one).
         self.searches = {
             p: new_search(seat)
@@ -135,7 +154,7 @@ class GameSession:
             self._apply(None)
 
     def save(self) -> None:
-        self.store.save(self.id, self.seats, self.game.to_record())
+        self.store.save(self.id, self.seats, self.game.to_record(), self.host)
 
     def _commit(self, before: dict[str, Any]) -> None:
         """Saves the game, or puts it back as it was at `before` (its record) and raises
@@ -159,15 +178,17 @@ class GameSession:
             self._commit(before)
             self._wake_bots()
 
-    def apply_human(self, text: str) -> None:
-        """Applies a human's move. Raises NotYourTurnError, IllegalActionError or StoreError
-        (nothing changes)."""
+    def apply_human(self, text: str, seats: list[int] | None = None) -> None:
+        """Applies a human's move, made for one of `seats` (None: any). Raises NotYourTurnError,
+        NotYourSeatError, IllegalActionError or StoreError (nothing changes)."""
         with self.lock:
             player = self.game.current_player
             if player < 0 or self.is_bot(player):
                 raise NotYourTurnError(
                     "the game is over" if self.game.is_terminal else "it is not a human's turn"
                 )
+            if seats is not None and player not in seats:
+                raise NotYourSeatError(f"only the player of seat {player + 1} may move now")
             # Only the engine's own text: a padded or re-spelt action would reach the log as sent.
             canonical = self.game.action(text).text
             if text != canonical:
@@ -179,27 +200,33 @@ class GameSession:
             self._draw()
             self._commit(before)
             self.version += 1
+            self._changed()
             self._wake_bots()
 
-    def undo(self) -> None:
-        """Goes back to the last decision a human made (before the bots' replies to it)."""
+    def undo(self, seats: list[int] | None = None) -> None:
+        """Goes back to the last decision a human made (before the bots' replies to it), if it
+        was made for one of `seats` (None: any); else raises NotYourSeatError."""
         with self.lock:
             humans = [i for i, p in enumerate(self.actors) if p >= 0 and not self.is_bot(p)]
             if not humans:
                 raise IllegalActionError("there is no human move to undo")
-            before, record = self.game.to_record(), self.game.to_record()
             keep = humans[-1]
+            if seats is not None and self.actors[keep] not in seats:
+                raise NotYourSeatError("the last move was another player's: only they may take it back")
+            before, record = self.game.to_record(), self.game.to_record()
             record["actions"] = record["actions"][:keep]
             record["sampled"] = [i for i in record["sampled"] if i < keep]
             self._replay(record)
             self._commit(before)
             self.version += 1
+            self._changed()
 
     def delete(self) -> None:
         with self.lock:
             self.store.delete(self.id)  # first: a store that fails leaves the game as it was
             self.deleted = True
             self.version += 1
+            self._changed()
         for search in self.searches.values():
             search.stop()  # a bot thinking now answers at once, and its answer is dropped
 
@@ -231,6 +258,8 @@ class GameSession:
                 with self.lock:
                     self.bot_error = f"{self.seats[player]['level']} bot: {e}"
                     self.bot_thread = None
+                    self.version += 1
+                    self._changed()
                 return
             with self.lock:
                 if version != self.version or self.deleted:
@@ -243,8 +272,11 @@ class GameSession:
                 except StoreError as e:  # the move is undone; the page shows why the bot stopped
                     self.bot_error = f"{self.seats[player]['level']} bot: {e}"
                     self.bot_thread = None
+                    self.version += 1
+                    self._changed()
                     return
                 self.version += 1
+                self._changed()
 
     def _think(self, player: int, state: _core.State, seed: int) -> int:
         """The bot's action code at `state` (a copy: the game may change meanwhile)."""
@@ -257,6 +289,34 @@ class GameSession:
         return search.search(state, seed).best
 
     # ---- What the page shows -----------------------------------------------------------------
+
+    def summary(self) -> dict[str, Any]:
+        """What changed, in short (lock held): enough for a page to know it must read the state."""
+        return {
+            "epoch": self.epoch,
+            "version": self.version,
+            "moves": len(self.actors),
+            "terminal": self.game.is_terminal,
+            "bot_error": self.bot_error is not None,
+            "deleted": self.deleted,
+        }
+
+    def _changed(self) -> None:
+        summary = self.summary()
+        for listener in list(self.listeners):
+            listener(summary)
+
+    def listen(self, listener: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        """Calls `listener` (from any thread, the lock held: it must not block) with the
+        summary after every change from now on; returns the summary now."""
+        with self.lock:
+            self.listeners.append(listener)
+            return self.summary()
+
+    def unlisten(self, listener: Callable[[dict[str, Any]], None]) -> None:
+        with self.lock:
+            if listener in self.listeners:
+                self.listeners.remove(listener)
 
     def snapshot(self, moves: int) -> dict[str, Any]:
         """The board after the first `moves` actions of the record (replaying a game step by
@@ -288,8 +348,9 @@ class GameSession:
             legal = grouped_actions(game)
             return {
                 "id": self.id,
+                "epoch": self.epoch,
                 "version": self.version,
-                "seats": self.seats,
+                "seats": public_seats(self.seats),
                 "config": game.config,
                 "phase": game.phase,
                 "current_player": player,

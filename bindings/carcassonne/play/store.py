@@ -20,7 +20,14 @@ create table if not exists games (
   id text primary key,
   seats text not null,     -- JSON: [{"kind": "human"} | {"kind": "bot", "level": ..., "time": ...}]
   record text not null,    -- the engine's game record (carcassonne-record/1)
-  updated real not null
+  updated real not null,
+  host text                -- a game with remote seats: its creator's token (see friends.py)
+)
+"""
+REVIEW_SCHEMA = """
+create table if not exists reviews (
+  id text primary key,     -- the game's
+  review text not null     -- JSON: the searched positions of a finished game (see review.py)
 )
 """
 
@@ -37,8 +44,16 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._lock, contextlib.closing(self._connect()) as con, con:
                 con.execute(SCHEMA)
+                con.execute(REVIEW_SCHEMA)
+                columns = [row[1] for row in con.execute("pragma table_info(games)")]
+                if "host" not in columns:  # a store made before remote seats existed
+                    con.execute("alter table games add column host text")
                 # A real write now, so a read-only folder or file fails at start, not on a move.
                 con.execute("pragma user_version = 1")
+            # Held open and idle: the connection of a write is then never the last one to close,
+            # and closing the last one checkpoints and removes the WAL, which made every move
+            # cost ~30 ms. SQLite checkpoints by itself as the WAL grows (every 1,000 pages).
+            self._keeper = self._connect()
         except (OSError, sqlite3.Error) as e:
             raise StoreError(f"cannot write the games' store {self.path}: {e}") from e
 
@@ -65,18 +80,38 @@ class Store:
         except sqlite3.Error as e:
             raise StoreError(f"the games' store {self.path} cannot be read: {e}") from e
 
-    def save(self, game_id: str, seats: list[dict[str, Any]], record: dict[str, Any]) -> None:
+    def save(
+        self, game_id: str, seats: list[dict[str, Any]], record: dict[str, Any], host: str | None = None
+    ) -> None:
+        """Writes the game's seats and record; its host token only when given (a new game)."""
         self._write(
-            "insert or replace into games (id, seats, record, updated) values (?, ?, ?, ?)",
-            (game_id, json.dumps(seats), json.dumps(record), time.time()),
+            "insert into games (id, seats, record, updated, host) values (?, ?, ?, ?, ?) on conflict(id)"
+            " do update set seats = excluded.seats, record = excluded.record, updated = excluded.updated,"
+            " host = coalesce(excluded.host, games.host)",
+            (game_id, json.dumps(seats), json.dumps(record), time.time(), host),
         )
+
+    def host(self, game_id: str) -> str | None:
+        """The token of the game's creator, if the game has remote seats."""
+        rows = self._read("select host from games where id = ?", (game_id,))
+        return rows[0][0] if rows else None
 
     def load(self, game_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
         rows = self._read("select seats, record from games where id = ?", (game_id,))
         return (json.loads(rows[0][0]), json.loads(rows[0][1])) if rows else None
 
     def delete(self, game_id: str) -> None:
+        self._write("delete from reviews where id = ?", (game_id,))
         self._write("delete from games where id = ?", (game_id,))
+
+    def save_review(self, game_id: str, review: dict[str, Any]) -> None:
+        self._write(
+            "insert or replace into reviews (id, review) values (?, ?)", (game_id, json.dumps(review))
+        )
+
+    def load_review(self, game_id: str) -> dict[str, Any] | None:
+        rows = self._read("select review from reviews where id = ?", (game_id,))
+        return json.loads(rows[0][0]) if rows else None
 
     def newest(self, limit: int) -> list[tuple[str, float, list[dict[str, Any]], dict[str, Any]]]:
         """(id, last update, seats, record) of the `limit` games changed last, newest first."""

@@ -104,7 +104,7 @@ function renderTargets() {
   $("layer-hover").replaceChildren();
   targets.replaceChildren();
   spots.replaceChildren();
-  if (!game.human_to_move || page.replay) return;
+  if (!game.your_turn || page.replay) return;
   const legal = game.legal;
   if (game.city) addQuarterSpots(spots);
   for (const cell of legal.placements) {
@@ -183,7 +183,7 @@ function renderGhost() {
   const layer = $("layer-ghost");
   layer.replaceChildren();
   const game = page.game;
-  if (!game.human_to_move || game.phase !== "place_tile" || page.replay) return;
+  if (!game.your_turn || game.phase !== "place_tile" || page.replay) return;
   const cell = page.selected || hovered;
   // A hovered cell from an earlier turn (its target was drawn again) is not a preview now.
   if (!cell || !game.legal.placements.some((c) => c.x === cell.x && c.y === cell.y)) return;
@@ -207,7 +207,7 @@ function selectCell(cell) {
 
 export function rotate(step = 1) {
   const game = page.game;
-  if (!game || !game.human_to_move || game.phase !== "place_tile") return;
+  if (!game || !game.your_turn || game.phase !== "place_tile") return;
   page.rotation = (page.rotation + step + 4) % 4;
   if (page.selected) {
     const legal = Object.keys(page.selected.rotations).map(Number).sort();
@@ -299,7 +299,7 @@ export function fitView(whole = false) {
 // so that its spots (at least 34 px across) do not overlap.
 export function zoomForFingers() {
   const game = page.game;
-  if (!matchMedia("(pointer: coarse)").matches || page.replay || !game.human_to_move) return false;
+  if (!matchMedia("(pointer: coarse)").matches || page.replay || !game.your_turn) return false;
   if (!game.legal.figures.length && !game.legal.barns.length) return false;
   const last = game.tiles[game.tiles.length - 1];
   const box = $("board").getBoundingClientRect();
@@ -389,7 +389,7 @@ export function setUpBoardControls() {
   });
   board.addEventListener("wheel", (event) => {
     event.preventDefault();
-    const placing = page.game && page.game.human_to_move && page.game.phase === "place_tile";
+    const placing = page.game && page.game.your_turn && page.game.phase === "place_tile";
     // Over a legal cell or the chosen one, the wheel turns the tile; elsewhere it zooms.
     if (placing && event.target.closest(".target")) {
       rotate(event.deltaY > 0 ? 1 : -1);

@@ -4,6 +4,7 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 
 export const TILE = 100;
 
+// Polling is the fallback while the game's event stream is down.
 export const POLL_MS = 400;
 export const IDLE_POLL_MS = 3000;  // while a human is to move: the game may move on in another tab
 
@@ -22,10 +23,35 @@ export const page = {
   speed: localStorage.getItem("carcassonne-speed") || "normal",  // how fast moves are played back
   pending: null,   // a newer state that waits for the playback of the moves before it
   playedBack: {},  // how many of each animation the playbacks showed (arrive, land, flash, ...)
-  stateCount: 0,   // states shown so far: a poll answered after a newer state is dropped
+  events: null,    // the EventSource that tells of the shown game's changes
 };
 
+// The seat tokens this browser holds, by game: a friend's from the invite link, the creator's
+// host token of a game with remote seats. Kept in the browser, sent only in a header.
+const TOKENS_KEY = "carcassonne-tokens";
+
+function tokens() {
+  try {
+    return JSON.parse(localStorage.getItem(TOKENS_KEY)) || {};
+  } catch (error) {
+    return {};
+  }
+}
+
+export function tokenFor(gameId) {
+  return tokens()[gameId] || null;
+}
+
+export function keepToken(gameId, token) {
+  localStorage.setItem(TOKENS_KEY, JSON.stringify({ ...tokens(), [gameId]: token }));
+}
+
 export const $ = (id) => document.getElementById(id);
+
+// Whether game state `a` is older than `b` (of the same game): answers may arrive out of order.
+export function older(a, b) {
+  return a.epoch < b.epoch || (a.epoch === b.epoch && a.version < b.version);
+}
 
 export function svgElement(tag, attributes = {}, parent = null) {
   const element = document.createElementNS(SVG_NS, tag);
@@ -35,11 +61,15 @@ export function svgElement(tag, attributes = {}, parent = null) {
 }
 
 export async function api(method, path, body) {
+  const headers = body === undefined ? {} : { "Content-Type": "application/json" };
+  const game = path.match(/^\/api\/games\/([^/]+)/);
+  const token = game && tokenFor(game[1]);
+  if (token) headers["X-Seat-Token"] = token;
   let response;
   try {
     response = await fetch(path, {
       method,
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
@@ -72,9 +102,13 @@ export const COLOUR_NAMES = ["Red", "Blue", "Yellow", "Black", "Green", "Purple"
 export function seatName(player) {
   const seats = page.game.seats;
   const seat = seats[player];
+  const mine = page.game.you || [];
+  const remote = seats.some((s) => s.kind === "remote");
   // Hot seat: with several humans at one screen, none of them is "you".
   const humans = seats.filter((s) => s.kind === "human").length;
-  const who = seat.kind === "bot" ? `bot, ${seat.level}` : humans > 1 ? "human" : "you";
+  let who = `bot, ${seat.level}`;
+  if (seat.kind !== "bot" && remote) who = mine.includes(player) && (mine.length === 1 || seat.kind === "remote") ? "you" : mine.includes(player) ? "human" : "friend";
+  else if (seat.kind !== "bot") who = humans > 1 ? "human" : "you";
   return `${COLOUR_NAMES[player]} (${who})`;
 }
 

@@ -1,6 +1,6 @@
 // The new-game dialog: seats, expansions, variants, seed, and the saved games to continue.
 import { page, $, api, COLOUR_NAMES, swatch } from "./common.js";
-import { setGame } from "./main.js";
+import { setGame, created } from "./main.js";
 
 // What the dialog says for the engine's names (the names stay the values sent).
 const EXPANSIONS = {
@@ -64,7 +64,7 @@ export function setUpNewGameDialog() {
     event.preventDefault();
     const seats = [...document.querySelectorAll(".seat")].map((row) => {
       const kind = row.querySelector("select").value;
-      if (kind === "human") return { kind: "human" };
+      if (kind === "human" || kind === "remote") return { kind };
       return { kind: "bot", level: kind, time: Number(row.querySelector("input").value) || 2 };
     });
     const expansions = [...document.querySelectorAll("input[name=expansion]:checked")].map((i) => i.value);
@@ -76,7 +76,7 @@ export function setUpNewGameDialog() {
       const game = await api("POST", "/api/games", { seats, expansions, variants, seed: Number($("seed").value) || 0 });
       $("new-game-dialog").close();
       $("new-game-error").textContent = "";
-      setGame(game, true);
+      created(game);
     } catch (error) {
       $("new-game-error").textContent = error.message;
     }
@@ -91,7 +91,8 @@ export async function openNewGameDialog() {
 }
 
 function savedGameText(saved) {
-  const seats = saved.seats.map((seat, p) => `${swatch(p)}${seat.kind === "human" ? "person" : `${seat.level} bot`}`).join(" ");
+  const who = { human: "person", remote: "friend" };
+  const seats = saved.seats.map((seat, p) => `${swatch(p)}${who[seat.kind] || `${seat.level} bot`}`).join(" ");
   if (saved.damaged) return `${seats} — this saved game cannot be read (${saved.damaged})`;
   const names = saved.expansions.map((e) => (EXPANSIONS[e] || [e])[0]).join(", ") || "base game";
   const state = saved.finished ? "finished" : `turn ${saved.turn}`;
@@ -153,7 +154,7 @@ function renderSeats() {
     const row = document.createElement("div");
     row.className = "seat";
     const chosen = old[p] || (p === 0 ? "human" : "easy");
-    const kinds = { human: "a person at this screen", easy: "computer, easy", medium: "computer, medium", hard: "computer, hard" };
+    const kinds = { human: "a person at this screen", remote: "a friend, by invite link", easy: "computer, easy", medium: "computer, medium", hard: "computer, hard" };
     row.innerHTML = `<span class="swatch" style="background:${page.options.colours[p]}"></span>${COLOUR_NAMES[p]}
       <select data-seat="${p}">${Object.entries(kinds).map(([k, text]) => `<option value="${k}" ${k === chosen ? "selected" : ""}>${text}</option>`).join("")}</select>
       <label>s/move <input type="number" min="0.1" max="60" step="0.1" value="2" style="width:4em"></label>`;

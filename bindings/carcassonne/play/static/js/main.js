@@ -1,13 +1,16 @@
 // The play page: draws the board from the server's tile drawings (/api/tiles) and the game state
 // (/api/games/{id}), and sends the human's choices as action texts. All rules live in the engine:
-// the page only offers what the server lists as legal. Modules: common, board, panels, dialogs.
-import { POLL_MS, IDLE_POLL_MS, page, $, svgElement, api, showStatus, seatName } from "./common.js";
+// the page only offers what the server lists as legal. Modules: common, board, panels, dialogs,
+// friends (invite links and the event stream), animate, final, legend.
+import { POLL_MS, IDLE_POLL_MS, page, $, svgElement, api, showStatus, seatName, keepToken, older } from "./common.js";
 import { forgetHover, renderBoard, rotate, placeSelected, fitView, allVisible, setUpBoardControls, zoomForFingers } from "./board.js";
 import { renderTurn, renderScores, renderCity, renderBag, renderLog, showEndSummary, askHint } from "./panels.js";
 import { setUpNewGameDialog, openNewGameDialog } from "./dialogs.js";
 import { playBack, playing, finish, SPEEDS } from "./animate.js";
 import { renderFinalLog, setUpFinalScoring, forgetFinalItem } from "./final.js";
 import { setUpLegend } from "./legend.js";
+import { followEvents, eventsLive, openInvites, showInvites } from "./friends.js";
+import { openReview, closeReview, forgetReview } from "./review.js";
 
 async function start() {
   [page.options, page.tiles] = await Promise.all([api("GET", "/api/options"), api("GET", "/api/tiles")]);
@@ -19,7 +22,14 @@ async function start() {
   setUpBoardControls();
   setUpNewGameDialog();
   setUpButtons();
-  const id = new URLSearchParams(location.hash.slice(1)).get("game");
+  const link = new URLSearchParams(location.hash.slice(1));
+  const id = link.get("game");
+  if (id && link.get("seat")) {
+    // An invite link: the seat's token is kept in this browser, and leaves the address bar (a
+    // copy of the address shows the game, it does not give the seat away).
+    keepToken(id, link.get("seat"));
+    history.replaceState(null, "", `#game=${id}`);
+  }
   if (id) {
     try {
       setGame(await api("GET", `/api/games/${id}`), true);
@@ -31,20 +41,32 @@ async function start() {
   openNewGameDialog();
 }
 
+// A game this browser just created or loaded: with remote seats, it keeps the creator's token
+// and shows the invite links to send.
+export function created(game) {
+  if (game.host_token) keepToken(game.id, game.host_token);
+  setGame(game, true);
+  if (game.invites && game.invites.length) showInvites(game.id, game.invites);
+}
+
 export function setGame(game, fit = false) {
+  // An answer sent before the state shown (or waiting to be shown) but arriving after it.
+  const latest = page.pending || page.game;
+  if (latest && latest.id === game.id && older(game, latest)) return;
   // A state that comes while earlier moves are played back waits for the playback's end.
   if (playing() && page.game && page.game.id === game.id) {
     page.pending = game;
     return;
   }
-  page.stateCount += 1;
   const previous = page.game;
   const sameGame = previous && previous.id === game.id;
   const changed = !sameGame || previous.moves !== game.moves || previous.version !== game.version;
   if (!sameGame) [page.replay, page.replayWanted] = [null, null];
   page.game = game;
   if (changed) forgetFinalItem();
-  location.hash = `game=${game.id}`;
+  if (location.hash !== `#game=${game.id}`) location.hash = `game=${game.id}`;
+  watch(game.id);
+  forgetReview(game.id);
   $("save-link").href = `/api/games/${game.id}/record`;
   $("save-link").setAttribute("download", `carcassonne-${game.id}.json`);
   if (changed) {
@@ -74,9 +96,56 @@ function afterPlayBack(game, changed, playedBack) {
   }
   if (playedBack) renderStatus();  // the status said the moves were being shown
   if (game.terminal && changed) showEndSummary();
-  // While a bot is to move, often; otherwise now and then, so that a second tab on the same game
-  // (or another seat's player) sees the moves made elsewhere.
-  if (!game.terminal && !game.bot_error) schedulePoll(game.human_to_move ? IDLE_POLL_MS : POLL_MS);
+  // Without the event stream: while a bot is to move, often; otherwise now and then, so that a
+  // second tab on the same game (or another seat's player) sees the moves made elsewhere.
+  if (!game.terminal && !game.bot_error && !eventsLive()) schedulePoll(game.your_turn ? IDLE_POLL_MS : POLL_MS);
+}
+
+// The server tells of each change of the game shown; the page reads the state when it differs
+// from the one it has (a move of its own is in the state it already got).
+function watch(gameId) {
+  followEvents(gameId, {
+    changed: (summary) => {
+      const known = page.pending || page.game;
+      if (!known || known.id !== gameId) return;
+      const same = summary.epoch === known.epoch && summary.version === known.version;
+      if (!same) refresh();
+    },
+    deleted: () => {
+      if (page.game && page.game.id === gameId) gameDeleted();
+    },
+    lost: () => schedulePoll(POLL_MS * 5),
+  });
+}
+
+// Reads the state after an event: one request at a time, at most one every REFRESH_MS (bots
+// playing each other may change the game hundreds of times a second).
+const REFRESH_MS = 100;
+let refreshing = false;
+let refreshAgain = false;
+
+async function refresh() {
+  if (refreshing) {
+    refreshAgain = true;
+    return;
+  }
+  refreshing = true;
+  try {
+    await poll();
+  } finally {
+    setTimeout(() => {
+      refreshing = false;
+      if (refreshAgain) {
+        refreshAgain = false;
+        refresh();
+      }
+    }, REFRESH_MS);
+  }
+}
+
+function gameDeleted() {
+  showStatus("This game was deleted (in another tab?). Start or continue another one.", true);
+  openNewGameDialog();
 }
 
 let pollTimer = null;
@@ -87,22 +156,18 @@ function schedulePoll(ms) {
 }
 
 async function poll() {
-  if (!page.game || page.game.terminal) return;
+  if (!page.game) return;
   const id = page.game.id;
-  const asked = page.stateCount;
   try {
     const game = await api("GET", `/api/games/${id}`);
-    // A state that came meanwhile (the answer to a move) is newer than this one.
-    // (whoever showed it also scheduled the next poll).
-    if (page.game.id === id && page.stateCount === asked) setGame(game);
+    if (page.game.id === id) setGame(game);  // which drops it if a newer state came meanwhile
   } catch (error) {
     if (error.status === 404) {
-      showStatus("This game was deleted (in another tab?). Start or continue another one.", true);
-      openNewGameDialog();
+      gameDeleted();
       return;
     }
     showStatus(error.message, true);
-    schedulePoll(POLL_MS * 5);
+    if (!eventsLive()) schedulePoll(POLL_MS * 5);
   }
 }
 
@@ -135,8 +200,12 @@ export function render() {
   renderBag();
   renderLog();
   renderFinalLog();
-  $("undo-button").disabled = !game.log.some((e) => e.player >= 0 && game.seats[e.player].kind === "human");
-  $("hint-button").disabled = !game.human_to_move;
+  // Undo takes back the last person's move: only theirs to take back.
+  const lastHuman = game.log.findLast((e) => e.player >= 0 && game.seats[e.player].kind !== "bot");
+  $("undo-button").disabled = !lastHuman || !game.you.includes(lastHuman.player);
+  $("hint-button").disabled = !game.your_turn;
+  $("invite-button").hidden = !game.host;
+  $("review-open").hidden = !game.terminal;
   $("replay-label").textContent = page.replay ? `move ${page.replay.moves} of ${game.moves}` : "";
   renderStatus();
 }
@@ -150,13 +219,14 @@ function renderStatus() {
   }
   else if (game.terminal) showStatus("Game over");
   else if (game.bot_error) showStatus(`The bot stopped: ${game.bot_error}`, true);
-  else if (game.human_to_move) showStatus(`${seatName(game.current_player)} to play`);
+  else if (game.your_turn) showStatus(`${seatName(game.current_player)} to play`);
+  else if (game.human_to_move) showStatus(`${game.you.length ? "Waiting for" : "Watching:"} ${seatName(game.current_player)}`);
   else showStatus(`${seatName(game.current_player)} is thinking…`);
 }
 
 // Shows the board after the first `moves` moves; at the last move, the game itself again.
 // Quick clicks each step from the move last asked for, not from the last one shown.
-async function replayTo(moves) {
+export async function replayTo(moves) {
   finish();  // a playback of today's moves does not belong on an earlier board
   const game = page.game;
   moves = Math.max(0, Math.min(moves, game.moves));
@@ -195,6 +265,10 @@ function setUpButtons() {
   });
   $("skip-button").addEventListener("click", finish);
   $("new-game-button").addEventListener("click", openNewGameDialog);
+  $("invite-button").addEventListener("click", openInvites);
+  $("review-button").addEventListener("click", openReview);
+  $("review-open").addEventListener("click", openReview);
+  $("review-close").addEventListener("click", closeReview);
   $("rotate-button").addEventListener("click", () => rotate(1));
   $("place-button").addEventListener("click", placeSelected);
   $("hint-button").addEventListener("click", askHint);
@@ -218,7 +292,7 @@ function setUpButtons() {
       } catch (error) {
         // The server names what is wrong with the record.
       }
-      setGame(await api("POST", "/api/games/load", body), true);
+      created(await api("POST", "/api/games/load", body));
     } catch (error) {
       showStatus(`Could not load: ${error.message}`, true);
     }

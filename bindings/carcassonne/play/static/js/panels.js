@@ -9,10 +9,11 @@ export function renderTurn() {
   const prompt = $("prompt");
   const drawnSvg = $("drawn-tile");
   drawnSvg.replaceChildren();
-  const placing = game.human_to_move && game.phase === "place_tile" && !page.replay;
+  const placing = game.your_turn && game.phase === "place_tile" && !page.replay;
   if (page.replay) prompt.textContent = "Replaying an earlier move: press Now (in Moves) to go on playing.";
   else if (game.terminal) prompt.textContent = "The game is over.";
-  else if (game.human_to_move) prompt.innerHTML = `${swatch(game.current_player)}<b>${seatName(game.current_player)}</b>: ${game.prompt}`;
+  else if (game.your_turn) prompt.innerHTML = `${swatch(game.current_player)}<b>${seatName(game.current_player)}</b>: ${game.prompt}`;
+  else if (game.human_to_move) prompt.innerHTML = `${swatch(game.current_player)}${seatName(game.current_player)} is to play…`;
   else prompt.innerHTML = `${swatch(game.current_player)}${seatName(game.current_player)} is thinking…`;
   if (game.drawn_tile && !game.terminal) {
     const last = game.tiles[game.tiles.length - 1];
@@ -27,7 +28,7 @@ export function renderTurn() {
   choices.replaceChildren();
   const all = $("all-choices-list");
   all.replaceChildren();
-  if (!game.human_to_move || page.replay) return;
+  if (!game.your_turn || page.replay) return;
   for (const choice of game.legal.choices) {
     const button = document.createElement("button");
     button.textContent = choice.label;

@@ -1,0 +1,242 @@
+"""Playing with friends on the play server: remote seats by token, spectators, the event stream,
+and the guards (Origin check, per-client limits). Seconds in all."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+httpx = pytest.importorskip("httpx")
+uvicorn = pytest.importorskip("uvicorn")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from carcassonne.play.server import create_app  # noqa: E402
+
+HOST, REMOTE = {"kind": "human"}, {"kind": "remote"}
+EASY = {"kind": "bot", "level": "easy"}
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    return TestClient(create_app(tmp_path))
+
+
+def first_action(state: dict[str, Any]) -> str:
+    legal = state["legal"]
+    if legal["placements"]:
+        return next(iter(legal["placements"][0]["rotations"].values()))
+    return (legal["choices"] or legal["figures"] or legal["every"])[0]["action"]
+
+
+def move(client: Any, state: dict[str, Any], token: str | None, action: str | None = None) -> Any:
+    headers = {"X-Seat-Token": token} if token else {}
+    body = {"action": action or first_action(state)}
+    return client.post(f"/api/games/{state['id']}/actions", json=body, headers=headers)
+
+
+def friends_game(client: Any) -> tuple[dict[str, Any], str, str]:
+    """A game of the creator (Red, at this screen) and a friend (Blue, by invite link): its
+    state as the creator got it, the host token and the friend's token."""
+    response = client.post("/api/games", json={"seats": [HOST, REMOTE], "seed": 4})
+    assert response.status_code == 201, response.text
+    state = response.json()
+    assert [i["seat"] for i in state["invites"]] == [1]
+    return state, state["host_token"], state["invites"][0]["token"]
+
+
+def test_only_a_seats_token_moves_for_it_and_a_refusal_changes_nothing(client: TestClient) -> None:
+    state, host, friend = friends_game(client)
+    assert state["you"] == [0] and state["your_turn"] and state["host"]
+    assert state["seats"] == [HOST, REMOTE]  # no token in the seats anyone sees
+    for token in (None, friend, "not-a-token", host + "x", host[:-1]):
+        refused = move(client, state, token)
+        assert refused.status_code == 403, (token, refused.text)
+        assert "invite link" in refused.json()["detail"]
+    assert client.get(f"/api/games/{state['id']}").json()["moves"] == state["moves"]
+
+    state = move(client, state, host).json()  # the tile
+    state = move(client, state, host, "pass").json()  # no figure: the friend's turn
+    assert state["current_player"] == 1 and not state["your_turn"] and state["human_to_move"]
+    assert move(client, state, host).status_code == 403
+    mine = client.get(f"/api/games/{state['id']}", headers={"X-Seat-Token": friend}).json()
+    assert mine["you"] == [1] and mine["your_turn"] and not mine["host"]
+    assert move(client, mine, friend).status_code == 200
+
+
+def test_a_spectator_reads_but_may_not_move_hint_undo_delete_or_see_invites(client: TestClient) -> None:
+    state, host, friend = friends_game(client)
+    game = f"/api/games/{state['id']}"
+    watched = client.get(game).json()
+    assert watched["you"] == [] and not watched["your_turn"] and not watched["host"]
+    assert client.post(f"{game}/hint", json={"time": 0.05}).status_code == 403
+    assert (
+        client.post(f"{game}/hint", json={"time": 0.05}, headers={"X-Seat-Token": friend}).status_code == 403
+    )
+    assert client.post(f"{game}/hint", json={"time": 0.05}, headers={"X-Seat-Token": host}).status_code == 200
+    move(client, state, host)
+    # Undo: only the player of the last move takes it back.
+    assert client.post(f"{game}/undo").status_code == 403
+    assert client.post(f"{game}/undo", headers={"X-Seat-Token": friend}).status_code == 403
+    assert client.get(game).json()["moves"] == state["moves"] + 1
+    assert client.post(f"{game}/undo", headers={"X-Seat-Token": host}).json()["moves"] == state["moves"]
+    # The invite links and the deletion are the creator's.
+    for token in (None, friend):
+        headers = {"X-Seat-Token": token} if token else {}
+        assert client.get(f"{game}/invites", headers=headers).status_code == 403
+        assert client.delete(game, headers=headers).status_code == 403
+    invites = client.get(f"{game}/invites", headers={"X-Seat-Token": host}).json()
+    assert invites["invites"] == [{"seat": 1, "token": friend}]
+    assert client.delete(game, headers={"X-Seat-Token": host}).status_code == 200
+    assert client.get(game).status_code == 404
+
+
+def test_no_token_is_in_what_a_spectator_or_the_other_seat_gets(client: TestClient) -> None:
+    state, host, friend = friends_game(client)
+    game = f"/api/games/{state['id']}"
+    state = move(client, state, host).json()
+    state = move(client, state, host, "pass").json()
+    for token, other in ((None, None), (friend, host)):
+        headers = {"X-Seat-Token": token} if token else {}
+        answers = [
+            client.get(game, headers=headers),
+            client.get("/api/games", headers=headers),
+            client.get(f"{game}/record", headers=headers),
+            client.get(f"{game}/replay/2", headers=headers),
+            client.get(f"{game}/invites", headers=headers),
+        ]
+        if token:
+            answers.append(move(client, client.get(game, headers=headers).json(), token))
+            answers.append(client.post(f"{game}/undo", headers=headers))
+        for answer in answers:
+            assert answer.status_code < 500
+            for secret in filter(None, (other, None if token else friend)):
+                assert secret not in answer.text, answer.request.url
+
+
+def test_a_hot_seat_game_has_no_tokens_and_any_page_moves_for_its_people(client: TestClient) -> None:
+    state = client.post("/api/games", json={"seats": [HOST, HOST], "seed": 2}).json()
+    assert "host_token" not in state and state["you"] == [0, 1] and not state["host"]
+    assert move(client, state, None).status_code == 200
+    assert client.get(f"/api/games/{state['id']}/invites").status_code == 404
+
+
+def test_a_state_change_from_another_sites_page_is_refused(client: TestClient) -> None:
+    state, host, _ = friends_game(client)
+    headers = {"X-Seat-Token": host, "Origin": "http://evil.example"}
+    body = {"action": first_action(state)}
+    refused = client.post(f"/api/games/{state['id']}/actions", json=body, headers=headers)
+    assert refused.status_code == 403 and "another site" in refused.json()["detail"]
+    assert (
+        client.post("/api/games", json={"seats": [HOST, EASY]}, headers={"Origin": "null"}).status_code == 403
+    )
+    assert client.get(f"/api/games/{state['id']}", headers=headers).status_code == 200  # reading is fine
+    headers["Origin"] = "http://testserver"  # the page's own site
+    assert client.post(f"/api/games/{state['id']}/actions", json=body, headers=headers).status_code == 200
+
+
+def test_a_client_over_its_request_rate_gets_a_429_and_others_do_not(tmp_path: Path) -> None:
+    app = create_app(tmp_path, client_rate=5)  # bursts of 20
+    client = TestClient(app)
+    codes = [client.get("/api/options").status_code for _ in range(30)]
+    assert codes[:20] == [200] * 20 and 429 in codes[20:]
+    other = TestClient(app, client=("10.0.0.2", 5000))
+    assert other.get("/api/options").status_code == 200
+    assert client.get("/").status_code == 200  # the page itself is not counted
+
+
+# ---- The event stream, through a real server (TestClient reads a response to its end) ----------
+
+
+@contextlib.contextmanager
+def live_server(data: Path, **limits: Any) -> Iterator[str]:
+    """uvicorn in a thread, its access log on (as a user may run it), logging to the root logger."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(data, **limits),
+        host="127.0.0.1",
+        port=port,
+        log_config=None,
+        log_level="info",
+        timeout_graceful_shutdown=1,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def events(response: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(event name, data) of a server-sent event stream, keep-alives skipped."""
+    name = None
+    for line in response.iter_lines():
+        if line.startswith("event: "):
+            name = line[7:]
+        elif line.startswith("data: "):
+            yield name or "message", json.loads(line[6:])
+            name = None
+
+
+def test_a_move_is_pushed_to_every_page_following_the_game_and_no_token_reaches_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    with live_server(tmp_path) as url, httpx.Client(base_url=url, timeout=10) as client:
+        state, host, friend = friends_game(client)
+        game = f"/api/games/{state['id']}"
+        with client.stream("GET", f"{game}/events") as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            received = events(stream)
+            name, first = next(received)
+            assert name == "state" and first["moves"] == state["moves"]
+            sent = time.perf_counter()
+            move(client, state, host)
+            name, pushed = next(received)
+            assert name == "state" and pushed["moves"] == state["moves"] + 1
+            assert pushed["version"] > first["version"] and time.perf_counter() - sent < 2
+            client.delete(game, headers={"X-Seat-Token": host})
+            assert next(received)[0] == "deleted"
+    logged = caplog.text
+    assert f"POST {game}/actions" in logged, "the access log was on"
+    assert host not in logged and friend not in logged
+
+
+def test_event_streams_per_client_are_limited_and_a_closed_one_frees_its_place(tmp_path: Path) -> None:
+    with live_server(tmp_path, client_streams=2) as url, httpx.Client(base_url=url, timeout=10) as client:
+        game = client.post("/api/games", json={"seats": [HOST, EASY], "seed": 1}).json()["id"]
+        path = f"/api/games/{game}/events"
+        with client.stream("GET", path) as one, client.stream("GET", path) as two:
+            assert one.status_code == two.status_code == 200
+            # Kept: a reader dropped closes its response (the server sees a disconnect).
+            readers = [events(one), events(two)]
+            assert [next(r)[0] for r in readers] == ["state", "state"]
+            refused = client.get(path)
+            assert refused.status_code == 429 and "event streams" in refused.json()["detail"]
+        deadline = time.monotonic() + 5
+        while True:  # the server notices the closed streams
+            with client.stream("GET", path) as again:
+                if again.status_code == 200:
+                    break
+            assert time.monotonic() < deadline, "a closed stream kept its place"
+            time.sleep(0.1)
+        assert client.get("/api/games/nope/events").status_code == 404
