@@ -165,11 +165,12 @@ def fit(
     epochs: int = 30,
     batch: int = 256,
     lr: float = 2e-3,
+    weight_decay: float = 1e-3,
     held_out: float = 0.1,
     seed: int = 0,
     progress: bool = False,
 ) -> tuple[ValueMLP, FitReport]:
-    """Trains (a copy of `model`, or a fresh one) with Adam on every player count's positions, a
+    """Trains (a copy of `model`, or a fresh one) with AdamW on every player count's positions, a
     `held_out` share of the games kept aside; returns the epoch with the lowest held-out loss."""
     import copy
 
@@ -199,7 +200,7 @@ def fit(
         # rarely varies in the games (farmers early, say) from being magnified: the search
         # reaches positions the games never showed, and must not extrapolate wildly there.
         model.std.copy_(flat.std(0).clamp_min(MIN_STD))
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
     best_state, best_loss, report = None, math.inf, None
     for epoch in tqdm(range(epochs), desc="training the value network", unit="epoch", disable=not progress):
