@@ -84,7 +84,9 @@ class PythonEvaluator final : public BatchEvaluator {
   }
   ~PythonEvaluator() override {
     py::gil_scoped_acquire gil;  // the last owner may be a thread without the GIL
-    fn_ = py::object();
+    fn_.release().dec_ref();
+    planes_buffer_.release().dec_ref();
+    globals_buffer_.release().dec_ref();
   }
 
   void check(const State& state) const override {
@@ -135,8 +137,8 @@ class PythonEvaluator final : public BatchEvaluator {
     b.players = players;
     b.window = window_;
     b.num_actions = space_.size();
-    b.planes = py::array_t<uint8_t>({n, py::ssize_t(encoder_->num_planes()), side, side});
-    b.globals = py::array_t<float>({n, py::ssize_t(encoder_->num_globals())});
+    b.planes = rows_of(planes_buffer_, {n, py::ssize_t(encoder_->num_planes()), side, side});
+    b.globals = rows_of(globals_buffer_, {n, py::ssize_t(encoder_->num_globals())});
     b.legal = py::array_t<int32_t>({n, py::ssize_t(width)});
     b.num_legal = py::array_t<int32_t>(n);
     b.observers = py::array_t<int32_t>(n);
@@ -157,6 +159,19 @@ class PythonEvaluator final : public BatchEvaluator {
       b.states.push_back(&s);
     }
     return batch;
+  }
+
+  // The first shape[0] rows of `buffer` (batch_size rows of shape[1:]) as an array of `shape`.
+  // The buffer is reused while nobody else holds it (fresh memory costs a page fault per 4 KB,
+  // more than encoding into it); an evaluator that kept the last batch's array gets a new one.
+  template <class T>
+  py::array_t<T> rows_of(py::array_t<T>& buffer, std::vector<py::ssize_t> shape) const {
+    std::vector<py::ssize_t> full = shape;
+    full[0] = batch_size();
+    const bool fits = buffer && buffer.ref_count() == 1 && buffer.ndim() == py::ssize_t(full.size()) &&
+                      std::equal(full.begin(), full.end(), buffer.shape());
+    if (!fits) buffer = py::array_t<T>(full);
+    return py::array_t<T>(shape, buffer.mutable_data(), buffer);  // a view: it holds the buffer
   }
 
   // values [n, players] (relative seats: column 0 is the player to move) or [n] (the player to
@@ -236,7 +251,10 @@ class PythonEvaluator final : public BatchEvaluator {
   int window_;
   ActionSpace space_;
   std::unique_ptr<RolloutEvaluator> rollout_;
-  mutable std::optional<ObservationEncoder> encoder_;  // one thread (the batched search's)
+  // One thread uses these (the batched search's), with the GIL.
+  mutable std::optional<ObservationEncoder> encoder_;
+  mutable py::array_t<uint8_t> planes_buffer_;
+  mutable py::array_t<float> globals_buffer_;
 };
 
 }  // namespace

@@ -11,7 +11,9 @@
 //   * chance nodes are expanded at their first visit, so leaves are decision or terminal nodes;
 //   * terminal leaves are valued exactly (terminal_evaluation with the config's reward), without
 //     the evaluator;
-//   * a leaf reached twice within one group is evaluated once and both iterations back its value up.
+//   * an iteration that reaches a leaf already in its group (a collision, most common while the
+//     tree is small) is dropped: it counts neither as a visit nor against the budget; after
+//     batch_size collisions the group is evaluated as it stands.
 #pragma once
 
 #include <memory>

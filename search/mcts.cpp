@@ -246,9 +246,10 @@ class SearchTree {
     while (true) {
       group.clear();
       Unclaim unclaim{&slots};
-      while (group.size() < size && budget.claim()) {
+      size_t collisions = 0;
+      while (group.size() < size && collisions < size && budget.claim()) {
         Iteration& it = group.emplace_back();
-        it.path = std::make_unique<Path>();
+        it.path = std::make_unique_for_overwrite<Path>();  // make_unique would zero its 8 KB array
         it.path->push(&pool_[0]);
         if (unclaim.used == slots.size()) slots.emplace_back(*root_state_);
         State& s = slots[unclaim.used].state;
@@ -260,9 +261,15 @@ class SearchTree {
           continue;
         }
         Node* node = &it.path->back();
-        for (size_t i = 0; i < unclaim.used && it.slot < 0; ++i)
-          if (slots[i].node == node && slots[i].state.same_position(s)) it.slot = int(i);
-        if (it.slot >= 0) continue;  // reached twice in this group: valued once
+        bool collided = false;
+        for (size_t i = 0; i < unclaim.used && !collided; ++i)
+          collided = slots[i].node == node && slots[i].state.same_position(s);
+        if (collided) {  // a leaf already in this group: the iteration is dropped, and not counted
+          group.pop_back();
+          budget.claimed.fetch_sub(1, std::memory_order_relaxed);
+          ++collisions;
+          continue;
+        }
         Slot& slot = slots[unclaim.used];
         slot.node = node;
         slot.expand = claimed;

@@ -130,6 +130,21 @@ def test_the_batch_holds_the_rl_encoding_of_decision_nodes() -> None:
     assert max(seen) > 1 and sum(seen) <= 64 + 1  # + the root's priors
 
 
+def test_arrays_an_evaluator_keeps_are_not_overwritten_by_later_batches() -> None:
+    kept: list[tuple[Any, Any]] = []
+
+    def fn(batch: LeafBatch) -> Any:
+        if len(kept) % 2 == 0:  # every other batch is kept: the buffers of the others are reused
+            kept.append((batch.planes, batch.planes.copy()))
+        else:
+            kept.append((None, None))
+        return _flat(batch)
+
+    Mcts(mcts_config(iterations=200), evaluator=fn, batch_size=8).search(_first_decision().core_state())
+    assert len(kept) > 4
+    assert all(np.array_equal(view, copy) for view, copy in kept if view is not None)
+
+
 @pytest.mark.parametrize("batch_size", [1, 16, 64])
 def test_every_batch_size_plays_legal_moves_within_budget(batch_size: int) -> None:
     game = _first_decision(5)
