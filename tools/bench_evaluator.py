@@ -36,7 +36,8 @@ def cpu() -> str:
 
 
 def positions(count: int) -> list[Any]:
-    """Decision nodes 10 to 40 turns into greedy games (a mid-game tree, not the first move)."""
+    """Tile placements 10 to 40 turns into greedy games, with several legal placements (a
+    mid-game tree, not the first move)."""
     out = []
     for seed in range(count):
         game = Game(players=2, seed=seed)
@@ -44,7 +45,7 @@ def positions(count: int) -> list[Any]:
             if game.is_chance:
                 game.apply_random_chance()
                 continue
-            if game.turn_number >= 10 + 10 * (seed % 4):
+            if game.turn_number >= 10 + 10 * (seed % 4) and game.phase == "place_tile" and len(game.legal_actions()) > 1:
                 out.append(game.core_state())
                 break
             game.apply(choose_action(game, "greedy", seed))
