@@ -20,8 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from carcassonne import Game, Mcts, choose_action, mcts_config, rl
-from carcassonne._core import LeafBatch
+from carcassonne import Game, LeafBatch, Mcts, choose_action, mcts_config, rl
 
 
 def cpu() -> str:
@@ -45,7 +44,11 @@ def positions(count: int) -> list[Any]:
             if game.is_chance:
                 game.apply_random_chance()
                 continue
-            if game.turn_number >= 10 + 10 * (seed % 4) and game.phase == "place_tile" and len(game.legal_actions()) > 1:
+            if (
+                game.turn_number >= 10 + 10 * (seed % 4)
+                and game.phase == "place_tile"
+                and len(game.legal_actions()) > 1
+            ):
                 out.append(game.core_state())
                 break
             game.apply(choose_action(game, "greedy", seed))
@@ -109,7 +112,9 @@ def constant_evaluator(clock: list[float]) -> Callable[[LeafBatch], Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 64])
     parser.add_argument("--iterations", type=int, default=512, help="iterations per search")
     parser.add_argument("--positions", type=int, default=4)
@@ -135,7 +140,9 @@ def main() -> int:
         elapsed = time.perf_counter() - started
         eta = elapsed / done * (total - done) if done else 0.0
         bar = "#" * (30 * done // total)
-        print(f"\r[{bar:<30}] {done}/{total} searches, ETA {eta:4.0f} s  {label:<40}", end="", file=sys.stderr)
+        print(
+            f"\r[{bar:<30}] {done}/{total} searches, ETA {eta:4.0f} s  {label:<40}", end="", file=sys.stderr
+        )
 
     def measure(make: Callable[[], Mcts], label: str) -> tuple[float, float]:
         """(median iterations/s, median share of the search's time spent in the evaluator)."""
@@ -157,15 +164,20 @@ def main() -> int:
     table.append(("built-in rollouts (defaults)", "-", rollout_rate, 0.0))
     for name, batch in runs:
         fn = evaluators[name]
-        rate, share = measure(lambda: Mcts(config, evaluator=fn, batch_size=batch), f"{name}, batch {batch}")
+        rate, share = measure(
+            lambda fn=fn, batch=batch: Mcts(config, evaluator=fn, batch_size=batch), f"{name}, batch {batch}"
+        )
         table.append((name, str(batch), rate, share))
     print(file=sys.stderr)
-    print(f"{cpu()}, {time.strftime('%Y-%m-%d')}, torch threads {args.torch_threads}, "
-          f"{args.iterations} iterations a search, {len(states)} positions x {args.repeat}")
+    print(
+        f"{cpu()}, {time.strftime('%Y-%m-%d')}, torch threads {args.torch_threads}, "
+        f"{args.iterations} iterations a search, {len(states)} positions x {args.repeat}"
+    )
     print("| evaluator | batch | iterations/s | time in the evaluator |")
     print("| --- | --- | --- | --- |")
     for name, batch, rate, share in table:
-        print(f"| {name} | {batch} | {rate:,.0f} | {share:.0%} |" if batch != "-" else f"| {name} | - | {rate:,.0f} | - |")
+        share_text = "-" if batch == "-" else f"{share:.0%}"
+        print(f"| {name} | {batch} | {rate:,.0f} | {share_text} |")
     return 0
 
 

@@ -102,7 +102,11 @@ class MctsAgent:
         batch_size = _int("batch_size", batch_size, 1, 65536, SearchError)
         self._mcts = _core.Mcts(config, evaluator=evaluator, batch_size=batch_size, window=window)
         if name is None:
-            name = "mcts" if evaluator is None else "mcts+" + str(getattr(evaluator, "__name__", type(evaluator).__name__))
+            name = (
+                "mcts"
+                if evaluator is None
+                else "mcts+" + str(getattr(evaluator, "__name__", type(evaluator).__name__))
+            )
         self.name = name
         self._rng = random.Random(_int("seed", seed, 0, 2**64 - 1, SearchError))
         self.last_result: _core.SearchResult | None = None

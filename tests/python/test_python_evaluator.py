@@ -12,8 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from carcassonne import Game, Mcts, SearchError, arena, mcts_config, rl
-from carcassonne._core import LeafBatch
+from carcassonne import Game, LeafBatch, Mcts, SearchError, arena, mcts_config, rl
 from carcassonne.agents import MctsAgent
 
 
@@ -69,7 +68,9 @@ def _supply_evaluator(meeples_are_good: bool) -> Any:
 def test_the_values_decide_whether_to_place_a_meeple(meeples_are_good: bool) -> None:
     game = _figure_decision()
     config = mcts_config(iterations=300, prior="uniform")
-    result = Mcts(config, evaluator=_supply_evaluator(meeples_are_good), batch_size=8).search(game.core_state())
+    result = Mcts(config, evaluator=_supply_evaluator(meeples_are_good), batch_size=8).search(
+        game.core_state()
+    )
     best = game.core_state().action_to_string(result.best)
     if meeples_are_good:
         assert best != "pass", [(a.text, a.visits) for a in result.actions]
@@ -125,7 +126,9 @@ def test_the_batch_holds_the_rl_encoding_of_decision_nodes() -> None:
         seen.append(len(batch))
         return _flat(batch)
 
-    result = Mcts(mcts_config(iterations=64), evaluator=check, batch_size=16).search(_first_decision().core_state())
+    result = Mcts(mcts_config(iterations=64), evaluator=check, batch_size=16).search(
+        _first_decision().core_state()
+    )
     assert result.iterations == 64
     assert max(seen) > 1 and sum(seen) <= 64 + 1  # + the root's priors
 
@@ -174,9 +177,9 @@ def test_a_batched_search_is_deterministic_for_a_seed() -> None:
     state = _first_decision().core_state()
 
     def run() -> list[tuple[int, int]]:
-        result = Mcts(mcts_config(iterations=120, seed=9), evaluator=_supply_evaluator(True), batch_size=8).search(
-            state, 4
-        )
+        result = Mcts(
+            mcts_config(iterations=120, seed=9), evaluator=_supply_evaluator(True), batch_size=8
+        ).search(state, 4)
         return [(a.action, a.visits) for a in result.actions]
 
     assert run() == run()
@@ -234,7 +237,9 @@ def test_wrong_value_shapes_and_dtypes_name_the_expected_shape() -> None:
         _search_with(lambda b: np.zeros((len(b), 2), dtype=np.int64))
     with pytest.raises(SearchError, match=r"values must be a float array"):
         _search_with(lambda b: "nonsense")
-    with pytest.raises(SearchError, match=r"priors must have shape \(1, \d+\) \(logits over the action space\)"):
+    with pytest.raises(
+        SearchError, match=r"priors must have shape \(1, \d+\) \(logits over the action space\)"
+    ):
         _search_with(lambda b: (_flat(b), np.zeros((len(b), 3), dtype=np.float32)), batch_size=1)
     with pytest.raises(SearchError, match="a tuple"):
         _search_with(lambda b: (_flat(b), None, None))
