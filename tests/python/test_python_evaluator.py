@@ -100,6 +100,20 @@ def test_priors_steer_the_search_to_the_favoured_action() -> None:
         assert top.prior > 0.9 and top.visits > 50
 
 
+def test_values_are_per_seat_relative_to_the_player_to_move() -> None:
+    absolute = np.array([0.1, 0.5, 0.9], dtype=np.float32)  # what each seat is worth, whoever moves
+
+    def fn(batch: LeafBatch) -> Any:
+        seats = (batch.observers[:, None] + np.arange(batch.players)[None, :]) % batch.players
+        return absolute[seats]  # column r: the seat r places after the mover
+
+    game = Game(players=3, seed=4)
+    game.apply_random_chance()
+    result = Mcts(mcts_config(iterations=200), evaluator=fn, batch_size=8).search(game.core_state())
+    assert result.win == pytest.approx(absolute.tolist(), abs=1e-5)
+    assert result.reward == pytest.approx(absolute.tolist(), abs=1e-5)
+
+
 def test_without_priors_the_configs_priors_are_used() -> None:
     state = _first_decision().core_state()
     result = Mcts(mcts_config(iterations=50, prior="uniform"), evaluator=_flat).search(state)
