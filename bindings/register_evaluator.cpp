@@ -190,9 +190,9 @@ class PythonEvaluator final : public BatchEvaluator {
       LeafRequest& r = leaves[size_t(i)];
       const int observer = r.state->current_player();
       for (int seat = 0; seat < players; ++seat) {
-        float x = per_seat ? v[i * players + seat]
-                  : seat == 0 ? v[i]
-                              : (1.0f - v[i]) / float(std::max(players - 1, 1));
+        float x = v[i];  // [n]: the mover's value, the others share the rest
+        if (per_seat) x = v[i * players + seat];
+        else if (seat > 0) x = (1.0f - v[i]) / float(std::max(players - 1, 1));
         if (!std::isfinite(x))
           throw SearchError("evaluator: values row " + std::to_string(i) + " holds " + std::to_string(x) +
                             " (NaN or infinite)");
@@ -275,9 +275,10 @@ std::shared_ptr<const Evaluator> python_evaluator(const py::object& fn, int batc
 }
 
 void register_evaluator(py::module_& m) {
-  py::class_<LeafBatch, std::shared_ptr<LeafBatch>>(m, "LeafBatch",
-                        "The leaves a search hands to a Python evaluator in one call (Mcts(config, evaluator=fn)):\n"
-                        "decision nodes, each observed from the seat to move. The arrays are the evaluator's to keep.")
+  py::class_<LeafBatch, std::shared_ptr<LeafBatch>>(
+      m, "LeafBatch",
+      "The leaves a search hands to a Python evaluator in one call (Mcts(config, evaluator=fn)):\n"
+      "decision nodes, each observed from the seat to move. The arrays are the evaluator's to keep.")
       .def_readonly("planes", &LeafBatch::planes, "uint8 [n, planes, window, window]: carcassonne.rl's planes.")
       .def_readonly("globals", &LeafBatch::globals, "float32 [n, globals]: carcassonne.rl's globals.")
       .def_readonly("legal", &LeafBatch::legal,

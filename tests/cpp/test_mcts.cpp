@@ -603,10 +603,10 @@ class FakeBatchEvaluator final : public BatchEvaluator {
       r.value->reward.fill(0.5f);
       r.value->win.fill(0.5f);
       if (!r.want_priors) continue;
-      for (int i = 0; i < r.num_actions; ++i)
-        r.priors[i] = favoured_.empty() ? 1.0f / float(r.num_actions)
-                      : r.state->action_to_string(r.actions[i]) == favoured_ ? 0.9f
-                                                                               : 0.1f / float(r.num_actions);
+      for (int i = 0; i < r.num_actions; ++i) {
+        const bool liked = !favoured_.empty() && r.state->action_to_string(r.actions[i]) == favoured_;
+        r.priors[i] = favoured_.empty() ? 1.0f / float(r.num_actions) : liked ? 0.9f : 0.1f / float(r.num_actions - 1);
+      }
     }
   }
   mutable int calls = 0, throw_on = -1, bad_leaves = 0;
@@ -662,9 +662,7 @@ TEST(BatchedSearch, PriorsSteerAndTheSameSeedGivesTheSameTree) {
   const int n = s.legal_actions(buffer);
   ASSERT_GT(n, 2);
   const std::string favoured = s.action_to_string(buffer[n - 1]);
-  auto run = [&] {
-    return analyse(s, batched(300, std::make_shared<FakeBatchEvaluator>(16, favoured)), 9);
-  };
+  auto run = [&] { return analyse(s, batched(300, std::make_shared<FakeBatchEvaluator>(16, favoured)), 9); };
   SearchResult a = run(), b = run();
   EXPECT_EQ(s.action_to_string(a.best), favoured);
   ASSERT_EQ(a.actions.size(), b.actions.size());
