@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from carcassonne import Game, LeafBatch, Mcts, SearchError, arena, mcts_config, rl
+from carcassonne import Game, LeafBatch, Mcts, SearchError, analyse, arena, mcts_config, rl
 from carcassonne.agents import MctsAgent
 
 
@@ -119,6 +119,14 @@ def test_without_priors_the_configs_priors_are_used() -> None:
     result = Mcts(mcts_config(iterations=50, prior="uniform"), evaluator=_flat).search(state)
     priors = {round(a.prior, 6) for a in result.actions}
     assert priors == {round(1 / len(result.actions), 6)}
+
+
+def test_analyse_takes_an_evaluator_too() -> None:
+    game = _figure_decision()
+    hints = analyse(game, iterations=300, evaluator=_supply_evaluator(False), batch_size=8, prior="uniform")
+    assert hints[0]["action"] == "pass"
+    assert sum(h["visits"] for h in hints) == 300
+    assert game.analyse(iterations=50, evaluator=_flat)[0]["code"] in [a.code for a in game.legal_actions()]
 
 
 # ---- What fn gets -------------------------------------------------------------------------------
