@@ -288,7 +288,7 @@ class SearchTree {
         r.priors = slot.priors.data();
         r.value = &slot.value;
       }
-      evaluator.evaluate_batch(requests);
+      if (!requests.empty()) evaluator.evaluate_batch(requests);  // a group of finished games needs none
       for (size_t i = 0; i < unclaim.used; ++i) {
         Slot& slot = slots[i];
         if (!slot.expand) continue;
