@@ -85,7 +85,9 @@ class MctsAgent:
     `iterations` and the "mcts:..." options as keywords (search.mcts_config) set the search; it
     runs on one thread, `batch_size` iterations per evaluator call, and keeps its tree between
     moves (reuse). A forced move is played without search. `last_result` holds the last search's
-    SearchResult (None after a forced move). SearchError for bad options or batch sizes."""
+    SearchResult (None after a forced move); `searches` and `total_iterations` count them all
+    (the arena's iterations-per-move column knows only the built-in agents). SearchError for bad
+    options or batch sizes."""
 
     def __init__(
         self,
@@ -110,6 +112,8 @@ class MctsAgent:
         self.name = name
         self._rng = random.Random(_int("seed", seed, 0, 2**64 - 1, SearchError))
         self.last_result: _core.SearchResult | None = None
+        self.searches = 0
+        self.total_iterations = 0
 
     @property
     def config(self) -> _core.MctsConfig:
@@ -133,6 +137,8 @@ class MctsAgent:
             code = int(legal[0])
         else:
             self.last_result = self._mcts.search(state, self._rng.getrandbits(64))
+            self.searches += 1
+            self.total_iterations += self.last_result.iterations
             code = self.last_result.best
         return Action(code, state.action_to_string(code))
 

@@ -335,3 +335,4 @@ def test_an_evaluator_search_plays_in_the_arena() -> None:
     assert len(result.games) == 2
     assert [e.agent for e in result.entrants] == ["mcts+fn", "random"]
     assert all(g.turns > 0 for g in result.games)
+    assert agent.searches > 0 and agent.total_iterations == 24 * agent.searches
