@@ -154,6 +154,7 @@ PYBIND11_MODULE(_core, m) {
   py_bindings::register_state(m);
   py_bindings::register_play(m);
   py_bindings::register_search(m);
+  py_bindings::register_evaluator(m);
   py_bindings::register_rl(m);
   py_bindings::register_network(m);
   py_bindings::register_agents(m);

@@ -11,6 +11,7 @@
 
 #include "engine/action.h"
 #include "search/agents.h"
+#include "search/evaluator.h"
 
 namespace carc::py_bindings {
 
@@ -29,6 +30,8 @@ void register_rl(pybind11::module_& m);
 void register_agents(pybind11::module_& m);
 // Registers VectorEnv (many games stepped in one call, register_vector.cpp).
 void register_vector(pybind11::module_& m);
+// Registers LeafBatch, what a Python evaluator of the search gets (register_evaluator.cpp).
+void register_evaluator(pybind11::module_& m);
 // Registers Network, default_network_path and set_default_network_path (search/network.h).
 void register_network(pybind11::module_& m);
 
@@ -40,5 +43,11 @@ Action to_action(int64_t code);
 // an object with name, reset(seed) and choose(state) -> code (carcassonne.agents). Empty if all
 // are None. The objects are borrowed: keep the sequence alive while the arena runs.
 std::vector<std::function<std::unique_ptr<Agent>(uint64_t)>> python_agent_factories(const pybind11::sequence& entrants);
+
+// The search's evaluator for a Python callable fn(LeafBatch) -> values or (values, priors),
+// batch_size leaves a call (search/batched.h); TypeError for what is not callable, SearchError for
+// a bad batch size or window. `config`: terminal rewards and the fallback priors.
+std::shared_ptr<const Evaluator> python_evaluator(const pybind11::object& fn, int batch_size, int window,
+                                                  const RolloutConfig& config);
 
 }  // namespace carc::py_bindings

@@ -15,6 +15,7 @@
 
 #include "engine/config.h"
 #include "engine/game.h"
+#include "engine/observation.h"
 #include "interrupt.h"
 #include "register.h"
 #include "search/agents.h"
@@ -206,7 +207,20 @@ void register_search(py::module_& m) {
       "a chance or terminal node or a bad config. Ctrl-C stops it (KeyboardInterrupt).");
 
   py::class_<PyMcts>(m, "Mcts", "A search engine that keeps its tree between searches (tree reuse).")
-      .def(py::init<const MctsConfig&>(), "config"_a)
+      .def(py::init([](const MctsConfig& config, const py::object& evaluator, int batch_size, int window) {
+             if (evaluator.is_none()) return std::make_unique<PyMcts>(config);
+             MctsConfig with = config;
+             with.evaluator = python_evaluator(evaluator, batch_size, window, config.rollout);
+             return std::make_unique<PyMcts>(with);
+           }),
+           "config"_a, "evaluator"_a = py::none(), "batch_size"_a = 16, "window"_a = kDefaultWindow,
+           "A search with `config`. `evaluator`: a Python callable fn(batch: LeafBatch) that values the\n"
+           "leaves instead of rollouts and returns values [n, players] (relative seats: column 0 is the\n"
+           "player to move; in [0, 1]) or [n] (the player to move's), or a tuple (values, priors) with\n"
+           "priors the logits [n, batch.num_actions] over the action space or [n, batch.legal width];\n"
+           "the search runs `batch_size` iterations per call, on one thread (config.threads must be 1),\n"
+           "and observes leaves through a `window`-cell window (carcassonne.rl). SearchError for bad\n"
+           "settings, TypeError for an evaluator that is not callable.")
       .def(
           "search",
           [](PyMcts& self, const State& state, uint64_t seed) {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "batched.h"
 #include "network.h"
 #include "parallel.h"
 #include "tree.h"
@@ -144,6 +145,7 @@ class SearchTree {
 
   // Runs iterations until the budget says stop.
   void run(Worker& w, Budget& budget) {
+    if (const auto* batched = dynamic_cast<const BatchEvaluator*>(&evaluator_)) return run_batched(w, budget, *batched);
     while (budget.claim()) {
       iterate(w);
       budget.done.fetch_add(1, std::memory_order_relaxed);
@@ -191,6 +193,11 @@ class SearchTree {
     }
     Evaluation eval;
     evaluator_.evaluate(s, w.rng, eval);
+    backup(path, eval);
+  }  // ~Path removes the virtual losses after the statistics are in
+
+  // Adds one visit with `eval`'s rewards to every node of the path.
+  void backup(const Path& path, const Evaluation& eval) {
     const int players = root_state_->num_players();
     for (int i = 0; i < path.size(); ++i) {
       Node& n = path[i];
@@ -203,7 +210,119 @@ class SearchTree {
       for (int p = 0; p < players; ++p) stat.sum[size_t(p)].fetch_add(eval.win[size_t(p)], std::memory_order_relaxed);
       stat.count.fetch_add(1, std::memory_order_relaxed);
     }
-  }  // ~Path removes the virtual losses after the statistics are in
+  }
+
+  // run() with a BatchEvaluator (search/batched.h): iterations in groups, one evaluator call
+  // per group. A group that fails (the evaluator throws) or is cancelled changes no statistics.
+  void run_batched(Worker& w, Budget& budget, const BatchEvaluator& evaluator) {
+    const size_t size = size_t(evaluator.batch_size());
+    struct Slot {  // one distinct leaf of a group
+      explicit Slot(const State& s) : state(s), actions(kMaxActions), priors(kMaxActions) {}
+      State state;
+      std::vector<Action> actions;
+      std::vector<float> priors;
+      Evaluation value;
+      Node* node = nullptr;  // its tree node, if the leaf is one
+      bool expand = false;   // this group claimed the node (Busy) and expands it
+    };
+    struct Iteration {
+      std::unique_ptr<Path> path;
+      int slot = -1;  // -1: valued exactly (terminal)
+      Evaluation exact;
+    };
+    std::vector<Slot> slots;
+    slots.reserve(size);
+    std::vector<Iteration> group;
+    std::vector<LeafRequest> requests;
+    // Nodes claimed for expansion go back to None unless the group completes.
+    struct Unclaim {
+      std::vector<Slot>* slots;
+      size_t used = 0;
+      ~Unclaim() {
+        for (size_t i = 0; i < used; ++i)
+          if ((*slots)[i].expand) (*slots)[i].node->expansion.store(Expansion::None, std::memory_order_relaxed);
+      }
+    };
+    while (true) {
+      group.clear();
+      Unclaim unclaim{&slots};
+      size_t collisions = 0;
+      while (group.size() < size && collisions < size && budget.claim()) {
+        Iteration& it = group.emplace_back();
+        it.path = std::make_unique_for_overwrite<Path>();  // make_unique would zero its 8 KB array
+        it.path->push(&pool_[0]);
+        if (unclaim.used == slots.size()) slots.emplace_back(*root_state_);
+        State& s = slots[unclaim.used].state;
+        s.copy_from(*root_state_);
+        bool claimed = descend_batched(s, *it.path, w);
+        while (s.is_chance()) s.apply_unchecked(sample_draw(s, w.rng));  // a full chance node: one draw
+        if (s.is_terminal()) {
+          terminal_evaluation(s, config_.rollout, it.exact);
+          continue;
+        }
+        Node* node = &it.path->back();
+        bool collided = false;
+        for (size_t i = 0; i < unclaim.used && !collided; ++i)
+          collided = slots[i].node == node && slots[i].state.same_position(s);
+        if (collided) {  // a leaf already in this group: the iteration is dropped, and not counted
+          group.pop_back();
+          budget.claimed.fetch_sub(1, std::memory_order_relaxed);
+          ++collisions;
+          continue;
+        }
+        Slot& slot = slots[unclaim.used];
+        slot.node = node;
+        slot.expand = claimed;
+        it.slot = int(unclaim.used++);
+      }
+      if (group.empty()) return;
+      if (budget.cancel && budget.cancel->load(std::memory_order_relaxed)) return;  // ~Unclaim, ~Path
+      requests.assign(unclaim.used, LeafRequest{});
+      for (size_t i = 0; i < unclaim.used; ++i) {
+        Slot& slot = slots[i];
+        LeafRequest& r = requests[i];
+        r.state = &slot.state;
+        r.actions = slot.actions.data();
+        r.num_actions = slot.state.legal_actions(slot.actions.data());
+        r.want_priors = slot.expand && config_.selection == SelectionRule::Puct;
+        r.priors = slot.priors.data();
+        r.value = &slot.value;
+      }
+      if (!requests.empty()) evaluator.evaluate_batch(requests);  // a group of finished games needs none
+      for (size_t i = 0; i < unclaim.used; ++i) {
+        Slot& slot = slots[i];
+        if (!slot.expand) continue;
+        const int n = requests[i].num_actions;
+        std::copy_n(slot.actions.data(), n, w.actions);
+        if (requests[i].want_priors) std::copy_n(slot.priors.data(), n, w.probabilities);
+        else std::fill(w.probabilities, w.probabilities + n, 1.0f / float(n));
+        publish(*slot.node, slot.state, w, n);
+        slot.expand = false;
+      }
+      for (const Iteration& it : group) {
+        backup(*it.path, it.slot < 0 ? it.exact : slots[size_t(it.slot)].value);
+        budget.done.fetch_add(1, std::memory_order_relaxed);
+      }
+    }  // ~Path of every iteration removes its virtual loss
+  }
+
+  // The descent of run_batched: selects down to a leaf, expanding chance nodes on the way.
+  // Returns true if it claimed the leaf, an unexpanded decision node, for expansion (Busy).
+  bool descend_batched(State& s, Path& path, Worker& w) {
+    while (!s.is_terminal()) {
+      Node& node = path.back();
+      Expansion e = node.expansion.load(std::memory_order_acquire);
+      if (e == Expansion::None) {
+        if (!s.is_chance()) return node.expansion.compare_exchange_strong(e, Expansion::Busy);
+        e = expand(node, s, w);
+      }
+      if (e != Expansion::Done) break;  // claimed by this group already, or no room
+      Node& next = s.is_chance() ? select_outcome(node, w) : select_action(node, s.current_player());
+      s.apply_unchecked(next.action);
+      if (!path.push(&next)) break;
+    }
+    return false;
+  }
 
   // Expands `node` (the node of state s) if no other thread is: lists its children into a
   // block of the pool in random order (so unvisited children are tried in random order and
@@ -219,6 +338,12 @@ class SearchTree {
       if (config_.selection == SelectionRule::Puct) evaluator_.priors(s, w.actions, n, w.probabilities);
       else std::fill(w.probabilities, w.probabilities + n, 1.0f / float(n));
     }
+    return publish(node, s, w, n);
+  }
+
+  // Lists the n children in w.actions / w.probabilities under `node` (Busy, the node of s) and
+  // publishes them; Full if the pool has no room.
+  Expansion publish(Node& node, const State& s, Worker& w, int n) {
     for (int i = n - 1; i > 0; --i) {
       int j = int(w.rng.below(uint32_t(i + 1)));
       std::swap(w.actions[i], w.actions[j]);
@@ -415,6 +540,9 @@ void validate(const MctsConfig& c) {
 Mcts::Mcts(const MctsConfig& config) : config_(config), impl_(std::make_unique<MctsImpl>()) {
   validate(config_);
   impl_->evaluator = config_.evaluator ? config_.evaluator : make_evaluator(config_.rollout);
+  if (dynamic_cast<const BatchEvaluator*>(impl_->evaluator.get()) && config_.threads != 1)
+    throw SearchError("MctsConfig: a batched evaluator searches on one thread (threads=1, got " +
+                      std::to_string(config_.threads) + "); its batch size sets how many leaves one call values");
   int trees = config_.parallelism == Parallelism::Root ? config_.threads : 1;
   size_t capacity = size_t(config_.memory_mb * 1048576.0 / sizeof(Node)) / size_t(trees);
   for (int t = 0; t < trees; ++t)

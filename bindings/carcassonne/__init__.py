@@ -9,7 +9,8 @@ Whole games and searches run in C++ with the GIL released: play_random_games, pl
 analyse (or Game.analyse: MCTS statistics of every candidate move) and arena (many games
 between agents with win rates, confidence intervals and Elo). Agents are specs ("greedy",
 "mcts:time=0.5") or your own Python agents (carcassonne.agents); choose_action is one move of a
-built-in agent. Ctrl-C stops each of them
+built-in agent; Mcts(config, evaluator=fn) lets your model (fn: a LeafBatch -> values) value the
+search's leaves, in batches. Ctrl-C stops each of them
 (KeyboardInterrupt). Errors are ValueError subclasses: ConfigError, IllegalActionError,
 PositionError, RecordError, SearchError (all carcassonne.Error).
 """
@@ -35,6 +36,7 @@ from ._core import (
     GameRecord,
     GameResult,
     IllegalActionError,
+    LeafBatch,
     Mcts,
     MctsConfig,
     Phase,
@@ -87,6 +89,7 @@ __all__ = [
     "GameRecord",
     "GameResult",
     "IllegalActionError",
+    "LeafBatch",
     "Mcts",
     "MctsConfig",
     "Phase",

@@ -107,8 +107,16 @@ def _analyse(
         raise SearchError("analyse: the game is over; there is no move to analyse")
     if state.is_chance():
         raise SearchError("analyse: the game is at a chance node (draw a tile first); decisions only")
+    options = dict(options)
+    evaluator = options.pop("evaluator", None)  # a Python evaluator (Mcts(config, evaluator=fn))
+    batch_size = _int("batch_size", options.pop("batch_size", 16), 1, 65536, SearchError)
     config = _mcts_config(time, iterations, threads, options)
-    result = _core.analyse(state, config, _int("seed", seed, 0, 2**64 - 1, SearchError))
+    seed = _int("seed", seed, 0, 2**64 - 1, SearchError)
+    if evaluator is None:
+        result = _core.analyse(state, config, seed)
+    else:
+        config.reuse = False
+        result = _core.Mcts(config, evaluator=evaluator, batch_size=batch_size).search(state, seed)
     return [
         {
             "action": a.text,

@@ -12,15 +12,19 @@ the balance sweeps' line-ups, the Gymnasium environment's opponents.
 
 The arena plays a run with a Python agent one game at a time, on one thread: the agent takes
 the GIL for its move and the built-in agents of the same game think without it.
+
+`MctsAgent(evaluator=fn, iterations=...)` is the C++ search with your model valuing its leaves
+(`carcassonne.Mcts(config, evaluator=fn)`; docs/research.md): an agent like any other.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from . import _core
-from ._common import _agents, _int
+from ._common import _agents, _int, _mcts_config
 from ._core import IllegalActionError, SearchError
 from .game import Action, Game
 
@@ -68,6 +72,78 @@ class BuiltinAgent:
 
     def __repr__(self) -> str:
         return f"BuiltinAgent({self.name!r})"
+
+
+class MctsAgent:
+    """The C++ search as a Python agent, usually with a Python evaluator valuing its leaves:
+
+        agent = MctsAgent(evaluator=fn, iterations=400, batch_size=16)
+        arena([agent, "greedy"], deals=20)
+
+    `evaluator`: fn(batch: LeafBatch) -> values or (values, priors), as for
+    `carcassonne.Mcts(config, evaluator=fn)`; None searches with the built-in rollouts. `time`,
+    `iterations` and the "mcts:..." options as keywords (search.mcts_config) set the search; it
+    runs on one thread, `batch_size` iterations per evaluator call, and keeps its tree between
+    moves (reuse). A forced move is played without search. `last_result` holds the last search's
+    SearchResult (None after a forced move); `searches` and `total_iterations` count them all
+    (the arena's iterations-per-move column knows only the built-in agents). SearchError for bad
+    options or batch sizes."""
+
+    def __init__(
+        self,
+        evaluator: Callable[[_core.LeafBatch], Any] | None = None,
+        time: float | None = None,
+        iterations: int | None = None,
+        batch_size: int = 16,
+        window: int = _core.DEFAULT_WINDOW,
+        name: str | None = None,
+        seed: int = 0,
+        **options: Any,
+    ) -> None:
+        config = _mcts_config(time, iterations, 1, options)
+        batch_size = _int("batch_size", batch_size, 1, 65536, SearchError)
+        self._mcts = _core.Mcts(config, evaluator=evaluator, batch_size=batch_size, window=window)
+        if name is None:
+            name = (
+                "mcts"
+                if evaluator is None
+                else "mcts+" + str(getattr(evaluator, "__name__", type(evaluator).__name__))
+            )
+        self.name = name
+        self._rng = random.Random(_int("seed", seed, 0, 2**64 - 1, SearchError))
+        self.last_result: _core.SearchResult | None = None
+        self.searches = 0
+        self.total_iterations = 0
+
+    @property
+    def config(self) -> _core.MctsConfig:
+        """A copy of the search's config."""
+        return self._mcts.config
+
+    def reset(self, seed: int = 0) -> None:
+        """A new game: the tree is forgotten and the searches' seeds restart from `seed`."""
+        self._mcts.clear()
+        self._rng = random.Random(_int("seed", seed, 0, 2**64 - 1, SearchError))
+        self.last_result = None
+
+    def act(self, game: Game | _core.State) -> Action:
+        """The most visited action of a search from the game's decision node."""
+        state = game._state if isinstance(game, Game) else game
+        if not isinstance(state, _core.State):
+            raise TypeError(f"act needs a Game or a State, not {type(game).__name__}")
+        legal = state.legal_actions()
+        if len(legal) == 1 and not state.is_chance():
+            self.last_result = None
+            code = int(legal[0])
+        else:
+            self.last_result = self._mcts.search(state, self._rng.getrandbits(64))
+            self.searches += 1
+            self.total_iterations += self.last_result.iterations
+            code = self.last_result.best
+        return Action(code, state.action_to_string(code))
+
+    def __repr__(self) -> str:
+        return f"MctsAgent({self.name!r})"
 
 
 def choose_action(game: Game | _core.State, agent: str = "greedy", seed: int = 0) -> Action:

@@ -57,7 +57,9 @@ def analyse(
     every player]}.
 
     Budget: `time` seconds and/or `iterations` (default 1000 iterations). One thread with an
-    iteration budget is deterministic for a given seed. Raises SearchError (a ValueError) at a
+    iteration budget is deterministic for a given seed. `evaluator=fn` (with `batch_size=16`)
+    lets a Python function value the leaves instead of rollouts, as `Mcts(config, evaluator=fn)`
+    does (one thread). Raises SearchError (a ValueError) at a
     chance node, at the end of the game, and for bad options; TypeError for anything but a Game
     or a State."""
     if isinstance(game, Game):

@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <atomic>
 #include <numeric>
+#include <stdexcept>
+#include <vector>
 
 #include "engine/config.h"
 #include "engine/game.h"
 #include "position_builder.h"
 #include "search/agents.h"
 #include "search/arena.h"
+#include "search/batched.h"
 #include "search/mcts.h"
 #include "search/playout.h"
 #include "search/tree.h"
@@ -581,6 +584,111 @@ TEST(Cancel, AFlagSetBeforehandStopsASearchAfterItsFirstIteration) {
     cancel.store(false);  // the same tree then searches its whole budget
     EXPECT_EQ(mcts.search(s, 1, &cancel).iterations, 3000u);
   }
+}
+
+// ---- Batched evaluators (search/batched.h) -------------------------------------------------------
+
+// Values every leaf at 0.5 for all (so only exact terminal values tell moves apart), optionally
+// puts its prior on one action, records what it was given, and throws on call `throw_on`.
+class FakeBatchEvaluator final : public BatchEvaluator {
+ public:
+  explicit FakeBatchEvaluator(int batch, const std::string& favoured = "")
+      : BatchEvaluator(batch, RolloutConfig{}), favoured_(favoured) {}
+  void evaluate_batch(std::vector<LeafRequest>& leaves) const override {
+    ++calls;
+    if (calls == throw_on) throw std::runtime_error("evaluator failed");
+    sizes.push_back(int(leaves.size()));
+    for (LeafRequest& r : leaves) {
+      if (r.state->is_terminal() || r.state->is_chance()) ++bad_leaves;
+      r.value->reward.fill(0.5f);
+      r.value->win.fill(0.5f);
+      if (!r.want_priors) continue;
+      for (int i = 0; i < r.num_actions; ++i) {
+        const bool liked = !favoured_.empty() && r.state->action_to_string(r.actions[i]) == favoured_;
+        r.priors[i] = favoured_.empty() ? 1.0f / float(r.num_actions) : liked ? 0.9f : 0.1f / float(r.num_actions - 1);
+      }
+    }
+  }
+  mutable int calls = 0, throw_on = -1, bad_leaves = 0;
+  mutable std::vector<int> sizes;
+
+ private:
+  std::string favoured_;
+};
+
+MctsConfig batched(uint64_t n, const std::shared_ptr<const Evaluator>& evaluator) {
+  MctsConfig c = iterations(n);
+  c.evaluator = evaluator;
+  return c;
+}
+
+uint64_t root_visits(const SearchResult& r) {
+  uint64_t sum = 0;
+  for (const ActionStats& a : r.actions) sum += a.visits;
+  return sum;
+}
+
+TEST(BatchedSearch, TerminalLeavesAreExactSoTheOnlyWinningMoveIsFound) {
+  State s = last_tile_position(2, 0);
+  auto evaluator = std::make_shared<FakeBatchEvaluator>(8);
+  SearchResult r = analyse(s, batched(400, evaluator), 1);
+  EXPECT_EQ(s.action_to_string(r.best), "place 0,-1 r2");
+  EXPECT_EQ(evaluator->bad_leaves, 0);  // never a terminal or chance node
+  EXPECT_EQ(r.iterations, 400u);
+  s.apply(s.parse_action("place 0,-1 r2"));
+  evaluator->sizes.clear();
+  r = analyse(s, batched(200, evaluator), 1);
+  EXPECT_EQ(s.action_to_string(r.best), "meeple city#0");
+  EXPECT_NEAR(r.actions.front().win[0], 1.0, 1e-6);
+  EXPECT_EQ(evaluator->sizes, std::vector<int>{1});  // the root's priors: every child ends the game
+}
+
+TEST(BatchedSearch, EveryIterationCountsOnceAndGroupsHoldAtMostTheBatch) {
+  State s = random_position(7, 12);
+  for (int batch : {1, 16, 64}) {
+    auto evaluator = std::make_shared<FakeBatchEvaluator>(batch);
+    SearchResult r = analyse(s, batched(1000, evaluator), 3);
+    EXPECT_EQ(r.iterations, 1000u);
+    EXPECT_EQ(root_visits(r), 1000u);
+    EXPECT_TRUE(s.is_legal(r.best));
+    const int largest = *std::max_element(evaluator->sizes.begin(), evaluator->sizes.end());
+    EXPECT_LE(largest, batch);
+    EXPECT_EQ(largest > 1, batch > 1);  // a group holds several leaves once the tree has them
+  }
+}
+
+TEST(BatchedSearch, PriorsSteerAndTheSameSeedGivesTheSameTree) {
+  State s = random_position(5, 8);
+  Action buffer[kMaxActions];
+  const int n = s.legal_actions(buffer);
+  ASSERT_GT(n, 2);
+  const std::string favoured = s.action_to_string(buffer[n - 1]);
+  auto run = [&] { return analyse(s, batched(300, std::make_shared<FakeBatchEvaluator>(16, favoured)), 9); };
+  SearchResult a = run(), b = run();
+  EXPECT_EQ(s.action_to_string(a.best), favoured);
+  ASSERT_EQ(a.actions.size(), b.actions.size());
+  for (size_t i = 0; i < a.actions.size(); ++i) {
+    EXPECT_EQ(a.actions[i].action, b.actions[i].action);
+    EXPECT_EQ(a.actions[i].visits, b.actions[i].visits);
+  }
+}
+
+TEST(BatchedSearch, AFailingBatchLeavesTheTreeUsable) {
+  State s = random_position(6, 10);
+  auto evaluator = std::make_shared<FakeBatchEvaluator>(8);
+  evaluator->throw_on = 5;
+  Mcts mcts(batched(500, evaluator));
+  EXPECT_THROW(mcts.search(s, 1), std::runtime_error);
+  SearchResult r = mcts.search(s, 1);  // keeps the earlier groups' tree (reuse) and adds its budget
+  EXPECT_EQ(r.iterations, 500u);
+  EXPECT_EQ(root_visits(r), 500u + r.reused_visits);
+  EXPECT_GT(r.reused_visits, 0u);
+}
+
+TEST(BatchedSearch, NeedsOneThread) {
+  MctsConfig c = batched(100, std::make_shared<FakeBatchEvaluator>(8));
+  c.threads = 2;
+  EXPECT_THROW(Mcts{c}, SearchError);
 }
 
 }  // namespace

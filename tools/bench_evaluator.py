@@ -1,0 +1,189 @@
+"""Search iterations per second with a Python evaluator (Mcts(config, evaluator=fn)) at several
+batch sizes: small PyTorch models (an MLP over the globals, a small convolution over the planes)
+and a numpy constant (the cost of the batching and the call itself), against the built-in
+rollouts. Each figure is the median over positions and repeats; a progress line shows how far
+it is (Ctrl-C stops it; a run takes a minute or two).
+
+    python tools/bench_evaluator.py --batches 1 16 64 --iterations 512 --positions 4 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+
+from carcassonne import Game, LeafBatch, Mcts, choose_action, mcts_config, rl
+
+
+def cpu() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def positions(count: int) -> list[Any]:
+    """Tile placements 10 to 40 turns into greedy games, with several legal placements (a
+    mid-game tree, not the first move)."""
+    out = []
+    for seed in range(count):
+        game = Game(players=2, seed=seed)
+        while not game.is_terminal and len(out) <= seed:
+            if game.is_chance:
+                game.apply_random_chance()
+                continue
+            if (
+                game.turn_number >= 10 + 10 * (seed % 4)
+                and game.phase == "place_tile"
+                and len(game.legal_actions()) > 1
+            ):
+                out.append(game.core_state())
+                break
+            game.apply(choose_action(game, "greedy", seed))
+    return out
+
+
+class GlobalsMlp(torch.nn.Module):
+    """Two layers over the globals: values for both seats."""
+
+    def __init__(self, globals_: int, players: int) -> None:
+        super().__init__()
+        self.net = torch.nn.Sequential(
+            torch.nn.Linear(globals_, 128), torch.nn.ReLU(), torch.nn.Linear(128, players)
+        )
+
+    def forward(self, planes: torch.Tensor, globals_: torch.Tensor) -> torch.Tensor:
+        return self.net(globals_).softmax(-1)
+
+
+class SmallConv(torch.nn.Module):
+    """Two 3x3 convolutions (16 channels) over the planes, pooled, plus the globals: values."""
+
+    def __init__(self, planes: int, globals_: int, players: int) -> None:
+        super().__init__()
+        self.conv = torch.nn.Sequential(
+            torch.nn.Conv2d(planes, 16, 3, padding=1),
+            torch.nn.ReLU(),
+            torch.nn.Conv2d(16, 16, 3, padding=1),
+            torch.nn.ReLU(),
+            torch.nn.AdaptiveAvgPool2d(1),
+            torch.nn.Flatten(),
+        )
+        self.head = torch.nn.Linear(16 + globals_, players)
+
+    def forward(self, planes: torch.Tensor, globals_: torch.Tensor) -> torch.Tensor:
+        return self.head(torch.cat([self.conv(planes), globals_], 1)).softmax(-1)
+
+
+def torch_evaluator(model: torch.nn.Module, clock: list[float]) -> Callable[[LeafBatch], Any]:
+    model.eval()
+
+    def fn(batch: LeafBatch) -> Any:
+        start = time.perf_counter()
+        with torch.inference_mode():
+            planes = torch.from_numpy(batch.planes).float()
+            values = model(planes, torch.from_numpy(batch.globals)).numpy()
+        clock[0] += time.perf_counter() - start
+        return values
+
+    return fn
+
+
+def constant_evaluator(clock: list[float]) -> Callable[[LeafBatch], Any]:
+    def fn(batch: LeafBatch) -> Any:
+        start = time.perf_counter()
+        values = np.full((len(batch), batch.players), 0.5, dtype=np.float32)
+        clock[0] += time.perf_counter() - start
+        return values
+
+    return fn
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 64])
+    parser.add_argument("--iterations", type=int, default=512, help="iterations per search")
+    parser.add_argument("--positions", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--torch-threads", type=int, default=1)
+    args = parser.parse_args()
+    torch.set_num_threads(args.torch_threads)
+    torch.manual_seed(0)
+    states = positions(args.positions)
+    enc = rl.encoder(2)
+    clock = [0.0]
+    evaluators: dict[str, Callable[[LeafBatch], Any]] = {
+        "numpy constant": constant_evaluator(clock),
+        "torch MLP over the globals": torch_evaluator(GlobalsMlp(enc.num_globals, 2), clock),
+        "torch conv over the planes": torch_evaluator(SmallConv(enc.num_planes, enc.num_globals, 2), clock),
+    }
+    runs = [(name, b) for name in evaluators for b in args.batches]
+    total = (len(runs) + 1) * len(states) * args.repeat
+    done = 0
+    started = time.perf_counter()
+
+    def progress(label: str) -> None:
+        elapsed = time.perf_counter() - started
+        eta = elapsed / done * (total - done) if done else 0.0
+        bar = "#" * (30 * done // total)
+        print(
+            f"\r[{bar:<30}] {done}/{total} searches, ETA {eta:4.0f} s  {label:<40}", end="", file=sys.stderr
+        )
+
+    def measure(make: Callable[[], Mcts], label: str) -> tuple[float, float]:
+        """(median iterations/s, median share of the search's time spent in the evaluator)."""
+        nonlocal done
+        rates, shares = [], []
+        for state in states:
+            for r in range(args.repeat):
+                progress(label)
+                clock[0] = 0.0
+                result = make().search(state, r)
+                rates.append(result.iterations / result.seconds)
+                shares.append(clock[0] / result.seconds)
+                done += 1
+        return statistics.median(rates), statistics.median(shares)
+
+    table = []
+    config = mcts_config(iterations=args.iterations, reuse=False)
+    rollout_rate, _ = measure(lambda: Mcts(config), "built-in rollouts")
+    table.append(("built-in rollouts (defaults)", "-", rollout_rate, 0.0))
+    for name, batch in runs:
+        fn = evaluators[name]
+        rate, share = measure(
+            lambda fn=fn, batch=batch: Mcts(config, evaluator=fn, batch_size=batch), f"{name}, batch {batch}"
+        )
+        table.append((name, str(batch), rate, share))
+    print(file=sys.stderr)
+    print(
+        f"{cpu()}, {time.strftime('%Y-%m-%d')}, torch threads {args.torch_threads}, "
+        f"{args.iterations} iterations a search, {len(states)} positions x {args.repeat}"
+    )
+    print("| evaluator | batch | iterations/s | time in the evaluator |")
+    print("| --- | --- | --- | --- |")
+    for name, batch, rate, share in table:
+        share_text = "-" if batch == "-" else f"{share:.0%}"
+        print(f"| {name} | {batch} | {rate:,.0f} | {share_text} |")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        sys.exit(130)
