@@ -34,7 +34,10 @@ constexpr float kRangeSlack = 1e-3f;  // values this far outside [0, 1] are roun
 
 std::string shape_text(const std::vector<py::ssize_t>& shape) {
   std::string out = "(";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(shape[i]);
+  }
   return out + (shape.size() == 1 ? ",)" : ")");
 }
 

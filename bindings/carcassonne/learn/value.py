@@ -171,7 +171,8 @@ def fit(
     progress: bool = False,
 ) -> tuple[ValueMLP, FitReport]:
     """Trains (a copy of `model`, or a fresh one) with AdamW on every player count's positions, a
-    `held_out` share of the games kept aside; returns the epoch with the lowest held-out loss."""
+    `held_out` share of the games kept aside; returns the epoch with the lowest held-out squared
+    error of the points still to come."""
     import copy
 
     from tqdm import tqdm
@@ -218,7 +219,9 @@ def fit(
                 count += len(idx)
         sched.step()
         held_report = evaluate_held(model, held)
-        loss = held_report[0] + held_report[2]
+        # The search reads the points head (its reward is the predicted margin), so it picks
+        # the epoch; the win head's cross-entropy starts to overfit first.
+        loss = held_report[0]
         if loss < best_loss:
             best_loss = loss
             best_state = copy.deepcopy(model.state_dict())

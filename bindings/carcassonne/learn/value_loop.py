@@ -10,7 +10,7 @@ Each generation:
      those positions into the data, with the results they really lead to;
   2. training: the best network's weights (fresh ones at first) trained on the last `replay`
      generations' positions, a tenth of the games held out; the epoch with the lowest held-out
-     loss is the candidate, candidate-G.value;
+     error in points is the candidate, candidate-G.value;
   3. gating: the candidate against the best player at equal time per move in paired arena games
      on the first player count; it becomes the best if it wins more than half (`gate` = "mean")
      or if its 95% interval lies above a half (`gate` = "interval");
