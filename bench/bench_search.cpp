@@ -17,9 +17,10 @@
 //   BM_MctsNet          MCTS iterations/s with eval=net (network values and priors) from turn 36
 //   BM_ValueEvaluate    one evaluation by the shipped learned value (search/value.h) at turn 36:
 //                       inputs and the per-seat MLP
-//   BM_MctsValue/K      MCTS iterations/s from turn 36 with eval=value: K = 0 after a 10-turn
-//                       rollout (the cutoff), 1 instead of the rollout (rollout=none), 2 the same
-//                       with uniform priors
+//   BM_MctsValue/K      MCTS iterations/s from turn 36, 2,000 iterations a search: K = 0 the
+//                       defaults (rollouts, for comparison), then eval=value: 1 after a 10-turn
+//                       rollout (the cutoff), 2 instead of the rollout (rollout=none), 3 the same
+//                       with uniform priors, 4 with the value's priors
 #include <benchmark/benchmark.h>
 
 #include <vector>
@@ -195,11 +196,12 @@ void BM_ValueEvaluate(benchmark::State& bench) {
 BENCHMARK(BM_ValueEvaluate)->Unit(benchmark::kMicrosecond);
 
 void BM_MctsValue(benchmark::State& bench) {
-  const char* options[] = {"eval=value,iters=2000", "eval=value,rollout=none,iters=2000",
-                           "eval=value,rollout=none,prior=uniform,iters=2000"};
+  const char* options[] = {"iters=2000", "eval=value,iters=2000", "eval=value,rollout=none,iters=2000",
+                           "eval=value,rollout=none,prior=uniform,iters=2000",
+                           "eval=value,rollout=none,prior=value,iters=2000"};
   run_search(bench, position_at(36), parse_mcts_options(options[bench.range(0)]));
 }
-BENCHMARK(BM_MctsValue)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MctsValue)->DenseRange(0, 4)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace carc

@@ -323,27 +323,36 @@ def _write_ladder(r: _Run) -> None:
 
 
 def plot_ladder(rows: list[dict[str, Any]], png: Path) -> None:
-    """Elo of each generation's candidate against each reference, with 95% intervals."""
+    """Each generation's candidate: its win rate against each reference and against the best
+    player in the gate, with 95% intervals (win rates, not Elo: a clean sweep has no finite Elo)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    for opponent in dict.fromkeys(row["opponent"] for row in rows):
-        mine = [row for row in rows if row["opponent"] == opponent]
-        gens = [row["generation"] for row in mine]
-        elo = [row["elo"] for row in mine]
+    lines: dict[str, list[tuple[int, float, float, float]]] = {}
+    for row in rows:
+        g = row["generation"]
+        lines.setdefault(f"against {row['opponent']}", []).append(
+            (g, row["win_rate"], row["win_low"], row["win_high"])
+        )
+        gate = lines.setdefault("against the best player (gate)", [])
+        if not gate or gate[-1][0] != g:
+            gate.append((g, row["gate_win_rate"], row["gate_low"], row["gate_high"]))
+    for label, points in lines.items():
+        gens, rate, low, high = (list(x) for x in zip(*points, strict=True))
         err = [
-            [e - row["elo_low"] for e, row in zip(elo, mine, strict=True)],
-            [row["elo_high"] - e for e, row in zip(elo, mine, strict=True)],
+            [r - lo for r, lo in zip(rate, low, strict=True)],
+            [hi - r for r, hi in zip(rate, high, strict=True)],
         ]
-        ax.errorbar(gens, elo, yerr=err, marker="o", capsize=4, label=f"against {opponent}")
-    ax.axhline(0, color="grey", lw=0.8)
+        ax.errorbar(gens, rate, yerr=err, marker="o", capsize=4, label=label)
+    ax.axhline(0.5, color="grey", lw=0.8)
+    ax.set_ylim(0, 1.02)
     ax.set_xlabel("generation")
-    ax.set_ylabel("Elo of the generation's network (95% interval)")
+    ax.set_ylabel("win rate (95% interval)")
     ax.set_xticks(sorted({row["generation"] for row in rows}))
-    ax.legend()
+    ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     plt.close(fig)
