@@ -77,7 +77,7 @@ class TrainConfig:
 class Run:
     """A run directory: run.json (the config and what is done), the generations' files."""
 
-    def __init__(self, directory: str | os.PathLike[str], config: TrainConfig) -> None:
+    def __init__(self, directory: str | os.PathLike[str], config: Any) -> None:  # a config dataclass
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.path = self.dir / "run.json"
@@ -86,7 +86,8 @@ class Run:
             mine = json.loads(json.dumps(asdict(config)))
             # The shape of the run must stay; its length (generations) may grow on a rerun.
             for key, default in (("variants", {}), ("search_weight", 0.0)):  # runs from before these settings
-                saved["config"].setdefault(key, default)
+                if key in mine:
+                    saved["config"].setdefault(key, default)
             fixed = {k: v for k, v in saved["config"].items() if k != "generations"}
             if fixed != {k: v for k, v in mine.items() if k != "generations"}:
                 raise SearchError(f"{self.dir} holds a run with other settings: {saved['config']}")

@@ -24,7 +24,6 @@ the same command after Ctrl-C (or a crash) continues where it stopped.
 from __future__ import annotations
 
 import csv
-import json
 import math
 import os
 import shutil
@@ -36,6 +35,7 @@ import torch
 
 from .. import SearchError, arena
 from ..rl.trajectories import write_trajectories
+from .loop import Run
 from .value import ValueMLP, ValueSamples, export, fit, load_value_samples, mix_name
 
 LADDER_FIELDS = [
@@ -101,39 +101,6 @@ def value_agent(network: Path | None, budget: str, rollout: str = "cutoff") -> s
     return f"mcts:{budget},eval=value{none},value={network}"
 
 
-class _Run:
-    """A run folder: run.json (the config and the steps done) and the generations' files."""
-
-    def __init__(self, directory: str | os.PathLike[str], config: ValueLoopConfig) -> None:
-        self.dir = Path(directory)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.dir / "run.json"
-        wanted = json.loads(json.dumps(asdict(config)))
-        if self.path.exists():
-            self.state = json.loads(self.path.read_text())
-            old = dict(self.state["config"], generations=wanted["generations"])
-            if old != dict(wanted):
-                raise SearchError(
-                    f"{self.dir} holds a run with other settings ({self.path}); only --generations may change"
-                )
-            self.state["config"] = wanted
-        else:
-            self.state = {"config": wanted, "done": {}, "best": None}
-        self.save()
-
-    def save(self) -> None:
-        tmp = self.path.with_name("run.json.tmp")
-        tmp.write_text(json.dumps(self.state, indent=2))
-        os.replace(tmp, self.path)
-
-    def done(self, step: str) -> bool:
-        return step in self.state["done"]
-
-    def mark(self, step: str, value: Any = True) -> None:
-        self.state["done"][step] = value
-        self.save()
-
-
 def _match(
     agents: list[str],
     config: ValueLoopConfig,
@@ -179,7 +146,7 @@ def run(
     """Runs (or continues) the loop in `directory`; returns run.json's content. The best network
     is best.value in the folder."""
     config.check()
-    r = _Run(directory, config)
+    r = Run(directory, config)
     mix = mix_name(config.expansions, config.variants)
     first = config.players[0]
     for g in range(1, config.generations + 1):
@@ -282,7 +249,7 @@ def run(
     return r.state
 
 
-def _write_ladder(r: _Run) -> None:
+def _write_ladder(r: Run) -> None:
     """ladder.csv and ladder.png from run.json: one row per generation and reference."""
     done = r.state["done"]
     rows = []
