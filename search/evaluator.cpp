@@ -146,6 +146,18 @@ int chance_outcomes(const State& state, Action* actions, float* probabilities) {
   return n;
 }
 
+double expected_worth(const State& state, int root, double late) {
+  const Segment& seg = state.features()[root];
+  if (seg.type == FeatureType::City) {
+    double complete = seg.open == 0 ? 1.0 : late * kCityCompletion / seg.open;
+    return (seg.tiles + seg.pennants) * (1.0 + complete);
+  }
+  if (seg.type == FeatureType::Road) return seg.tiles;
+  if (is_cloister_like(seg.type)) return kCloisterPoints - seg.open * (1.0 - kCloisterFill * late);
+  if (seg.type == FeatureType::Field) return field_value(state, root, late);
+  return 0;
+}
+
 std::array<double, kMaxPlayers> heuristic_values(const State& state) {
   // Expected final value of each unfinished feature for its leaders. Completion chances are
   // rough guesses that shrink with the open ends and vanish as the bag empties.
@@ -157,21 +169,9 @@ std::array<double, kMaxPlayers> heuristic_values(const State& state) {
   for (int s = 0; s < f.size(); ++s) {
     const Segment& seg = f[s];
     if (seg.root != s || seg.occupants == 0 || seg.done) continue;
-    double value = 0;
-    if (seg.type == FeatureType::City) {
-      double complete = seg.open == 0 ? 1.0 : late * kCityCompletion / seg.open;
-      value = (seg.tiles + seg.pennants) * (1.0 + complete);
-    } else if (seg.type == FeatureType::Road) {
-      value = seg.tiles;
-    } else if (is_cloister_like(seg.type)) {
-      value = kCloisterPoints - seg.open * (1.0 - kCloisterFill * late);
-    } else if (seg.type == FeatureType::Field) {
-      value = field_value(state, s, late);
-    } else {
-      continue;
-    }
+    const double value = expected_worth(state, s, late);
     int best = *std::max_element(seg.meeples.begin(), seg.meeples.begin() + players);
-    if (best == 0) continue;
+    if (best == 0 || value == 0) continue;
     for (int q = 0; q < players; ++q)
       if (seg.meeples[size_t(q)] == best) out[size_t(q)] += value;
   }

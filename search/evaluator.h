@@ -144,6 +144,11 @@ int chance_outcomes(const State& state, Action* actions, float* probabilities);
 // per meeple in supply. Heuristic::Expected uses it at a rollout cutoff.
 std::array<double, kMaxPlayers> heuristic_values(const State& state);
 
+// heuristic_values' guess at what the unfinished feature with root segment `root` will be worth
+// to its leaders, `late` as there (1 early in the game, 0 with an empty bag); 0 for rivers and
+// the City's quarters.
+double expected_worth(const State& state, int root, double late);
+
 // The rewards and win estimates of a terminal state.
 void terminal_evaluation(const State& state, const RolloutConfig& config, Evaluation& out);
 

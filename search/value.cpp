@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "agents.h"
+#include "evaluator.h"
 
 namespace carc {
 
@@ -47,10 +48,6 @@ enum Standing : int { kLeadsAlone, kSharesLead, kBehind };
 int feature_class(FeatureType t) {
   return t == FeatureType::City ? kCity : t == FeatureType::Road ? kRoad : t == FeatureType::Field ? kField : kCloister;
 }
-
-// heuristic_values' guesses (search/evaluator.cpp), which the expected-gain input repeats.
-constexpr double kCityCompletion = 0.6;
-constexpr double kCloisterFill = 0.6;
 
 constexpr char kMagic[8] = {'C', 'A', 'R', 'C', 'V', 'A', 'L', '\0'};
 
@@ -159,20 +156,8 @@ void value_inputs(const State& state, float* out) {
     if (std::find(seen.begin(), seen.begin() + num_seen, root) != seen.begin() + num_seen) continue;
     seen[size_t(num_seen++)] = root;
     const int cls = feature_class(seg.type);
-    double worth = 0, open = seg.open / 10.0;
-    switch (cls) {
-      case kCity: {
-        double complete = seg.open == 0 ? 1.0 : late * kCityCompletion / seg.open;
-        worth = (seg.tiles + seg.pennants) * (1.0 + complete);
-        break;
-      }
-      case kRoad: worth = seg.tiles; break;
-      case kCloister: worth = 9.0 - seg.open * (1.0 - kCloisterFill * late); break;
-      default:
-        worth = field_value(state, root, late);
-        open = seg.tiles / 10.0;
-        break;
-    }
+    const double worth = expected_worth(state, root, late);
+    const double open = (cls == kField ? seg.tiles : seg.open) / 10.0;
     const int top = *std::max_element(seg.meeples.begin(), seg.meeples.begin() + players);
     int leaders = 0;
     for (int q = 0; q < players; ++q) leaders += top > 0 && seg.meeples[size_t(q)] == top;
