@@ -117,3 +117,6 @@ def test_a_review_is_kept_goes_on_after_a_restart_and_goes_with_its_game(tmp_pat
     # Deleted with its game.
     assert restarted.delete(f"/api/games/{state['id']}").status_code == 200
     assert store.load_review(state["id"]) is None
+    # A review still running for it (here the one `redone` started) keeps nothing.
+    store.save_review(state["id"], saved)
+    assert store.load_review(state["id"]) is None

@@ -101,12 +101,16 @@ class Store:
         return (json.loads(rows[0][0]), json.loads(rows[0][1])) if rows else None
 
     def delete(self, game_id: str) -> None:
+        self._write("delete from games where id = ?", (game_id,))  # first: see save_review
         self._write("delete from reviews where id = ?", (game_id,))
-        self._write("delete from games where id = ?", (game_id,))
 
     def save_review(self, game_id: str, review: dict[str, Any]) -> None:
+        """Keeps a review only while its game is kept: a review still running when its game was
+        deleted (by this server or another on the same file) writes nothing."""
         self._write(
-            "insert or replace into reviews (id, review) values (?, ?)", (game_id, json.dumps(review))
+            "insert or replace into reviews (id, review)"
+            " select ?, ? where exists (select 1 from games where id = ?)",
+            (game_id, json.dumps(review), game_id),
         )
 
     def load_review(self, game_id: str) -> dict[str, Any] | None:
