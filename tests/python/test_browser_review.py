@@ -94,6 +94,11 @@ def test_a_finished_game_is_reviewed_with_win_chances_and_its_costliest_moves(
     assert browser.find_elements(By.CSS_SELECTOR, "#review-graph .cursor")
     text = browser.find_element(By.ID, "review-text").text
     assert f"Turn {point['turn']}" in text and point["best"]["label"] in text
+    # The computer's move drawn on that board, where it has a place (a cell or a spot).
+    marks = browser.find_elements(By.CSS_SELECTOR, "#layer-hints .review-best")
+    assert len(marks) == (1 if point["best"]["where"] else 0)
+    if point["best"]["where"] and "tile" in point["best"]["where"]:
+        assert browser.find_elements(By.CSS_SELECTOR, "#layer-hints .review-ghost")
     shot("03-costly-move")
     # A click on the graph picks the nearest move.
     graph = browser.find_element(By.ID, "review-graph")

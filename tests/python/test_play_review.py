@@ -81,6 +81,17 @@ def test_the_review_has_every_decision_with_win_chances_and_the_costliest_moves(
         legal = [a.text for a in position.legal_actions()]
         assert point["action"] == record["actions"][point["index"]] and point["best"]["action"] in legal
         assert point["player"] == position.current_player
+        # Where the page draws the computer's move: the drawn tile turned on its cell, or a spot.
+        where = point["best"]["where"]
+        best = point["best"]["action"]
+        if best.startswith("place "):
+            assert where["tile"] == position.drawn_tile
+            assert best == f"place {where['x']},{where['y']} r{where['rotation']}"
+        elif best == "pass":
+            assert where is None
+        else:
+            assert where is not None and {"x", "y"} <= set(where), (best, where)
+            assert position.tiles[-1]["x"] == where["x"] and position.tiles[-1]["y"] == where["y"]
     for point in points:
         assert len(point["win"]) == game.num_players and abs(sum(point["win"]) - 1) < 1e-6
         assert 0 <= point["cost"] <= 1

@@ -21,7 +21,7 @@ import threading
 from typing import Any
 
 from ..game import Game
-from .actions import label
+from .actions import grouped_actions, label
 from .slots import BOT_SLOTS
 from .store import Store, StoreError
 
@@ -49,6 +49,28 @@ def _root_value(results: list[dict[str, Any]], players: int) -> list[float]:
     return [sum(r["win"][p] * r["visits"] for r in results) / visits for p in range(players)]
 
 
+def where(game: Game, action: str) -> dict[str, Any] | None:
+    """Where the page draws `action` of this decision on the board: a tile turned on a cell
+    ({"tile", "x", "y", "rotation"}), a figure's spot ({"x", "y", "feature"}), a barn's corner
+    ({"x", "y", "corner"}) or a chosen cell ({"x", "y"}); None for a choice that has no place
+    (pass, the Count's quarter...)."""
+    groups = grouped_actions(game)
+    for cell in groups["placements"]:
+        for rotation, text in cell["rotations"].items():
+            if text == action:
+                return {"tile": game.drawn_tile, "x": cell["x"], "y": cell["y"], "rotation": rotation}
+    for figure in groups["figures"]:
+        if figure["action"] == action:
+            return {"x": figure["x"], "y": figure["y"], "feature": figure["feature"]}
+    for barn in groups["barns"]:
+        if barn["action"] == action:
+            return {"x": barn["x"], "y": barn["y"], "corner": barn["corner"]}
+    for cell in groups["cells"]:
+        if cell["action"] == action:
+            return {"x": cell["x"], "y": cell["y"]}
+    return None
+
+
 def _search(game: Game, index: int, action: str) -> dict[str, Any]:
     """One decision of the record searched: the position's value, the best move, the move played."""
     phase, count = game.phase, game.count
@@ -63,7 +85,12 @@ def _search(game: Game, index: int, action: str) -> dict[str, Any]:
         "label": label(action, phase, count),
         "choices": len(results),
         "value": _root_value(results, game.num_players),
-        "best": {"action": best["action"], "label": label(best["action"], phase, count), "win": best["win"]},
+        "best": {
+            "action": best["action"],
+            "label": label(best["action"], phase, count),
+            "win": best["win"],
+            "where": where(game, best["action"]),
+        },
         "played": {"win": played["win"], "visits": played["visits"]},
     }
 

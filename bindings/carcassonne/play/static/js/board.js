@@ -228,6 +228,7 @@ export function placeSelected() {
 export function renderHints() {
   const layer = $("layer-hints");
   layer.replaceChildren();
+  renderReviewMark(layer);
   if (!page.hints || page.replay) return;
   const legal = page.game.legal;
   const marked = new Map();  // frame corner -> hints drawn there
@@ -255,6 +256,27 @@ export function renderHints() {
     if (!before) svgElement("rect", { x, y, width: size, height: size, rx: 6, class: "hint-mark" }, layer);
     svgElement("text", { x: x + 4 + 20 * before, y: y + 24, class: "hint-mark-text" }, layer).textContent = `${i + 1}`;
   });
+}
+
+// In a review, on the board after a costly move: where the computer would have played instead
+// (its tile turned on its cell, or its figure's spot), in a dashed frame marked "better".
+function renderReviewMark(layer) {
+  const mark = page.reviewMark;
+  if (!mark || !page.replay || page.replay.moves !== mark.moves) return;
+  const where = mark.where;
+  let x, y, size = TILE - 12;
+  if (where.tile) {
+    tileUse(where.tile, where.x, where.y, where.rotation, layer, "ghost review-ghost");
+    [x, y] = [where.x * TILE + 6, where.y * TILE + 6];
+  } else if (where.feature !== undefined || where.corner) {
+    const [cx, cy] = where.corner ? [where.x * TILE + CORNERS[where.corner][0], where.y * TILE + CORNERS[where.corner][1]]
+      : featureSpot(where.x, where.y, where.feature);
+    size = 44;
+    [x, y] = [cx - 22, cy - 22];
+  } else [x, y] = [where.x * TILE + 6, where.y * TILE + 6];
+  const group = svgElement("g", { class: "review-best" }, layer);
+  svgElement("rect", { x, y, width: size, height: size, rx: 6, class: "review-mark" }, group);
+  svgElement("text", { x: x + size / 2, y: y - 6, class: "review-mark-text", "text-anchor": "middle" }, group).textContent = "better";
 }
 
 function applyView() {

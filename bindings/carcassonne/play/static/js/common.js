@@ -20,6 +20,7 @@ export const page = {
   busy: false,
   replayWanted: null,  // the move count the replay controls last asked for
   replay: null,    // while replaying: the board after some moves (/api/games/{id}/replay/{n})
+  reviewMark: null,  // in a review: {moves, where} of the computer's better move, drawn on that board
   speed: localStorage.getItem("carcassonne-speed") || "normal",  // how fast moves are played back
   pending: null,   // a newer state that waits for the playback of the moves before it
   playedBack: {},  // how many of each animation the playbacks showed (arrive, land, flash, ...)

@@ -47,6 +47,7 @@ function showProgress({ done, total }) {
 export function closeReview() {
   clearTimeout(timer);
   $("review-panel").hidden = true;
+  page.reviewMark = null;
   review = null;
   reviewing = null;
 }
@@ -115,9 +116,13 @@ function show(k) {
   const point = review.points[k];
   drawGraph(k);
   for (const item of $("review-marked").children) item.classList.toggle("selected", Number(item.dataset.point) === k);
+  const other = point.best.action !== point.action;
+  // Drawn with the board of that move (board.js): the computer's move, where it has a place.
+  page.reviewMark = other && point.best.where ? { moves: point.index + 1, where: point.best.where } : null;
   replayTo(point.index + 1);
   const chances = point.win.map((w, p) => `${swatch(p)}${percent(w)}`).join(" ");
   $("review-text").innerHTML = `Turn ${point.turn}, ${seatName(point.player)}: <b>${point.label}</b>. Win chances after it: ${chances}` +
-    (point.best.action !== point.action ? `; the computer would have played <b>${point.best.label}</b>.` : " (the computer's choice too).");
+    (!other ? " (the computer's choice too)." :
+      `; the computer would have played <b>${point.best.label}</b>${page.reviewMark ? " (marked “better” on the board)" : ""}.`);
   showStatus(`Review: the board after turn ${point.turn}'s move`);
 }
