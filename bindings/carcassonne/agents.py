@@ -85,9 +85,9 @@ class MctsAgent:
     `iterations` and the "mcts:..." options as keywords (search.mcts_config) set the search; it
     runs on one thread, `batch_size` iterations per evaluator call, and keeps its tree between
     moves (reuse). A forced move is played without search. `last_result` holds the last search's
-    SearchResult (None after a forced move); `searches` and `total_iterations` count them all
-    (the arena's iterations-per-move column knows only the built-in agents). SearchError for bad
-    options or batch sizes."""
+    SearchResult (None after a forced move), which the arena reads after each move for its
+    iterations column and the recorded root visits; `searches` and `total_iterations` count them
+    all. SearchError for bad options or batch sizes."""
 
     def __init__(
         self,
