@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from carcassonne import CAUSES, Game
-from carcassonne.rl import action_index, encode
+from carcassonne.rl import action_index, encode, trajectories
 from carcassonne.rl.trajectories import (
     TrajectoryDataset,
     game_actions,
@@ -154,3 +154,31 @@ def test_stored_observations_read_back_as_encoded_packed_or_not(tmp_path: Path) 
     with pytest.raises(SearchError, match="observations must be one of"):
         write_trajectories(tmp_path / "x.npz", "greedy,greedy", deals=1, progress=False, observations="zip")
     assert not (tmp_path / "x.npz").exists()
+
+
+def test_the_dataset_reads_stored_observations_as_it_encodes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file with observations at the dataset's window gives the examples that encoding the
+    replayed positions gives (the games are the same: greedy bots, the same seeds); at another
+    window the dataset encodes."""
+    torch = pytest.importorskip("torch")
+    options = {"deals": 1, "expansions": ["abbey-mayor"], "seed": 4, "progress": False}
+    bare = write_trajectories(tmp_path / "bare.npz", "greedy,greedy", **options)  # type: ignore[arg-type]
+    files = [
+        write_trajectories(
+            tmp_path / f"{layout}.npz", "greedy,greedy", observations=layout, window=16, **options
+        )  # type: ignore[arg-type]
+        for layout in ("packed", "planes")
+    ]
+    for window in (16, 24):
+        encoded = TrajectoryDataset(bare, window=window)
+        for path in files:
+            with monkeypatch.context() as m:
+                if window == 16:  # read from the file: nothing is encoded
+                    m.setattr(trajectories, "encode_batch", None)
+                read = TrajectoryDataset(path, window=window)
+            assert len(read) == len(encoded) > 0
+            for i in range(0, len(read), 7):
+                a, b = read[i], encoded[i]
+                assert all(torch.equal(a[k], b[k]) for k in a), (path, window, i)

@@ -207,6 +207,14 @@ def _observation_arrays(
     return out
 
 
+def _stored_bits(data: dict[str, Any], layout: str, rows: list[int]) -> np.ndarray:
+    """Stored observations' planes as bits (numpy.packbits(planes > 0, bitorder="little"))."""
+    if layout == "packed":
+        return np.asarray(data["obs_bits"][rows])
+    flat = data["obs_planes"][rows].reshape(len(rows), -1)
+    return np.packbits(flat > 0, axis=1, bitorder="little")
+
+
 def load_observations(data: dict[str, Any]) -> dict[str, Any]:
     """The stored observations of loaded trajectories (written with `observations=`): "index"
     (int64 [n], each decision's index in `actions`), "planes" (uint8 [n, planes, W, W], the
@@ -282,7 +290,8 @@ class TrajectoryDataset:
     """Every decision of a trajectories file as a training example, for PyTorch: a map-style
     dataset (`len()` and `[i]`) that `torch.utils.data.DataLoader` batches. The games are
     replayed once, at construction, and each decision's observation encoded from the decider's
-    seat and kept bit-packed (about 10 KB a position at window 32, 2.6 KB at 16). An example is
+    seat, or taken from the file when it holds them at this window (write_trajectories'
+    `observations=`), and kept bit-packed (about 10 KB a position at window 32, 2.6 KB at 16). An example is
     a dict of tensors: "planes" (float32 [planes, W, W]), "globals" (float32), "policy"
     (float32 [actions]: the visit distribution, or the chosen action one-hot; policy_targets),
     "value" (the decider's final win share) and "margin" (its final score less the best other
@@ -296,6 +305,9 @@ class TrajectoryDataset:
         self._encoder = encoder(players, window)
         self._space = action_space(window)
         self._shape = (self._encoder.num_planes, window, window)
+        stored = config.get("observations")
+        stored = stored if stored is not None and int(stored["window"]) == window else None
+        stored_row = {int(i): r for r, i in enumerate(data["obs_index"])} if stored else {}
         planes: list[np.ndarray] = []
         globals_: list[np.ndarray] = []
         self._policy: list[tuple[list[int], list[float]]] = []
@@ -322,9 +334,15 @@ class TrajectoryDataset:
             for p in deciders:
                 values.append(shares[p])
                 margins.append(float(scores[p] - max(s for q, s in enumerate(scores) if q != p)))
-            if states:
+            if states and stored:
+                rows = [stored_row[i] for i in range(start, end) if i in labels]
+                planes.append(_stored_bits(data, stored["layout"], rows))
+                globals_.append(data["obs_globals"][rows])
+            elif states:
                 batch_planes, batch_globals = encode_batch(states, deciders, window=window)
-                planes.append(np.packbits(batch_planes.reshape(len(states), -1) > 0, axis=1))
+                planes.append(
+                    np.packbits(batch_planes.reshape(len(states), -1) > 0, axis=1, bitorder="little")
+                )
                 globals_.append(batch_globals)
         self._planes = np.concatenate(planes) if planes else np.zeros((0, 0), np.uint8)
         self._globals = np.concatenate(globals_) if globals_ else np.zeros((0, 0), np.float32)
@@ -338,7 +356,8 @@ class TrajectoryDataset:
         import torch
 
         size = int(np.prod(self._shape))
-        planes = np.unpackbits(self._planes[i])[:size].reshape(self._shape).astype(np.float32)
+        planes = np.unpackbits(self._planes[i], count=size, bitorder="little").reshape(self._shape)
+        planes = planes.astype(np.float32)
         policy = np.zeros(self._space.size, np.float32)
         indices, probs = self._policy[i]
         policy[indices] = probs
