@@ -14,7 +14,7 @@ pytest.importorskip("pyarrow")
 
 from carcassonne import Game, SearchError
 from carcassonne.agents import load_agent
-from carcassonne.balance import Mix, SweepSpec, read_sweep, run_sweep
+from carcassonne.balance import Mix, SweepSpec, read_sweep, run_sweep, stats
 
 ME = "py:test_balance_agents"
 
@@ -52,6 +52,11 @@ def test_a_python_agent_plays_its_line_ups_and_the_spec_records_its_code(tmp_pat
     by_class = rows[rows["agent"].isin([f"{ME}:FirstLegal", f"{ME}:make_first_legal()"])]
     assert FirstLegal.moves == by_class["decisions"].sum() > 0  # every decision was the agent's
     assert (rows.groupby(["lineup", "deal", "rotation"]).size() == 2).all()  # 2 games a line-up, 2 seats
+    # The statistics compare seats only where every seat holds the same agent, and the skill
+    # gradient is MCTS's alone.
+    first = stats.first_player_edge(rows)
+    assert set(first["lineup"]) == {f"{ME}:FirstLegal", f"{ME}:first_legal"}
+    assert stats.skill_table(rows).empty
     record = json.loads((folder / "_spec.json").read_text())
     agent = record["agents"][f"{ME}:FirstLegal"]
     assert agent["reference"] == f"{ME}:FirstLegal" and len(agent["module_sha256"]) == 16
