@@ -4,7 +4,8 @@
 // opponents. Draws use the game's own seeded PRNG. A game that ends is replaced at once by the
 // next game of that slot (same-step autoreset): the step reports its reward and the flag, and
 // the observation is the new game's first. Outputs are arrays the object owns and overwrites at
-// every call (planes, globals, mask, reward, terminated, player, outside, returns).
+// every call (planes, globals, mask, reward, terminated, player, outside, returns), read-only to
+// Python: the byte planes and the masks are cleared only where the last node set them.
 //
 // Only the engine's public API (State, ObservationEncoder, ActionSpace, make_agent) is used.
 #include <pybind11/numpy.h>
