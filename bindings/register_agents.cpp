@@ -20,6 +20,8 @@
 #include "engine/game.h"
 #include "register.h"
 #include "search/agents.h"
+#include "search/arena.h"
+#include "search/mcts.h"
 #include "search/playout.h"
 
 namespace py = pybind11;
@@ -32,7 +34,9 @@ namespace {
 // A Python entrant (carcassonne.agents._ArenaEntrant): reset(seed) at the start of each game,
 // choose(state) -> action code at each decision. The handle is borrowed: the caller of run_arena
 // keeps the entrant alive for the whole run, and no reference count changes without the GIL.
-class PythonAgent final : public Agent {
+// An agent that searches (carcassonne.agents.MctsAgent) shows its search to the arena: after
+// each move, its `last_result` attribute (a SearchResult, None for a move without search).
+class PythonAgent final : public SearchingAgent {
  public:
   PythonAgent(py::handle entrant, uint64_t seed) : entrant_(entrant) {
     py::gil_scoped_acquire gil;
@@ -44,13 +48,24 @@ class PythonAgent final : public Agent {
   Action choose(const State& state, Rng&) override {
     py::gil_scoped_acquire gil;
     py::object code = entrant_.attr("choose")(py::cast(state, py::return_value_policy::copy));
+    const py::object result = py::getattr(entrant_.attr("agent"), "last_result", py::none());
+    searched_ = py::isinstance<SearchResult>(result);
+    if (searched_) {
+      last_ = result.cast<SearchResult>();
+      total_iterations_ += last_.iterations;
+    }
     return to_action(code.cast<int64_t>());
   }
   std::string name() const override { return name_; }
+  const SearchResult* last_search() const override { return searched_ ? &last_ : nullptr; }
+  uint64_t total_iterations() const override { return total_iterations_; }
 
  private:
   py::handle entrant_;
   std::string name_;
+  bool searched_ = false;
+  SearchResult last_;
+  uint64_t total_iterations_ = 0;
 };
 
 // A built-in agent (make_agent) kept between moves, so that an MCTS agent reuses its tree.

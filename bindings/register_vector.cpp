@@ -4,7 +4,8 @@
 // opponents. Draws use the game's own seeded PRNG. A game that ends is replaced at once by the
 // next game of that slot (same-step autoreset): the step reports its reward and the flag, and
 // the observation is the new game's first. Outputs are arrays the object owns and overwrites at
-// every call (planes, globals, mask, reward, terminated, player, outside, returns).
+// every call (planes, globals, mask, reward, terminated, player, outside, returns), read-only to
+// Python: the byte planes and the masks are cleared only where the last node set them.
 //
 // Only the engine's public API (State, ObservationEncoder, ActionSpace, make_agent) is used.
 #include <pybind11/numpy.h>
@@ -16,14 +17,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "engine/config.h"
 #include "engine/errors.h"
@@ -42,26 +40,6 @@ namespace carc::py_bindings {
 namespace {
 
 constexpr uint64_t kVectorSeedSalt = 0x5851F42D4C957F2Dull;
-
-// Bit-packs n bytes (n a multiple of 16) as numpy.packbits(..., bitorder="little") does: byte i
-// of `in` is bit i % 8 of out[i / 8]; a byte that is not 0 is a 1.
-void pack_bits(const uint8_t* in, size_t n, uint8_t* out) {
-#if defined(__SSE2__)
-  const __m128i zero = _mm_setzero_si128();
-  for (size_t i = 0; i < n; i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
-    const uint32_t bits = ~uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero))) & 0xFFFFu;
-    out[i / 8] = uint8_t(bits);
-    out[i / 8 + 1] = uint8_t(bits >> 8);
-  }
-#else
-  for (size_t i = 0; i < n; i += 8) {
-    uint8_t byte = 0;
-    for (int b = 0; b < 8; ++b) byte |= uint8_t(in[i + size_t(b)] != 0) << b;
-    out[i / 8] = byte;
-  }
-#endif
-}
 
 class VectorEnv {
  public:
@@ -86,7 +64,7 @@ class VectorEnv {
       throw py::value_error("VectorEnv: seat must be -1 (rotating) or 0 to " + std::to_string(players_ - 1));
     for (const std::string& spec : opponents_) make_agent(spec);  // SearchError for a bad spec
     plane_bytes_ = size_t(encoder_.plane_bytes());
-    obs_bytes_ = packed_ ? (plane_bytes_ + 7) / 8 : plane_bytes_;
+    obs_bytes_ = packed_ ? size_t(encoder_.packed_bytes()) : plane_bytes_;
     mask_bytes_ = packed_ ? size_t(space_.size() + 7) / 8 : size_t(space_.size());
     const py::ssize_t n = n_;
     const py::ssize_t side = window;
@@ -99,12 +77,22 @@ class VectorEnv {
     player_ = py::array_t<int8_t>(n);
     outside_ = py::array_t<int32_t>(n);
     returns_ = py::array_t<float>({n, py::ssize_t(players_)});
+    out_ = {planes_.mutable_data(),     globals_.mutable_data(), mask_.mutable_data(),    reward_.mutable_data(),
+            terminated_.mutable_data(), player_.mutable_data(),  outside_.mutable_data(), returns_.mutable_data()};
+    // Byte planes and masks are updated where the last node had something: zeros first.
+    std::memset(out_.planes, 0, size_t(n_) * obs_bytes_);
+    std::memset(out_.mask, 0, size_t(n_) * mask_bytes_);
+    // Python reads the outputs; only this object writes them (a write from Python would stay in
+    // the planes, which are never rewritten whole).
+    for (py::array* a : std::initializer_list<py::array*>{&planes_, &globals_, &mask_, &reward_, &terminated_, &player_,
+                                                          &outside_, &returns_})
+      a->attr("setflags")("write"_a = false);
     games_.resize(size_t(n_));
   }
 
   void reset() {
     Busy busy(busy_);
-    Outputs out = outputs();
+    const Outputs& out = out_;
     py::gil_scoped_release release;
     parallel_for(n_, threads_, [&](int i) {
       Slot& g = games_[size_t(i)];
@@ -138,7 +126,7 @@ class VectorEnv {
       }
       if (!s.is_legal(chosen[size_t(i)])) throw IllegalActionError(where + " is not legal here (see the mask)");
     }
-    Outputs out = outputs();
+    const Outputs& out = out_;
     py::gil_scoped_release release;
     parallel_for(n_, threads_, [&](int i) {
       Slot& g = games_[size_t(i)];
@@ -184,8 +172,9 @@ class VectorEnv {
     Rng rng;
     int learner = -1;  // the learner's seat, -1 in self-play (every seat)
     uint64_t episode = 0;
-    std::vector<int> indices;  // scratch: the legal indexes
-    Window window;             // the observation window of the current node
+    std::vector<int> indices;       // the legal indexes of the current node (its mask)
+    std::vector<uint32_t> written;  // the nonzero bytes of the slot's byte planes
+    Window window;                  // the observation window of the current node
   };
   struct Outputs {
     uint8_t* planes;
@@ -197,11 +186,6 @@ class VectorEnv {
     int32_t* outside;
     float* returns;
   };
-
-  Outputs outputs() {
-    return {planes_.mutable_data(),     globals_.mutable_data(), mask_.mutable_data(),    reward_.mutable_data(),
-            terminated_.mutable_data(), player_.mutable_data(),  outside_.mutable_data(), returns_.mutable_data()};
-  }
 
   // A new game in slot i (its seed from the env's seed, the slot and the episode), advanced to
   // the learner's first decision.
@@ -244,27 +228,17 @@ class VectorEnv {
     const int p = s.current_player();
     out.player[i] = int8_t(p);
     g.window = observation_window(s, space_.window());  // step() reads the actions in it
-    out.outside[i] = space_.legal_indices(s, g.window, g.indices);
     uint8_t* mask = out.mask + size_t(i) * mask_bytes_;
-    std::memset(mask, 0, mask_bytes_);
+    for (int index : g.indices) mask[packed_ ? index >> 3 : index] = 0;  // the last node's (the rest is 0)
+    out.outside[i] = space_.legal_indices(s, g.window, g.indices);
     for (int index : g.indices) {
       if (packed_) mask[index >> 3] |= uint8_t(1u << (index & 7));  // numpy's bitorder="little", as the planes
       else mask[index] = 1;
     }
     float* globals = out.globals + size_t(i) * size_t(encoder_.num_globals());
-    if (!packed_) {
-      encoder_.encode(s, p, out.planes + size_t(i) * plane_bytes_, globals);
-      return;
-    }
-    // The encoder writes every plane byte; the tail up to a multiple of 16 is zeroed.
-    thread_local std::vector<uint8_t> scratch;
-    scratch.resize((plane_bytes_ + 15) / 16 * 16, 0);
-    encoder_.encode(s, p, scratch.data(), globals);
-    std::fill(scratch.begin() + std::ptrdiff_t(plane_bytes_), scratch.end(), uint8_t(0));  // another env's bytes
-    thread_local std::vector<uint8_t> packed;
-    packed.resize(scratch.size() / 8);
-    pack_bits(scratch.data(), scratch.size(), packed.data());
-    std::memcpy(out.planes + size_t(i) * obs_bytes_, packed.data(), obs_bytes_);
+    uint8_t* planes = out.planes + size_t(i) * obs_bytes_;
+    if (packed_) encoder_.encode_packed(s, p, planes, globals);
+    else encoder_.encode_update(s, p, planes, g.written, globals);
   }
 
   // One call at a time: two Python threads stepping the same object would race once the GIL
@@ -302,6 +276,7 @@ class VectorEnv {
   py::array_t<int8_t> player_;
   py::array_t<int32_t> outside_;
   py::array_t<float> returns_;
+  Outputs out_{};  // the arrays' data
   std::vector<Slot> games_;
 };
 

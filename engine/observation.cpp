@@ -2,6 +2,7 @@
 #include "observation.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string_view>
 
@@ -205,67 +206,134 @@ ObservationEncoder::ObservationEncoder(int players, int window) : players_(playe
   visit_globals(names, State(Config{}), 0, players);
 }
 
-void ObservationEncoder::encode(const State& s, int observer, uint8_t* planes, float* globals) const {
+namespace {
+
+// What every tile of one kind in one rotation shows, whatever the game: the planes it sets (with
+// their values) and where to look for what the game adds (completed features, holders).
+struct TileLook {
+  int num_fixed = 0;
+  std::array<uint8_t, 16> plane{}, value{};      // tile, edges, centre, pennants, marks, arrow
+  std::array<int8_t, kNumSides> side_segment{};  // the tile's segment across each side, -1: none
+  int8_t centre_segment = -1;                    // a cloister-like centre's segment
+  bool arrow = false;                            // an arrow that can be armed
+};
+
+// Per tile kind * 4 + rotation, for the built-in catalogue.
+const std::vector<TileLook>& tile_looks() {
+  static const std::vector<TileLook> looks = [] {
+    std::vector<TileLook> out;
+    const std::vector<uint8_t>& marks = mark_bits();
+    for (const TileKind& kind : Catalogue::builtin().kinds()) {
+      for (const RotatedTile& rotated : kind.rotations) {
+        TileLook look;
+        auto fixed = [&](int plane, int value) {
+          if (look.num_fixed == int(look.plane.size())) throw std::logic_error("TileLook: too many planes");
+          look.plane[size_t(look.num_fixed)] = uint8_t(plane);
+          look.value[size_t(look.num_fixed++)] = uint8_t(value);
+        };
+        fixed(kTilePlane, 1);
+        for (int side = 0; side < kNumSides; ++side) {
+          const int edge = int(rotated.edges[size_t(side)]);
+          if (edge >= 1 && edge <= kEdgeKinds) fixed(kEdgePlanes + side * kEdgeKinds + edge - 1, 1);
+          int local = rotated.segment_at[size_t(side_point(Side(side), 1))];
+          if (local < 0) local = rotated.segment_at[size_t(side_point(Side(side), 0))];
+          look.side_segment[size_t(side)] = int8_t(local);
+        }
+        if (kind.cloister_segment >= 0) {
+          const FeatureType type = rotated.segments[size_t(kind.cloister_segment)].type;
+          fixed(kCentrePlanes + (type == FeatureType::Monastery ? 0 : type == FeatureType::Shrine ? 1 : 2), 1);
+          look.centre_segment = int8_t(kind.cloister_segment);
+        }
+        if (kind.city_square) fixed(kCentrePlanes + 3, 1);
+        int pennants = 0;
+        for (int i = 0; i < kind.num_segments; ++i) pennants += rotated.segments[size_t(i)].pennants;
+        if (pennants) fixed(kPennantPlane, pennants);
+        for (int m = 0; m < kNumMarks; ++m)
+          if (marks[kind.id] >> m & 1) fixed(kMarkPlanes + m, 1);
+        if (kind.arrow != ArrowKind::None) {
+          fixed(kArrowPlanes + int(kind.arrow) - 1, 1);
+          look.arrow = true;
+        }
+        out.push_back(look);
+      }
+    }
+    return out;
+  }();
+  return looks;
+}
+
+// Plane writers into zeroed planes: set(offset, value) and add(offset) (a figure: counts add
+// up). Every value written is above 0, so a byte is 0 exactly where nothing was written; with
+// `written`, each byte made nonzero is noted there (encode_update clears only those next time).
+// Bits are cleared whole instead: a tenth of the bytes, cheaper to zero than to track.
+struct ByteWriter {
+  uint8_t* planes;
+  std::vector<uint32_t>* written;
+  void set(int at, int value) {
+    if (written && !planes[at]) written->push_back(uint32_t(at));
+    planes[at] = uint8_t(value);
+  }
+  void add(int at) {
+    if (written && !planes[at]) written->push_back(uint32_t(at));
+    ++planes[at];
+  }
+};
+struct BitWriter {  // numpy.packbits(planes, bitorder="little"): a count above 1 is a 1
+  uint8_t* bits;
+  void set(int at, int) { bits[at >> 3] = uint8_t(bits[at >> 3] | 1u << (at & 7)); }
+  void add(int at) { set(at, 1); }
+};
+
+}  // namespace
+
+void ObservationEncoder::check(const State& s, int observer) const {
   if (s.num_players() != players_)
     throw std::invalid_argument("the state has " + std::to_string(s.num_players()) + " players, the encoder " +
                                 std::to_string(players_));
   if (observer < 0 || observer >= players_)
     throw std::invalid_argument("observer " + std::to_string(observer) + " is not a player");
-  const Catalogue& cat = Catalogue::builtin();
+}
+
+// Writes what is on the board, tile by tile and figure by figure, into planes that are zero.
+template <class Writer>
+void ObservationEncoder::write_planes(const State& s, int observer, Writer& out) const {
   const Board& board = s.board();
   const Features& features = s.features();
   const Window w = observation_window(s, window_);
   const int area = window_ * window_;
-  std::fill(planes, planes + plane_bytes(), uint8_t(0));
-  auto set = [&](int plane, int cell, int value) { planes[plane * area + cell] = uint8_t(value); };
   auto relative = [&](int p) { return (p - observer + players_) % players_; };
   const int figure_planes = kFixedPlanes, place_planes = kFixedPlanes + 4 * players_,
             held_planes = kFixedPlanes + 8 * players_;
-  const std::vector<uint8_t>& marks = mark_bits();
+  const std::vector<TileLook>& looks = tile_looks();
 
   for (int slot = 0; slot < board.num_tiles(); ++slot) {
     const PlacedTile& t = board.tile(slot);
     if (!w.contains(t.cell)) continue;
     const int cell = w.index(t.cell);
-    const TileKind& kind = cat.kind(t.kind);
-    const RotatedTile& rotated = kind.rotations[t.rotation];
-    set(kTilePlane, cell, 1);
+    const TileLook& look = looks[size_t(t.kind) * 4 + t.rotation];
+    for (int i = 0; i < look.num_fixed; ++i) out.set(look.plane[size_t(i)] * area + cell, look.value[size_t(i)]);
     for (int side = 0; side < kNumSides; ++side) {
-      const int edge = int(rotated.edges[size_t(side)]);
-      if (edge >= 1 && edge <= kEdgeKinds) set(kEdgePlanes + side * kEdgeKinds + edge - 1, cell, 1);
-      int local = rotated.segment_at[size_t(side_point(Side(side), 1))];
-      if (local < 0) local = rotated.segment_at[size_t(side_point(Side(side), 0))];
+      const int local = look.side_segment[size_t(side)];
       if (local < 0) continue;
       const Segment& root = features.feature(t.first_segment + local);
-      if (root.done) set(kSideDonePlanes + side, cell, 1);
+      if (root.done) out.set((kSideDonePlanes + side) * area + cell, 1);
+      if (!root.occupants) continue;  // meeples, mayors and wagons (the engine's invariant)
       for (int p = 0; p < players_; ++p)
-        if (root.meeples[size_t(p)] || (root.mayors >> p & 1)) set(held_planes + 4 * relative(p) + side, cell, 1);
+        if (root.meeples[size_t(p)] || (root.mayors >> p & 1))
+          out.set((held_planes + 4 * relative(p) + side) * area + cell, 1);
     }
-    if (kind.cloister_segment >= 0) {
-      const FeatureType type = rotated.segments[size_t(kind.cloister_segment)].type;
-      const int centre = type == FeatureType::Monastery ? 0 : type == FeatureType::Shrine ? 1 : 2;
-      set(kCentrePlanes + centre, cell, 1);
-      if (features.feature(t.first_segment + kind.cloister_segment).done) set(kCentreDonePlane, cell, 1);
-    }
-    if (kind.city_square) set(kCentrePlanes + 3, cell, 1);
-    int pennants = 0;
-    for (int i = 0; i < kind.num_segments; ++i) pennants += rotated.segments[size_t(i)].pennants;
-    if (pennants) set(kPennantPlane, cell, pennants);
-    for (int m = 0; m < kNumMarks; ++m)
-      if (marks[t.kind] >> m & 1) set(kMarkPlanes + m, cell, 1);
-    if (kind.arrow != ArrowKind::None) {
-      set(kArrowPlanes + int(kind.arrow) - 1, cell, 1);
-      if (s.arrow_armed(slot)) set(kArmedPlane, cell, 1);
-    }
+    if (look.centre_segment >= 0 && features.feature(t.first_segment + look.centre_segment).done)
+      out.set(kCentreDonePlane * area + cell, 1);
+    if (look.arrow && s.arrow_armed(slot)) out.set(kArmedPlane * area + cell, 1);
   }
   if (s.last_slot() >= 0 && w.contains(board.tile(s.last_slot()).cell))
-    set(kLastPlacedPlane, w.index(board.tile(s.last_slot()).cell), 1);
+    out.set(kLastPlacedPlane * area + w.index(board.tile(s.last_slot()).cell), 1);
 
   // Marks every in-window tile of segment's feature on `plane`.
   auto mark_feature = [&](uint16_t segment, int plane) {
     features.for_each_member(segment, [&](int m) {
       Cell c = board.tile(features[m].tile).cell;
-      if (w.contains(c)) set(plane, w.index(c), 1);
+      if (w.contains(c)) out.set(plane * area + w.index(c), 1);
     });
   };
   if (s.phase() == Phase::WagonMove) mark_feature(s.wagon_origin(), kFocusPlane);
@@ -274,7 +342,7 @@ void ObservationEncoder::encode(const State& s, int observer, uint8_t* planes, f
     auto [shrine, cloister] = s.challenge(i);
     for (uint16_t seg : {shrine, cloister}) {
       Cell c = board.tile(features[seg].tile).cell;
-      if (w.contains(c)) set(kChallengePlane, w.index(c), 1);
+      if (w.contains(c)) out.set(kChallengePlane * area + w.index(c), 1);
     }
   }
   for (int i = 0; i < s.num_placed_figures(); ++i) {
@@ -283,12 +351,40 @@ void ObservationEncoder::encode(const State& s, int observer, uint8_t* planes, f
     Cell c = board.tile(seg.tile).cell;
     if (!w.contains(c)) continue;
     const int cell = w.index(c), r = relative(f.owner);
-    planes[(figure_planes + 4 * r + int(f.kind)) * area + cell] += 1;
-    planes[(place_planes + 4 * r + place_of(seg.type)) * area + cell] += 1;
+    out.add((figure_planes + 4 * r + int(f.kind)) * area + cell);
+    out.add((place_planes + 4 * r + place_of(seg.type)) * area + cell);
   }
+}
 
+void ObservationEncoder::write_globals(const State& s, int observer, float* globals) const {
   WriteSink out{globals};
   visit_globals(out, s, observer, players_);
+}
+
+void ObservationEncoder::encode(const State& s, int observer, uint8_t* planes, float* globals) const {
+  check(s, observer);
+  std::fill(planes, planes + plane_bytes(), uint8_t(0));
+  ByteWriter out{planes, nullptr};
+  write_planes(s, observer, out);
+  write_globals(s, observer, globals);
+}
+
+void ObservationEncoder::encode_packed(const State& s, int observer, uint8_t* bits, float* globals) const {
+  check(s, observer);
+  std::fill(bits, bits + packed_bytes(), uint8_t(0));
+  BitWriter out{bits};
+  write_planes(s, observer, out);
+  write_globals(s, observer, globals);
+}
+
+void ObservationEncoder::encode_update(const State& s, int observer, uint8_t* planes, std::vector<uint32_t>& written,
+                                       float* globals) const {
+  check(s, observer);
+  for (uint32_t at : written) planes[at] = 0;
+  written.clear();
+  ByteWriter out{planes, &written};
+  write_planes(s, observer, out);
+  write_globals(s, observer, globals);
 }
 
 // ---- The action space -----------------------------------------------------------------------

@@ -69,7 +69,24 @@ class ObservationEncoder {
   // (std::invalid_argument otherwise).
   void encode(const State& state, int observer, uint8_t* planes, float* globals) const;
 
+  // Bytes of one observation's bit-packed planes: plane_bytes() / 8, rounded up.
+  int packed_bytes() const { return (plane_bytes() + 7) / 8; }
+  // encode()'s planes bit-packed as numpy.packbits(planes, bitorder="little") (plane byte i is
+  // bit i % 8 of byte i / 8; a count above 1 is a 1), every byte of packed_bytes() written.
+  void encode_packed(const State& state, int observer, uint8_t* bits, float* globals) const;
+  // encode()'s output, writing only what is on the board: `planes` must hold zeros except at the
+  // offsets in `written`, as the last call left them (pass the same buffer and vector each time,
+  // starting from zeros and an empty vector). Clears those, writes the observation and notes its
+  // nonzero bytes in `written`: some hundred bytes instead of every byte of the planes.
+  void encode_update(const State& state, int observer, uint8_t* planes, std::vector<uint32_t>& written,
+                     float* globals) const;
+
  private:
+  void check(const State& state, int observer) const;
+  template <class Writer>
+  void write_planes(const State& state, int observer, Writer& out) const;
+  void write_globals(const State& state, int observer, float* globals) const;
+
   int players_;
   int window_;
   std::vector<std::string> plane_names_;

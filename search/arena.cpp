@@ -35,6 +35,13 @@ bool is_custom(const ArenaConfig& config, int entrant) {
   return size_t(entrant) < config.custom_agents.size() && config.custom_agents[size_t(entrant)];
 }
 
+// The search behind an agent's last move (MctsAgent's, or a SearchingAgent's); nullptr if none.
+const SearchResult* last_search(const Agent& agent) {
+  if (auto* mcts = dynamic_cast<const MctsAgent*>(&agent)) return &mcts->last_result();
+  if (auto* searching = dynamic_cast<const SearchingAgent*>(&agent)) return searching->last_search();
+  return nullptr;
+}
+
 // `stop`: the run's own end (a decided SPRT), checked like config.cancel.
 GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std::vector<KindId>& deck,
                     const std::atomic<bool>& stop) {
@@ -106,13 +113,11 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
       r.visits.emplace_back();
       r.search_win.emplace_back();
       r.search_reward.emplace_back();
-      auto* mcts = dynamic_cast<MctsAgent*>(agents[size_t(seat)].get());
-      if (mcts) {
-        const SearchResult& searched = mcts->last_result();
-        for (const ActionStats& s : searched.actions) r.visits.back().emplace_back(s.action.code, s.visits);
+      if (const SearchResult* searched = last_search(*agents[size_t(seat)])) {
+        for (const ActionStats& s : searched->actions) r.visits.back().emplace_back(s.action.code, s.visits);
         if (!r.visits.back().empty()) {
-          r.search_win.back().assign(searched.win.begin(), searched.win.end());
-          r.search_reward.back().assign(searched.reward.begin(), searched.reward.end());
+          r.search_win.back().assign(searched->win.begin(), searched->win.end());
+          r.search_reward.back().assign(searched->reward.begin(), searched->reward.end());
         }
       }
     }
@@ -123,6 +128,8 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
     std::vector<int>& points = r.points.emplace_back();
     for (int c = 0; c < kNumCauses; ++c) points.push_back(state.score(s, Cause(c)));
     if (auto* m = dynamic_cast<MctsAgent*>(agents[size_t(s)].get())) r.iterations[size_t(s)] = m->total_iterations();
+    if (auto* m = dynamic_cast<SearchingAgent*>(agents[size_t(s)].get()))
+      r.iterations[size_t(s)] = m->total_iterations();
   }
   for (int s = 0; s < players; ++s)
     r.rank.push_back(

@@ -25,6 +25,19 @@
 
 namespace carc {
 
+struct SearchResult;  // mcts.h
+
+// An agent that searches by other means than MctsAgent (a Python MctsAgent,
+// bindings/register_agents.cpp) and reports it to the arena as MctsAgent does: the iterations
+// column and, with record_actions, the root visits of each searched move.
+class SearchingAgent : public Agent {
+ public:
+  // The search behind the agent's last move; nullptr for a move made without one (forced).
+  virtual const SearchResult* last_search() const = 0;
+  // Iterations of every search since the agent was made (one game).
+  virtual uint64_t total_iterations() const = 0;
+};
+
 struct GameRecord {
   int index = 0;                      // position in ArenaResult::games
   int deal = 0;                       // the deck

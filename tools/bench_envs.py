@@ -9,7 +9,8 @@
 
     python tools/bench_envs.py --envs 256 --seconds 3 --repeat 3
 
-Each figure is the median of `repeat` runs (shared machines vary a lot from run to run).
+Each figure is the median of `repeat` runs and, for the vector environment, their range (shared
+machines vary a lot from run to run).
 Instructions instead of time (stable on a shared machine): `--steps N` only steps the vector
 environment N times (`--window`, `--packed`), for a profiler, e.g. the difference of
 
@@ -49,6 +50,12 @@ def measure(envs: int, window: int, packed: bool, opponent: str, seconds: float)
         total += done - start
         steps += envs
     return steps / in_env, steps / total
+
+
+def spread(rates: list[float]) -> str:
+    """The median and, over several runs, the range: "86,800 (71,000-90,100)"."""
+    median = f"{statistics.median(rates):,.0f}"
+    return median if len(rates) < 2 else f"{median} ({min(rates):,.0f}-{max(rates):,.0f})"
 
 
 def openspiel_rates(seconds: float) -> tuple[float, float]:
@@ -136,14 +143,14 @@ def main() -> None:
         (32, True, "greedy"),
     ]:
         runs = [measure(args.envs, window, packed, opponent, args.seconds) for _ in range(args.repeat)]
-        env_rate = statistics.median(r[0] for r in runs)
-        with_policy = statistics.median(r[1] for r in runs)
+        env_rate = spread([r[0] for r in runs])
+        with_policy = spread([r[1] for r in runs])
         probe = CarcassonneVectorEnv(1, opponents=[opponent], window=window, packed=packed)
         obs, _ = probe.reset(seed=0)
         size = sum(a.nbytes for a in obs.values())
         print(
-            f"| {window} | {'bit-packed' if packed else 'bytes'} | {opponent} | {env_rate:,.0f} | "
-            f"{with_policy:,.0f} | {size:,} |",
+            f"| {window} | {'bit-packed' if packed else 'bytes'} | {opponent} | {env_rate} | "
+            f"{with_policy} | {size:,} |",
             flush=True,
         )
     rates = [openspiel_rates(args.seconds) for _ in range(args.repeat)]

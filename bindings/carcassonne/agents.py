@@ -85,9 +85,9 @@ class MctsAgent:
     `iterations` and the "mcts:..." options as keywords (search.mcts_config) set the search; it
     runs on one thread, `batch_size` iterations per evaluator call, and keeps its tree between
     moves (reuse). A forced move is played without search. `last_result` holds the last search's
-    SearchResult (None after a forced move); `searches` and `total_iterations` count them all
-    (the arena's iterations-per-move column knows only the built-in agents). SearchError for bad
-    options or batch sizes."""
+    SearchResult (None after a forced move), which the arena reads after each move for its
+    iterations column and the recorded root visits; `searches` and `total_iterations` count them
+    all. SearchError for bad options or batch sizes."""
 
     def __init__(
         self,
@@ -243,3 +243,75 @@ def split_agents(agents: Any) -> tuple[list[str], list[Any]]:
             names.append(agent_name(agent))
             python.append(agent)
     return names, python
+
+
+# A Python agent named by where it lives, for what records agents by name (balance sweeps).
+REFERENCE_PREFIX = "py:"
+
+
+def _split_reference(reference: str) -> tuple[str, str, bool]:
+    """(module, attribute, called): "py:pkg.mod:attr" or "py:pkg.mod:factory()"."""
+    body = reference[len(REFERENCE_PREFIX) :] if reference.startswith(REFERENCE_PREFIX) else ""
+    module, _, attribute = body.partition(":")
+    called = attribute.endswith("()")
+    attribute = attribute.removesuffix("()")
+    names = [*module.split("."), *attribute.split(".")]
+    if not module or not attribute or not all(n.isidentifier() for n in names):
+        raise SearchError(
+            f"a Python agent is named py:module:attribute (an Agent class, an agent object, a "
+            f"callable (game) -> action) or py:module:factory() (called for each agent), e.g. "
+            f"py:my_agents:FirstLegal; not '{reference}'"
+        )
+    return module, attribute, called
+
+
+def _import_attribute(reference: str) -> tuple[Any, Any, bool]:
+    """(module, the named object, called) of a reference; SearchError if it cannot be found."""
+    import importlib
+
+    module_name, attribute, called = _split_reference(reference)
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as e:  # ImportError, or whatever the module raises as it loads
+        raise SearchError(f"{reference}: cannot import {module_name} ({type(e).__name__}: {e})") from e
+    found: Any = module
+    for part in attribute.split("."):
+        if not hasattr(found, part):
+            raise SearchError(f"{reference}: {module_name} has no attribute {attribute}")
+        found = getattr(found, part)
+    return module, found, called
+
+
+def load_agent(reference: str) -> Any:
+    """A new agent from its reference: "py:package.module:Class" makes Class() (an Agent class),
+    "py:package.module:factory()" calls factory() for it, any other name is the object itself
+    (an agent object or a callable (game) -> action, shared wherever it plays). SearchError for
+    a name that cannot be imported or that is no agent."""
+    _, found, called = _import_attribute(reference)
+    try:
+        agent = found() if called or isinstance(found, type) else found
+    except Exception as e:
+        raise SearchError(f"{reference}: making the agent raised {type(e).__name__}: {e}") from e
+    if isinstance(agent, type) or not (isinstance(agent, Agent) or callable(agent)):
+        raise SearchError(
+            f"{reference} is {'a class' if isinstance(agent, type) else type(agent).__name__ + ' object'}, "
+            "not an agent: an Agent class (with act(game)), an object with act(game), a callable "
+            "(game) -> action, or a factory named with '()'"
+        )
+    return agent
+
+
+def reference_record(reference: str) -> dict[str, str]:
+    """What identifies a referenced agent's code, checking that it loads: the reference, a hash
+    of its module's file (the module itself, not what it imports) and the `__version__` of its
+    top-level package ("" when it has none)."""
+    import hashlib
+    import sys
+    from pathlib import Path
+
+    load_agent(reference)
+    module, _, _ = _import_attribute(reference)
+    path = getattr(module, "__file__", None)
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16] if path else "no file"
+    version = getattr(sys.modules.get(module.__name__.partition(".")[0]), "__version__", "")
+    return {"reference": reference, "module_sha256": digest, "version": str(version)}

@@ -9,6 +9,8 @@
 #include <set>
 #include <vector>
 
+#include "engine/catalogue.h"
+#include "engine/features.h"
 #include "engine/game.h"
 #include "engine/observation.h"
 #include "engine/rng.h"
@@ -71,6 +73,103 @@ void random_games(const Mix& mix, int games, Check&& check) {
       s.apply(s.is_chance() ? s.sample_chance() : s.sample_legal_action(rng));
     }
   }
+}
+
+// The planes as version 1's first encoder wrote them, kept as the reference of the faster one
+// (which writes per-tile tables, only what is on the board, and bits): every byte, every cell.
+std::vector<uint8_t> reference_planes(const ObservationEncoder& e, const State& s, int observer) {
+  constexpr int kEdgeKinds = 6, kNumMarks = 7;
+  constexpr const char* kMarkNames[kNumMarks] = {"garden", "inn", "lake", "pig-herd", "spring", "volcano", "well"};
+  const int kTilePlane = 0, kEdgePlanes = 1, kCentrePlanes = kEdgePlanes + kNumSides * kEdgeKinds,
+            kPennantPlane = kCentrePlanes + 4, kMarkPlanes = kPennantPlane + 1, kArrowPlanes = kMarkPlanes + kNumMarks,
+            kArmedPlane = kArrowPlanes + 3, kSideDonePlanes = kArmedPlane + 1,
+            kCentreDonePlane = kSideDonePlanes + kNumSides, kLastPlacedPlane = kCentreDonePlane + 1,
+            kFocusPlane = kLastPlacedPlane + 1, kChallengePlane = kFocusPlane + 1, kFixedPlanes = kChallengePlane + 1;
+  auto place_of = [](FeatureType t) {
+    return t == FeatureType::Road ? 0 : t == FeatureType::City ? 1 : t == FeatureType::Field ? 2 : 3;
+  };
+  const int players = e.players();
+  const Catalogue& cat = Catalogue::builtin();
+  const Board& board = s.board();
+  const Features& features = s.features();
+  const Window w = observation_window(s, e.window());
+  const int area = e.window() * e.window();
+  std::vector<uint8_t> planes(size_t(e.plane_bytes()), 0);
+  auto set = [&](int plane, int cell, int value) { planes[size_t(plane * area + cell)] = uint8_t(value); };
+  auto relative = [&](int p) { return (p - observer + players) % players; };
+  const int figure_planes = kFixedPlanes, place_planes = kFixedPlanes + 4 * players,
+            held_planes = kFixedPlanes + 8 * players;
+  for (int slot = 0; slot < board.num_tiles(); ++slot) {
+    const PlacedTile& t = board.tile(slot);
+    if (!w.contains(t.cell)) continue;
+    const int cell = w.index(t.cell);
+    const TileKind& kind = cat.kind(t.kind);
+    const RotatedTile& rotated = kind.rotations[t.rotation];
+    set(kTilePlane, cell, 1);
+    for (int side = 0; side < kNumSides; ++side) {
+      const int edge = int(rotated.edges[size_t(side)]);
+      if (edge >= 1 && edge <= kEdgeKinds) set(kEdgePlanes + side * kEdgeKinds + edge - 1, cell, 1);
+      int local = rotated.segment_at[size_t(side_point(Side(side), 1))];
+      if (local < 0) local = rotated.segment_at[size_t(side_point(Side(side), 0))];
+      if (local < 0) continue;
+      const Segment& root = features.feature(t.first_segment + local);
+      if (root.done) set(kSideDonePlanes + side, cell, 1);
+      for (int p = 0; p < players; ++p)
+        if (root.meeples[size_t(p)] || (root.mayors >> p & 1)) set(held_planes + 4 * relative(p) + side, cell, 1);
+    }
+    if (kind.cloister_segment >= 0) {
+      const FeatureType type = rotated.segments[size_t(kind.cloister_segment)].type;
+      const int centre = type == FeatureType::Monastery ? 0 : type == FeatureType::Shrine ? 1 : 2;
+      set(kCentrePlanes + centre, cell, 1);
+      if (features.feature(t.first_segment + kind.cloister_segment).done) set(kCentreDonePlane, cell, 1);
+    }
+    if (kind.city_square) set(kCentrePlanes + 3, cell, 1);
+    int pennants = 0;
+    for (int i = 0; i < kind.num_segments; ++i) pennants += rotated.segments[size_t(i)].pennants;
+    if (pennants) set(kPennantPlane, cell, pennants);
+    for (int m = 0; m < kNumMarks; ++m)
+      if (std::find(kind.marks.begin(), kind.marks.end(), kMarkNames[m]) != kind.marks.end())
+        set(kMarkPlanes + m, cell, 1);
+    if (kind.arrow != ArrowKind::None) {
+      set(kArrowPlanes + int(kind.arrow) - 1, cell, 1);
+      if (s.arrow_armed(slot)) set(kArmedPlane, cell, 1);
+    }
+  }
+  if (s.last_slot() >= 0 && w.contains(board.tile(s.last_slot()).cell))
+    set(kLastPlacedPlane, w.index(board.tile(s.last_slot()).cell), 1);
+  auto mark_feature = [&](uint16_t segment, int plane) {
+    features.for_each_member(segment, [&](int m) {
+      Cell c = board.tile(features[m].tile).cell;
+      if (w.contains(c)) set(plane, w.index(c), 1);
+    });
+  };
+  if (s.phase() == Phase::WagonMove) mark_feature(s.wagon_origin(), kFocusPlane);
+  if (s.phase() == Phase::CityMove) mark_feature(s.scoring_item(), kFocusPlane);
+  for (int i = 0; i < s.num_challenges(); ++i) {
+    auto [shrine, cloister] = s.challenge(i);
+    for (uint16_t seg : {shrine, cloister}) {
+      Cell c = board.tile(features[seg].tile).cell;
+      if (w.contains(c)) set(kChallengePlane, w.index(c), 1);
+    }
+  }
+  for (int i = 0; i < s.num_placed_figures(); ++i) {
+    const PlacedFigure& f = s.placed_figure(i);
+    const Segment& seg = features[f.segment];
+    Cell c = board.tile(seg.tile).cell;
+    if (!w.contains(c)) continue;
+    const int cell = w.index(c), r = relative(f.owner);
+    planes[size_t((figure_planes + 4 * r + int(f.kind)) * area + cell)] += 1;
+    planes[size_t((place_planes + 4 * r + place_of(seg.type)) * area + cell)] += 1;
+  }
+  return planes;
+}
+
+// numpy.packbits(planes, bitorder="little") of the planes' nonzero bytes.
+std::vector<uint8_t> pack(const std::vector<uint8_t>& planes) {
+  std::vector<uint8_t> bits((planes.size() + 7) / 8, 0);
+  for (size_t i = 0; i < planes.size(); ++i)
+    if (planes[i]) bits[i / 8] = uint8_t(bits[i / 8] | 1u << (i % 8));
+  return bits;
 }
 
 TEST(ActionSpace, IndexAndActionAreInverseOverTheWholeSpace) {
@@ -191,6 +290,35 @@ TEST(Observation, PlanesAndGlobalsShowTheStateFromTheObserversSeat) {
       e.encode(s, 0, planes.data(), globals.data());
       ASSERT_EQ(again, planes);
     });
+  }
+}
+
+TEST(Observation, EveryRouteWritesTheReferencePlanesAtEveryNode) {
+  for (const Mix& mix : mixes()) {
+    for (int side : {13, kDefaultWindow}) {  // 13: boards outgrow it, tiles and figures fall outside
+      ObservationEncoder e(mix.players, side);
+      std::vector<uint8_t> whole(size_t(e.plane_bytes())), bits(size_t(e.packed_bytes()));
+      // One buffer per observer, updated from node to node and from game to game.
+      std::vector<std::vector<uint8_t>> updated(size_t(mix.players), std::vector<uint8_t>(whole.size(), 0));
+      std::vector<std::vector<uint32_t>> written(size_t(mix.players));
+      std::vector<float> globals(size_t(e.num_globals())), globals_again = globals;
+      random_games(mix, 1, [&](const State& s) {
+        for (int observer = 0; observer < s.num_players(); ++observer) {
+          const std::vector<uint8_t> reference = reference_planes(e, s, observer);
+          const size_t o = size_t(observer);
+          e.encode(s, observer, whole.data(), globals.data());
+          ASSERT_EQ(whole, reference) << mix.name << " window " << side;
+          e.encode_update(s, observer, updated[o].data(), written[o], globals_again.data());
+          ASSERT_EQ(updated[o], reference) << mix.name << " window " << side;
+          ASSERT_EQ(globals_again, globals);
+          ASSERT_EQ(written[o].size(),
+                    size_t(std::count_if(reference.begin(), reference.end(), [](uint8_t b) { return b != 0; })));
+          std::fill(bits.begin(), bits.end(), uint8_t(0xA5));  // every byte written
+          e.encode_packed(s, observer, bits.data(), globals_again.data());
+          ASSERT_EQ(bits, pack(reference)) << mix.name << " window " << side;
+        }
+      });
+    }
   }
 }
 

@@ -143,3 +143,60 @@ def test_self_play_asks_every_seat_and_a_bad_action_moves_no_game() -> None:
     assert [envs.state(i).turn_number() for i in range(3)] == turns
     with pytest.raises(c.SearchError, match="one opponent per other seat"):
         CarcassonneVectorEnv(2, opponents=["random", "random"], players=2)
+
+
+@pytest.mark.parametrize(
+    ("players", "expansions", "opponents", "window"),
+    [
+        (2, [], ["random"], 16),
+        (3, ["abbey-mayor", "king-robber"], None, 24),
+        (2, ["city", "shrines"], ["greedy"], 32),
+        (4, ["river2", "anniv20", "abbey-mayor"], None, 20),
+    ],
+)
+def test_updated_observations_equal_whole_encodings_at_every_step(
+    players: int, expansions: list[str], opponents: list[str] | None, window: int
+) -> None:
+    """The environment writes only what changed on the board (the byte planes and masks of the
+    last node are cleared where they were set); at every step, also after a game ended and the
+    next began in its slot, each game's planes, globals and mask are those the encoder writes
+    whole, bit-packed too."""
+    kwargs = {"players": players, "expansions": expansions, "opponents": opponents, "window": window}
+    plain = CarcassonneVectorEnv(3, **kwargs)  # type: ignore[arg-type]
+    packed = CarcassonneVectorEnv(3, packed=True, **kwargs)  # type: ignore[arg-type]
+    a, info = plain.reset(seed=5)
+    b, _ = packed.reset(seed=5)
+    encoder, space = c.rl.encoder(players, window), c.rl.action_space(window)
+    restarted = 0
+    for _ in range(400):
+        for i in range(3):
+            state = plain.state(i)
+            planes, globals_ = encoder.encode(state, int(info["player"][i]))
+            assert np.array_equal(a["planes"][i], planes)
+            assert np.array_equal(a["globals"][i], globals_)
+            mask = np.zeros(space.size, np.uint8)
+            mask[space.legal_indices(state)[0]] = 1
+            assert np.array_equal(a["action_mask"][i], mask)
+            assert np.array_equal(b["planes"][i], np.packbits(planes.reshape(-1) > 0, bitorder="little"))
+            assert np.array_equal(b["globals"][i], globals_)
+            assert np.array_equal(b["action_mask"][i], np.packbits(mask, bitorder="little"))
+        actions = random_legal(a["action_mask"])
+        a, _, terminated, _, info = plain.step(actions)
+        b = packed.step(actions)[0]
+        restarted += int(terminated.sum())
+        if restarted >= 2:
+            break
+    assert restarted >= 2  # the comparison covered games that began by autoreset
+
+
+def test_outputs_shared_without_copies_are_read_only() -> None:
+    """Without copies the arrays are the environment's own: a write from Python, which the next
+    step would not clear, is refused."""
+    envs = CarcassonneVectorEnv(2, opponents=["random"], window=16, copy=False)
+    obs, _ = envs.reset(seed=1)
+    with pytest.raises(ValueError, match="read-only"):
+        obs["planes"][0, 0, 0, 0] = 1
+    with pytest.raises(ValueError, match="read-only"):
+        obs["action_mask"][:] = 0
+    obs = envs.step(random_legal(obs["action_mask"]))[0]
+    assert obs["action_mask"].any(axis=1).all()

@@ -336,3 +336,33 @@ def test_an_evaluator_search_plays_in_the_arena() -> None:
     assert [e.agent for e in result.entrants] == ["mcts+fn", "random"]
     assert all(g.turns > 0 for g in result.games)
     assert agent.searches > 0 and agent.total_iterations == 24 * agent.searches
+
+
+def test_the_arena_counts_a_python_searchs_iterations_and_records_its_root_visits() -> None:
+    """The iterations column and the root visits (training data) come from the agent's own
+    SearchResult after each move, as for the built-in MCTS agent; a forced move has none."""
+
+    class Recording(MctsAgent):
+        def __init__(self) -> None:
+            super().__init__(evaluator=_supply_evaluator(True), iterations=24, batch_size=8)
+            self.roots: list[list[tuple[int, int]]] = []  # every search's root visits, in order
+
+        def act(self, game):  # type: ignore[no-untyped-def]
+            action = super().act(game)
+            if self.last_result is not None:
+                self.roots.append([(int(s.action), s.visits) for s in self.last_result.actions])
+            return action
+
+    agent = Recording()
+    result = arena([agent, "greedy"], deals=1, seed=3, record_actions=True)
+    iterations = [g.iterations[g.entrant.index(0)] for g in result.games]
+    assert sum(iterations) == agent.total_iterations == 24 * agent.searches > 0
+    decisions = sum(g.decisions[g.entrant.index(0)] for g in result.games)
+    assert result.entrants[0].iterations_per_move == pytest.approx(agent.total_iterations / decisions)
+    assert result.entrants[1].iterations_per_move == 0  # greedy does not search
+    recorded = []
+    for g in result.games:
+        seat = g.entrant.index(0)
+        assert all(not v for d, v in zip(g.deciders, g.visits, strict=True) if d != seat)
+        recorded += [list(v) for d, v in zip(g.deciders, g.visits, strict=True) if d == seat and v]
+    assert recorded == agent.roots and len(recorded) == agent.searches

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from carcassonne import CAUSES, Game
-from carcassonne.rl import action_index, encode
+from carcassonne.rl import action_index, encode, trajectories
 from carcassonne.rl.trajectories import (
     TrajectoryDataset,
     game_actions,
@@ -111,3 +111,74 @@ def test_the_dataset_gives_every_decision_with_its_labels(tmp_path: Path) -> Non
     assert example["margin"].item() == scores[decider] - scores[1 - decider]
     batch = next(iter(torch.utils.data.DataLoader(dataset, batch_size=4)))
     assert batch["planes"].shape == (4, planes.shape[0], 24, 24) and batch["value"].shape == (4,)
+
+
+def test_stored_observations_read_back_as_encoded_packed_or_not(tmp_path: Path) -> None:
+    """Observations stored with the trajectories (bytes, or bit-packed with the bytes above 1
+    kept apart) read back as exactly the arrays rl.encode_batch gives at each decision."""
+    from carcassonne import SearchError
+    from carcassonne.rl import encode_batch
+    from carcassonne.rl.trajectories import load_observations
+
+    options = {"deals": 1, "expansions": ["abbey-mayor"], "seed": 2, "progress": False, "window": 16}
+    plain = load_trajectories(
+        write_trajectories(tmp_path / "p.npz", ["greedy", "greedy"], observations="planes", **options)
+    )  # type: ignore[arg-type]
+    packed = load_trajectories(
+        write_trajectories(tmp_path / "b.npz", ["greedy", "greedy"], observations="packed", **options)
+    )  # type: ignore[arg-type]
+    assert packed["obs_bits"].nbytes * 7 < plain["obs_planes"].nbytes
+    assert packed["obs_count"].size > 0 and (packed["obs_count"] > 1).all()  # two figures on a tile
+    a, b = load_observations(plain), load_observations(packed)
+    assert np.array_equal(a["planes"], b["planes"]) and np.array_equal(a["globals"], b["globals"])
+    assert np.array_equal(a["index"], b["index"]) and a["window"] == 16
+    states, deciders, index = [], [], []
+    for g in range(len(plain["deal"])):
+        game = Game(players=2, expansions=["abbey-mayor"], seed=0)
+        start = int(plain["game_start"][g])
+        for offset, (code, decider, _) in enumerate(game_actions(plain, g)):
+            if decider >= 0:
+                states.append(game.core_state())
+                deciders.append(decider)
+                index.append(start + offset)
+            game.apply(code)
+    planes, globals_ = encode_batch(states, deciders, window=16)
+    assert np.array_equal(b["planes"], planes) and np.array_equal(b["globals"], globals_)
+    assert b["index"].tolist() == index
+    with pytest.raises(SearchError, match="hold no observations"):
+        load_observations(
+            load_trajectories(
+                write_trajectories(tmp_path / "n.npz", "greedy,greedy", deals=1, progress=False)
+            )
+        )
+    with pytest.raises(SearchError, match="observations must be one of"):
+        write_trajectories(tmp_path / "x.npz", "greedy,greedy", deals=1, progress=False, observations="zip")
+    assert not (tmp_path / "x.npz").exists()
+
+
+def test_the_dataset_reads_stored_observations_as_it_encodes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file with observations at the dataset's window gives the examples that encoding the
+    replayed positions gives (the games are the same: greedy bots, the same seeds); at another
+    window the dataset encodes."""
+    torch = pytest.importorskip("torch")
+    options = {"deals": 1, "expansions": ["abbey-mayor"], "seed": 4, "progress": False}
+    bare = write_trajectories(tmp_path / "bare.npz", "greedy,greedy", **options)  # type: ignore[arg-type]
+    files = [
+        write_trajectories(
+            tmp_path / f"{layout}.npz", "greedy,greedy", observations=layout, window=16, **options
+        )  # type: ignore[arg-type]
+        for layout in ("packed", "planes")
+    ]
+    for window in (16, 24):
+        encoded = TrajectoryDataset(bare, window=window)
+        for path in files:
+            with monkeypatch.context() as m:
+                if window == 16:  # read from the file: nothing is encoded
+                    m.setattr(trajectories, "encode_batch", None)
+                read = TrajectoryDataset(path, window=window)
+            assert len(read) == len(encoded) > 0
+            for i in range(0, len(read), 7):
+                a, b = read[i], encoded[i]
+                assert all(torch.equal(a[k], b[k]) for k in a), (path, window, i)

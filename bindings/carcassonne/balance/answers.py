@@ -156,7 +156,7 @@ def strength_vs_edge(df: pd.DataFrame) -> pd.DataFrame:
     that fades is the weaker bot's."""
     rows: list[dict[str, object]] = []
     for mix, players, lineup in cells(df):
-        if not _equal(lineup):
+        if not _equal(lineup) or lineup.startswith("py:"):  # a Python agent has no budget to rank
             continue
         c = _cell(df, mix, players, lineup)
         greedy = _cell(df, mix, players, "greedy")
@@ -199,7 +199,7 @@ def luck_and_skill(df: pd.DataFrame) -> pd.DataFrame:
     part of the game that skill (at this gap) does not decide."""
     rows = []
     for mix, players, lineup in cells(df):
-        if _equal(lineup):
+        if lineup != "mcts+greedy":  # a Python agent among greedy bots is not the skill gradient
             continue
         c = _cell(df, mix, players, lineup)
         game = ["deal", "rotation"]

@@ -155,8 +155,9 @@ def _cell(df: pd.DataFrame, mix: str, players: int, lineup: str) -> pd.DataFrame
 
 
 def _equal(lineup: str) -> bool:
-    """Whether a line-up seats the same agent everywhere (seats can be compared)."""
-    return lineup != "mcts+greedy"
+    """Whether a line-up seats the same agent everywhere (seats can be compared): not one agent
+    among greedy bots ("mcts+greedy", "py:module:Agent+greedy")."""
+    return "+" not in lineup
 
 
 def _sizes(c: pd.DataFrame) -> dict[str, int]:
@@ -287,7 +288,7 @@ def skill_table(df: pd.DataFrame) -> pd.DataFrame:
     mcts+greedy line-up, over every seat), its margin, and the fair share 1/players."""
     rows = []
     for mix, players, lineup in cells(df):
-        if _equal(lineup):
+        if lineup != "mcts+greedy":  # a Python agent among greedy bots is not the skill gradient
             continue
         c = _cell(df, mix, players, lineup)
         m = c[c["entrant"] == 0]

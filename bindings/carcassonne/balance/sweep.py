@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import CAUSES, SearchError, __version__, _core, arena, make_config
+from ..agents import REFERENCE_PREFIX, load_agent, reference_record
 
 FIGURE_KINDS = ("meeple", "mayor", "wagon", "barn")
 # "_": parquet readers (pandas.read_parquet(folder)) skip it. Folders of older versions hold
@@ -66,8 +67,10 @@ DEFAULT_MIXES = (
 
 # Line-ups: every seat greedy, every seat MCTS, one MCTS among greedy bots (the skill gradient);
 # "mcts@N": every seat the sweep's MCTS at N iterations a move (a ladder of budgets tells a rules
-# imbalance, which stays as the bots get stronger, from a bot's artefact, which fades).
-LINEUPS = ("greedy", "mcts", "mcts+greedy", "mcts@N")
+# imbalance, which stays as the bots get stronger, from a bot's artefact, which fades); a Python
+# agent named by reference (agents.load_agent), "py:module:Agent" in every seat or
+# "py:module:Agent+greedy" among greedy bots.
+LINEUPS = ("greedy", "mcts", "mcts+greedy", "mcts@N", "py:module:Agent", "py:module:Agent+greedy")
 
 
 def with_budget(mcts: str, iterations: int) -> str:
@@ -98,6 +101,13 @@ def lineup_agents(lineup: str, players: int, mcts: str) -> list[str]:
     budget = lineup_budget(lineup)
     if budget is not None:
         return [with_budget(mcts, budget)] * players
+    if lineup.startswith(REFERENCE_PREFIX):
+        reference, plus, others = lineup.partition("+")
+        if plus and others != "greedy":
+            raise SearchError(
+                f"line-up '{lineup}': a Python agent plays every seat, or among greedy bots (+greedy)"
+            )
+        return [reference] + [others or reference] * (players - 1)
     raise SearchError(f"unknown line-up '{lineup}' (known: {', '.join(LINEUPS)})")
 
 
@@ -178,6 +188,8 @@ def agent_options(agent: str) -> dict[str, str]:
     name, _, options = agent.partition(":")
     if name == "greedy" and not options:
         return {}
+    if agent.startswith(REFERENCE_PREFIX):
+        return reference_record(agent)  # SearchError if it does not load
     if name != "mcts":
         raise SearchError(f"a sweep plays greedy and an 'mcts:...' agent, not '{agent}'")
     _core.parse_mcts_options(options)  # raises SearchError naming a bad option or value
@@ -232,9 +244,10 @@ class Chunk:
 
     @property
     def name(self) -> str:
-        """The part file's name: unique in the sweep, readable."""
+        """The part file's name: unique in the sweep, readable (a Python agent's ':' is '~')."""
         last = self.first_deal + self.deals - 1
-        return f"{self.mix.name}_p{self.players}_{self.lineup}_d{self.first_deal:05d}-{last:05d}"
+        lineup = self.lineup.replace(":", "~")
+        return f"{self.mix.name}_p{self.players}_{lineup}_d{self.first_deal:05d}-{last:05d}"
 
 
 def chunks(spec: SweepSpec) -> list[Chunk]:
@@ -264,9 +277,10 @@ def play_chunk(chunk: Chunk, threads: int = 1) -> pa.Table:
     """Plays one chunk in C++ threads and returns its rows (one per game and seat). With one
     thread, or with agents that are deterministic given their seeds (greedy; MCTS on one thread
     with an iteration budget), the rows do not depend on `threads` or on the machine, except the
-    timing columns think_seconds."""
+    timing columns think_seconds. A Python agent (a "py:" reference) is made anew for each of
+    its entrants; the arena plays a chunk with one on one thread, one game at a time."""
     result = arena(
-        list(chunk.agents),
+        [load_agent(a) if a.startswith(REFERENCE_PREFIX) else a for a in chunk.agents],
         deals=chunk.deals,
         first_deal=chunk.first_deal,
         players=chunk.players,

@@ -18,6 +18,16 @@ The .npz file holds flat arrays with offsets (ragged data without pickles):
                    Files written before 2 December 2026 lack them.
   win_share        per game and seat (float32): 1/k for each of the k top scorers (B-10), the
                    final result a value head learns. Files written before 3 December 2026 lack it.
+  With `observations=` (optional; without it a reader replays the actions), every decision's
+  observation from the decider's seat, as rl.encode_batch gives it at `window`:
+  obs_index        per stored decision: its index in `actions`
+  obs_globals      float32 [decisions, globals]
+  obs_planes       "planes": uint8 [decisions, planes, W, W], as encoded
+  obs_bits, obs_count_at, obs_count   "packed": the planes bit-packed (numpy.packbits of each
+                   decision's flattened planes, bitorder="little"), plus the few bytes above 1
+                   (two figures or pennants on a cell): their flat index into the planes and
+                   their value. Lossless: `load_observations` gives back the "planes" arrays.
+  The config then holds "observations": {"layout", "window"}.
 `load_trajectories` gives them back as a dict of arrays plus the parsed config;
 `policy_targets` gives a game's policy labels: the root's visit distribution where an MCTS
 agent searched, else the chosen action as a one-hot (greedy, random and Python agents);
@@ -54,14 +64,22 @@ def write_trajectories(
     chunk_deals: int = 1,
     progress: bool = True,
     address: str | None = None,
+    observations: str | None = None,
+    window: int = DEFAULT_WINDOW,
 ) -> Path:
     """Plays `deals` decks between `agents`, each from every seat rotation (the arena's paired
     games), `chunk_deals` at a time for the progress bar, and writes the trajectories to `path`
     (.npz, compressed). With `address` ("auto" or "host:port" of a Ray cluster's head) the chunks
     are played by Ray actors, one a CPU of the cluster (rl/ray_selfplay.py), and give the same
-    file as a local run. Ctrl-C stops it (KeyboardInterrupt; nothing is written). Returns the path."""
+    file as a local run. `observations` ("planes" or "packed") also stores every decision's
+    observation at `window` (the module's docstring: "packed" is lossless and about 8 times
+    smaller before compression). Ctrl-C stops it (KeyboardInterrupt; nothing is written).
+    Returns the path."""
     from tqdm import tqdm
 
+    if observations not in (None, *OBSERVATION_LAYOUTS):
+        raise SearchError(f"observations must be one of {OBSERVATION_LAYOUTS} or None, not {observations!r}")
+    encoder(1, window)  # a bad window raises now, before any game is played
     names = _agents(agents)
     players = len(names) if players is None else players
     if deals < 1 or chunk_deals < 1:
@@ -84,8 +102,11 @@ def write_trajectories(
             from .ray_selfplay import play_on_ray
 
             games = play_on_ray(address, names, chunks, {**options, "threads": 1}, bar.update)
-    config = {**options, "agents": names}
+    config: dict[str, Any] = {**options, "agents": names}
     arrays = _arrays(games, players)
+    if observations is not None:
+        arrays.update(_observation_arrays(games, options, observations, window))
+        config["observations"] = {"layout": observations, "window": window}
     out = Path(path)
     arrays["config"] = np.array(json.dumps(config))
     np.savez_compressed(out, **arrays)  # type: ignore[arg-type]  # the stub takes allow_pickle for an array
@@ -130,6 +151,92 @@ def _arrays(games: Sequence[PlainGame], players: int) -> dict[str, np.ndarray]:
             len(games), players
         ),
     }
+
+
+OBSERVATION_LAYOUTS = ("planes", "packed")
+
+
+def _observation_arrays(
+    games: Sequence[PlainGame], options: dict[str, Any], layout: str, window: int
+) -> dict[str, np.ndarray]:
+    """Every decision's observation (from the decider's seat), replayed game by game; "packed"
+    keeps only the bits and the bytes above 1 of each game's planes (a game's bytes at a time)."""
+    players = int(options["players"])
+    index: list[int] = []
+    planes: list[np.ndarray] = []
+    globals_: list[np.ndarray] = []
+    count_at: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
+    offset = stored = 0
+    for g in games:
+        game = Game(players, options["expansions"], options["variants"], 0)  # the record holds the draws
+        states, deciders = [], []
+        for i, (code, decider) in enumerate(zip(g.actions, g.deciders, strict=True)):
+            if decider >= 0:
+                states.append(game.core_state())
+                deciders.append(decider)
+                index.append(offset + i)
+            game.apply(code)
+        offset += len(g.actions)
+        if not states:
+            continue
+        game_planes, game_globals = encode_batch(states, deciders, window=window)
+        globals_.append(game_globals)
+        if layout == "planes":
+            planes.append(game_planes)
+        else:
+            flat = game_planes.reshape(len(states), -1)
+            planes.append(np.packbits(flat > 0, axis=1, bitorder="little"))
+            above = np.flatnonzero(flat > 1)
+            count_at.append(above + stored * flat.shape[1])
+            counts.append(flat.reshape(-1)[above])
+        stored += len(states)
+    enc = encoder(players, window)
+    size = enc.num_planes * window * window
+    out = {
+        "obs_index": np.array(index, np.int64),
+        "obs_globals": np.concatenate(globals_) if globals_ else np.zeros((0, enc.num_globals), np.float32),
+    }
+    if layout == "planes":
+        shape = (0, enc.num_planes, window, window)
+        out["obs_planes"] = np.concatenate(planes) if planes else np.zeros(shape, np.uint8)
+    else:
+        out["obs_bits"] = np.concatenate(planes) if planes else np.zeros((0, (size + 7) // 8), np.uint8)
+        out["obs_count_at"] = np.concatenate(count_at) if count_at else np.zeros(0, np.int64)
+        out["obs_count"] = np.concatenate(counts) if counts else np.zeros(0, np.uint8)
+    return out
+
+
+def _stored_bits(data: dict[str, Any], layout: str, rows: list[int]) -> np.ndarray:
+    """Stored observations' planes as bits (numpy.packbits(planes > 0, bitorder="little"))."""
+    if layout == "packed":
+        return np.asarray(data["obs_bits"][rows])
+    flat = data["obs_planes"][rows].reshape(len(rows), -1)
+    return np.packbits(flat > 0, axis=1, bitorder="little")
+
+
+def load_observations(data: dict[str, Any]) -> dict[str, Any]:
+    """The stored observations of loaded trajectories (written with `observations=`): "index"
+    (int64 [n], each decision's index in `actions`), "planes" (uint8 [n, planes, W, W], the
+    bytes rl.encode_batch gives, unpacked if the file holds them packed), "globals" (float32
+    [n, globals]) and "window". SearchError for a file without them."""
+    stored = data["config"].get("observations")
+    if stored is None:
+        raise SearchError(
+            "these trajectories hold no observations (write them with observations='packed'); "
+            "replay the actions instead (TrajectoryDataset does)"
+        )
+    window = int(stored["window"])
+    enc = encoder(int(data["config"]["players"]), window)
+    shape = (len(data["obs_index"]), enc.num_planes, window, window)
+    if stored["layout"] == "planes":
+        planes = data["obs_planes"]
+    else:
+        size = enc.num_planes * window * window
+        flat = np.unpackbits(data["obs_bits"], axis=1, count=size, bitorder="little")
+        flat.reshape(-1)[data["obs_count_at"]] = data["obs_count"]
+        planes = flat.reshape(shape)
+    return {"index": data["obs_index"], "planes": planes, "globals": data["obs_globals"], "window": window}
 
 
 def _win_shares(scores: Sequence[int]) -> list[float]:
@@ -183,7 +290,8 @@ class TrajectoryDataset:
     """Every decision of a trajectories file as a training example, for PyTorch: a map-style
     dataset (`len()` and `[i]`) that `torch.utils.data.DataLoader` batches. The games are
     replayed once, at construction, and each decision's observation encoded from the decider's
-    seat and kept bit-packed (about 10 KB a position at window 32, 2.6 KB at 16). An example is
+    seat, or taken from the file when it holds them at this window (write_trajectories'
+    `observations=`), and kept bit-packed (about 10 KB a position at window 32, 2.6 KB at 16). An example is
     a dict of tensors: "planes" (float32 [planes, W, W]), "globals" (float32), "policy"
     (float32 [actions]: the visit distribution, or the chosen action one-hot; policy_targets),
     "value" (the decider's final win share) and "margin" (its final score less the best other
@@ -197,6 +305,9 @@ class TrajectoryDataset:
         self._encoder = encoder(players, window)
         self._space = action_space(window)
         self._shape = (self._encoder.num_planes, window, window)
+        stored = config.get("observations")
+        stored = stored if stored is not None and int(stored["window"]) == window else None
+        stored_row = {int(i): r for r, i in enumerate(data["obs_index"])} if stored else {}
         planes: list[np.ndarray] = []
         globals_: list[np.ndarray] = []
         self._policy: list[tuple[list[int], list[float]]] = []
@@ -223,9 +334,15 @@ class TrajectoryDataset:
             for p in deciders:
                 values.append(shares[p])
                 margins.append(float(scores[p] - max(s for q, s in enumerate(scores) if q != p)))
-            if states:
+            if states and stored:
+                rows = [stored_row[i] for i in range(start, end) if i in labels]
+                planes.append(_stored_bits(data, stored["layout"], rows))
+                globals_.append(data["obs_globals"][rows])
+            elif states:
                 batch_planes, batch_globals = encode_batch(states, deciders, window=window)
-                planes.append(np.packbits(batch_planes.reshape(len(states), -1) > 0, axis=1))
+                planes.append(
+                    np.packbits(batch_planes.reshape(len(states), -1) > 0, axis=1, bitorder="little")
+                )
                 globals_.append(batch_globals)
         self._planes = np.concatenate(planes) if planes else np.zeros((0, 0), np.uint8)
         self._globals = np.concatenate(globals_) if globals_ else np.zeros((0, 0), np.float32)
@@ -239,7 +356,8 @@ class TrajectoryDataset:
         import torch
 
         size = int(np.prod(self._shape))
-        planes = np.unpackbits(self._planes[i])[:size].reshape(self._shape).astype(np.float32)
+        planes = np.unpackbits(self._planes[i], count=size, bitorder="little").reshape(self._shape)
+        planes = planes.astype(np.float32)
         policy = np.zeros(self._space.size, np.float32)
         indices, probs = self._policy[i]
         policy[indices] = probs

@@ -19,8 +19,8 @@ Observations: "planes" (uint8 [N, planes, W, W]), "globals" (float32 [N, G]) and
 "action_mask" (uint8 [N, actions]); with `packed=True` the planes and the mask are bit-packed
 (numpy.packbits along the flattened planes and the mask, bitorder="little": recover them with
 numpy.unpackbits(x, axis=1, bitorder="little")[:, :n]), a plane value above 1 (two figures,
-two pennants) shown as 1. With `copy=False` the arrays are the environment's own, overwritten
-by the next step: copy what you keep. info["outside"] counts legal actions outside the window
+two pennants) shown as 1. With `copy=False` the arrays are the environment's own, read-only
+and overwritten by the next step: copy what you keep. info["outside"] counts legal actions outside the window
 (not in the mask; docs/observation.md). Needs `gymnasium`.
 """
 
