@@ -224,10 +224,10 @@ def as_player(agent: Any, seed: int = 0) -> PythonPlayer | BuiltinAgent:
 
 def split_agents(agents: Any) -> tuple[list[str], list[Any]]:
     """(names, Python agents): the names are the specs and the Python agents' names; the second
-    list holds None for a spec. One string lists specs ("greedy,mcts:iters=50,c=1")."""
+    list holds None for a spec. One string lists specs ("greedy,mcts:iters=50,c=1"). A spec
+    "py:module:Agent" (see load_agent) is a Python agent, named by that reference."""
     if isinstance(agents, str):
-        specs = _agents(agents)
-        return specs, [None] * len(specs)
+        agents = _agents(agents)
     if not isinstance(agents, Sequence):
         raise TypeError(
             f"agents must be a list (specs, callables, Agent objects), not {type(agents).__name__}"
@@ -235,7 +235,10 @@ def split_agents(agents: Any) -> tuple[list[str], list[Any]]:
     names: list[str] = []
     python: list[Any] = []
     for agent in agents:
-        if isinstance(agent, str):
+        if isinstance(agent, str) and agent.startswith(REFERENCE_PREFIX):
+            names.append(agent)
+            python.append(load_agent(agent))
+        elif isinstance(agent, str):
             names.append(agent)
             python.append(None)
         else:

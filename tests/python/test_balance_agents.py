@@ -103,3 +103,19 @@ def test_classes_and_factories_make_a_new_agent_each_time() -> None:
         load_agent("py:os:getpid()")
     with pytest.raises(SearchError, match="making the agent raised TypeError"):
         load_agent("py:os:fspath()")
+
+
+def test_the_arena_and_its_command_take_a_python_agent_by_reference(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from carcassonne import arena
+    from carcassonne.__main__ import main
+
+    FirstLegal.moves = 0
+    result = arena(f"{ME}:FirstLegal,greedy", deals=2)
+    assert [e.agent for e in result.entrants] == [f"{ME}:FirstLegal", "greedy"]
+    assert len(result.games) == 4 and FirstLegal.moves > 0
+    assert main(["arena", "--deals", "1", f"{ME}:first_legal", "greedy"]) == 0
+    assert f"{ME}:first_legal" in capsys.readouterr().out
+    with pytest.raises(SearchError, match="cannot import"):
+        arena(["py:no_such_module_here:Agent", "greedy"], deals=1)
