@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ import torch  # the `learn` extra (tools/deps.sh installs it for CI)
 
 from carcassonne import Game, SearchError, _core
 from carcassonne.learn.value import INPUTS, ValueMLP, export, fit, load_value_samples, mix_name
-from carcassonne.learn.value_loop import ValueLoopConfig, run
+from carcassonne.learn.value_loop import ValueLoopConfig, gate_passed, run, seat_elo
 from carcassonne.rl.trajectories import write_trajectories
 
 
@@ -115,3 +116,15 @@ def test_the_loop_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "run.json").read_text())["done"] == json.loads(before)["done"]
     with pytest.raises(SearchError, match="other settings"):
         run(tmp_path, ValueLoopConfig(**{**config.__dict__, "iters": 30}), progress=False)
+
+
+def test_the_gate_and_the_elo_measure_one_seat_against_its_fair_share() -> None:
+    # One candidate seat against the best player in the others: 0.4 of 3-player games is more
+    # than the fair third; of 2-player games it is less than half.
+    assert gate_passed(0.4, 0.2, 3, "mean") and not gate_passed(0.4, 0.2, 2, "mean")
+    assert gate_passed(0.45, 0.36, 3, "interval") and not gate_passed(0.45, 0.30, 3, "interval")
+    assert gate_passed(0.3, 0.1, 4, "mean") and not gate_passed(0.24, 0.1, 4, "mean")
+    for players in (2, 3, 4):
+        assert abs(seat_elo(1 / players, players)) < 1e-9
+    assert abs(seat_elo(0.75) - 400 * math.log10(3)) < 1e-9  # the usual two-player Elo
+    assert seat_elo(0.5, 3) == pytest.approx(400 * math.log10(2))  # half of 3-player games: twice as strong

@@ -11,12 +11,13 @@ Each generation:
   2. training: the best network's weights (fresh ones at first) trained on the last `replay`
      generations' positions, a tenth of the games held out; the epoch with the lowest held-out
      error in points is the candidate, candidate-G.value;
-  3. gating: the candidate against the best player at equal time per move in paired arena games
-     on the first player count; it becomes the best if it wins more than half (`gate` = "mean")
-     or if its 95% interval lies above a half (`gate` = "interval");
-  4. the ladder: the candidate against each fixed reference (ref-2026-12, greedy) at the same
-     time per move, Elo with its interval, one row per generation in ladder.csv (the learning
-     curve; ladder.png plots it).
+  3. gating: the candidate in one seat against the best player in the others, at equal time per
+     move, in paired arena games on the first player count n; it becomes the best if it wins
+     more than its fair share 1/n (`gate` = "mean") or if its 95% interval lies above it
+     (`gate` = "interval");
+  4. the ladder: the candidate against each fixed reference (ref-2026-12, greedy) in the other
+     seats at the same time per move, Elo with its interval, one row per generation in
+     ladder.csv (the learning curve; ladder.png plots it).
 Every step's output is a file in the run folder and run.json records what is done, so rerunning
 the same command after Ctrl-C (or a crash) continues where it stopped.
 """
@@ -132,9 +133,18 @@ def _match(
     return result
 
 
-def _elo(p: float) -> float:
+def seat_elo(p: float, players: int = 2) -> float:
+    """The Elo difference of one seat winning a share p of the games against players - 1 equal
+    opponents (a Bradley-Terry strength s with p = s / (s + players - 1)); 0 at p = 1/players."""
     p = min(max(p, 1e-3), 1 - 1e-3)
-    return -400 * math.log10(1 / p - 1)
+    return 400 * math.log10(p * (players - 1) / (1 - p))
+
+
+def gate_passed(win_rate: float, win_low: float, players: int, gate: str) -> bool:
+    """Whether a candidate in one seat of `players` beat the best player in the others: its win
+    share (`gate` = "mean") or the low end of its 95% interval ("interval") above the fair share."""
+    fair = 1 / players
+    return win_low > fair if gate == "interval" else win_rate > fair
 
 
 def run(
@@ -211,7 +221,7 @@ def run(
                 progress,
             )
             e = result.entrants[0]
-            promoted = e.win_low > 0.5 if config.gate == "interval" else e.win_rate > 0.5
+            promoted = gate_passed(e.win_rate, e.win_low, first, config.gate)
             r.mark(
                 f"gate-{g}",
                 {
@@ -252,6 +262,7 @@ def run(
 def _write_ladder(r: Run) -> None:
     """ladder.csv and ladder.png from run.json: one row per generation and reference."""
     done = r.state["done"]
+    players = r.state["config"]["players"][0]  # the count the gate and the ladder play
     rows = []
     for g in range(1, r.state["config"]["generations"] + 1):
         gate, train = done.get(f"gate-{g}"), done.get(f"train-{g}")
@@ -272,9 +283,9 @@ def _write_ladder(r: Run) -> None:
                     "win_rate": round(x["win_rate"], 4),
                     "win_low": round(x["low"], 4),
                     "win_high": round(x["high"], 4),
-                    "elo": round(_elo(x["win_rate"]), 1),
-                    "elo_low": round(_elo(x["low"]), 1),
-                    "elo_high": round(_elo(x["high"]), 1),
+                    "elo": round(seat_elo(x["win_rate"], players), 1),
+                    "elo_low": round(seat_elo(x["low"], players), 1),
+                    "elo_high": round(seat_elo(x["high"], players), 1),
                     "games": x["games"],
                     "held_points_rmse": round(train["held_points_rmse"], 2),
                     "held_winner_accuracy": round(train["held_winner_accuracy"], 4),
@@ -286,12 +297,13 @@ def _write_ladder(r: Run) -> None:
         w.writeheader()
         w.writerows(rows)
     if rows:
-        plot_ladder(rows, r.dir / "ladder.png")
+        plot_ladder(rows, r.dir / "ladder.png", players)
 
 
-def plot_ladder(rows: list[dict[str, Any]], png: Path) -> None:
+def plot_ladder(rows: list[dict[str, Any]], png: Path, players: int = 2) -> None:
     """Each generation's candidate: its win rate against each reference and against the best
-    player in the gate, with 95% intervals (win rates, not Elo: a clean sweep has no finite Elo)."""
+    player in the gate, with 95% intervals (win rates, not Elo: a clean sweep has no finite Elo),
+    and the fair share of its one seat among `players`."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -314,7 +326,7 @@ def plot_ladder(rows: list[dict[str, Any]], png: Path) -> None:
             [hi - r for r, hi in zip(rate, high, strict=True)],
         ]
         ax.errorbar(gens, rate, yerr=err, marker="o", capsize=4, label=label)
-    ax.axhline(0.5, color="grey", lw=0.8)
+    ax.axhline(1 / players, color="grey", lw=0.8)  # one seat's fair share
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("generation")
     ax.set_ylabel("win rate (95% interval)")
