@@ -32,7 +32,7 @@ uint32_t Board::lookup(Cell c) const {
   }
 }
 
-int Board::find_or_insert(Cell c, uint32_t v) {
+inline int Board::find_or_insert(Cell c, uint32_t v) {
   uint32_t k = pack_cell(c);
   for (uint32_t h = hash(k);; h = (h + 1) & (kHashSize - 1)) {
     uint32_t e = index_[h];
