@@ -71,14 +71,6 @@ bool Board::same_layout(const Board& o) const {
          std::equal(frontier_present_.begin(), frontier_present_.begin() + frontier_size_, o.frontier_present_.begin());
 }
 
-bool Board::fits_anywhere(uint16_t signature) const {
-  uint64_t s4 = uint64_t(signature) * 0x0001000100010001ull;
-  int words = (frontier_size_ + 3) / 4;
-  for (int w = 0; w < words; ++w)
-    if (fits_in_word(w, s4)) return true;
-  return false;
-}
-
 void Board::remove_frontier(int i) {
   int last = --frontier_size_;
   if (i != last) {

@@ -81,9 +81,10 @@ constexpr int kTilesShift = 8 * int(offsetof(Segment, tiles) - kCounters);
 constexpr uint64_t kMayorsLane = 0xFFull << 56;
 static_assert(std::endian::native == std::endian::little, "merge adds lanes of little-endian words");
 static_assert(offsetof(Segment, size) == kCounters + 4 && offsetof(Segment, pennants) == kCounters + 6 &&
-              offsetof(Segment, occupants) == kCounters + 7 && offsetof(Segment, meeples) == kCounters + 8 &&
-              offsetof(Segment, barns) == kCounters + 14 && offsetof(Segment, mayors) == kCounters + 15 &&
-              kFlags == kCounters + 16 && offsetof(Segment, carcassonne) == kFlags + 3 && sizeof(Segment) == kFlags + 4,
+                  offsetof(Segment, occupants) == kCounters + 7 && offsetof(Segment, meeples) == kCounters + 8 &&
+                  offsetof(Segment, barns) == kCounters + 14 && offsetof(Segment, mayors) == kCounters + 15 &&
+                  kFlags == kCounters + 16 && offsetof(Segment, carcassonne) == kFlags + 3 &&
+                  sizeof(Segment) == kFlags + 4,
               "Segment's aggregates moved: update merge");
 
 template <class T>
