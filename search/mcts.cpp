@@ -109,10 +109,12 @@ struct Budget {
   uint64_t iterations = 0;  // 0: none
   uint64_t chunk = 1;       // iterations a thread claims at once (one shared write per chunk)
   std::optional<Clock::time_point> deadline;
-  std::atomic<uint64_t> claimed{0};
+  const std::atomic<bool>* cancel = nullptr;  // the caller's: set means stop now
+  // Written during the search: on a cache line apart from the fields above, read at every
+  // iteration.
+  alignas(64) std::atomic<uint64_t> claimed{0};
   std::atomic<uint64_t> done{0};
   std::atomic<bool> stop{false};
-  const std::atomic<bool>* cancel = nullptr;  // the caller's: set means stop now
 
   // Claims up to `want` more iterations, numbered from `first`; returns how many (0 once the
   // iteration budget is spent or the search has stopped).

@@ -106,7 +106,9 @@ class NodePool {
   };
   size_t capacity_;
   std::unique_ptr<Node, Free> nodes_;
-  std::atomic<size_t> used_{0};
+  // On a cache line of its own: every expansion writes it, and the lines around it are read by
+  // every node access of every thread.
+  alignas(64) std::atomic<size_t> used_{0};
 };
 
 }  // namespace carc
