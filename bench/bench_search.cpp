@@ -7,6 +7,9 @@
 //   BM_MctsWall/T/P     iterations in 0.25 s of wall time with T threads, P = 0 tree / 1 root
 //                       parallelism: items_per_second at T = 2 over T = 1 is the speed-up at equal
 //                       wall time
+//   BM_MctsCpu/T        the same searches (tree parallelism), items_per_second per second of CPU
+//                       time of all threads: T = 2 over T = 1 is the share of a thread's work that
+//                       sharing one tree keeps (1: none lost), which a busy machine does not blur
 //   BM_Rollout/K        one leaf evaluation from the start, to the end of the game: K = 0 random,
 //                       1 greedy-biased figures, 2 greedy-biased with eps = 0.1; K = 3 random with
 //                       the default 10-turn cutoff and heuristic
@@ -102,6 +105,15 @@ BENCHMARK(BM_MctsWall)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(8);
+
+void BM_MctsCpu(benchmark::State& bench) {
+  MctsConfig c;
+  c.iterations = 0;
+  c.seconds = 0.25;
+  c.threads = int(bench.range(0));
+  run_search(bench, position_at(0), c);
+}
+BENCHMARK(BM_MctsCpu)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->Iterations(8);
 
 void BM_Rollout(benchmark::State& bench) {
   RolloutConfig c;

@@ -32,7 +32,7 @@ uint32_t Board::lookup(Cell c) const {
   }
 }
 
-int Board::find_or_insert(Cell c, uint32_t v) {
+inline int Board::find_or_insert(Cell c, uint32_t v) {
   uint32_t k = pack_cell(c);
   for (uint32_t h = hash(k);; h = (h + 1) & (kHashSize - 1)) {
     uint32_t e = index_[h];
@@ -69,14 +69,6 @@ bool Board::same_layout(const Board& o) const {
          std::equal(frontier_keys_.begin(), frontier_keys_.begin() + frontier_size_, o.frontier_keys_.begin()) &&
          std::equal(frontier_entry_.begin(), frontier_entry_.begin() + frontier_size_, o.frontier_entry_.begin()) &&
          std::equal(frontier_present_.begin(), frontier_present_.begin() + frontier_size_, o.frontier_present_.begin());
-}
-
-bool Board::fits_anywhere(uint16_t signature) const {
-  uint64_t s4 = uint64_t(signature) * 0x0001000100010001ull;
-  int words = (frontier_size_ + 3) / 4;
-  for (int w = 0; w < words; ++w)
-    if (fits_in_word(w, s4)) return true;
-  return false;
 }
 
 void Board::remove_frontier(int i) {

@@ -125,6 +125,14 @@ class Board {
   std::array<uint8_t, kMaxFrontier> frontier_present_;
 };
 
+inline bool Board::fits_anywhere(uint16_t signature) const {
+  uint64_t s4 = uint64_t(signature) * 0x0001000100010001ull;
+  int words = (frontier_size_ + 3) / 4;
+  for (int w = 0; w < words; ++w)
+    if (fits_in_word(w, s4)) return true;
+  return false;
+}
+
 template <class Visit>
 void Board::for_each_fit(uint16_t signature, Visit&& visit) const {
   uint64_t s4 = uint64_t(signature) * 0x0001000100010001ull;

@@ -1,5 +1,8 @@
 #include "features.h"
 
+#include <bit>
+#include <cstddef>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -69,6 +72,29 @@ int Features::shared_tiles(uint16_t ra, uint16_t rb) const {
   return shared;
 }
 
+namespace {
+// Segment's aggregates as merge combines them (features.h): 16 bytes of counters from `open`,
+// the mayors' bits in their last byte, 4 bytes of flags from `twins`.
+constexpr size_t kCounters = offsetof(Segment, open);
+constexpr size_t kFlags = offsetof(Segment, twins);
+constexpr int kTilesShift = 8 * int(offsetof(Segment, tiles) - kCounters);
+constexpr uint64_t kMayorsLane = 0xFFull << 56;
+static_assert(std::endian::native == std::endian::little, "merge adds lanes of little-endian words");
+static_assert(offsetof(Segment, size) == kCounters + 4 && offsetof(Segment, pennants) == kCounters + 6 &&
+                  offsetof(Segment, occupants) == kCounters + 7 && offsetof(Segment, meeples) == kCounters + 8 &&
+                  offsetof(Segment, barns) == kCounters + 14 && offsetof(Segment, mayors) == kCounters + 15 &&
+                  kFlags == kCounters + 16 && offsetof(Segment, carcassonne) == kFlags + 3 &&
+                  sizeof(Segment) == kFlags + 4,
+              "Segment's aggregates moved: update merge");
+
+template <class T>
+T load(const char* at) {
+  T v;
+  std::memcpy(&v, at, sizeof v);
+  return v;
+}
+}  // namespace
+
 uint16_t Features::merge(uint16_t a, uint16_t b) {
   uint16_t ra = segs_[a].root, rb = segs_[b].root;
   if (ra == rb) return ra;
@@ -80,18 +106,18 @@ uint16_t Features::merge(uint16_t a, uint16_t b) {
   int shared = (counted && big.twins && small.twins) ? shared_tiles(rb, ra) : 0;
   for_each_member(rb, [&](int m) { segs_[m].root = ra; });
   std::swap(big.next, small.next);
-  big.open = uint16_t(big.open + small.open);
-  big.tiles = uint16_t(big.tiles + small.tiles - shared);
-  big.size = uint16_t(big.size + small.size);
-  big.pennants = uint8_t(big.pennants + small.pennants);
-  big.occupants = uint8_t(big.occupants + small.occupants);
-  big.barns = uint8_t(big.barns + small.barns);
-  big.mayors |= small.mayors;
-  big.twins |= small.twins;
-  big.done |= small.done;
-  big.pig |= small.pig;
-  big.carcassonne |= small.carcassonne;
-  for (int p = 0; p < kMaxPlayers; ++p) big.meeples[p] = uint8_t(big.meeples[p] + small.meeples[p]);
+  // The aggregates a word at a time: two words of counters summed lane by lane (less the
+  // shared tiles), of which the last byte is the mayors' bits, OR-ed like the flags after them.
+  char* to = reinterpret_cast<char*>(&big);
+  const char* from = reinterpret_cast<const char*>(&small);
+  const uint64_t counters =
+      load<uint64_t>(to + kCounters) + load<uint64_t>(from + kCounters) - (uint64_t(shared) << kTilesShift);
+  const uint64_t mine = load<uint64_t>(to + kCounters + 8), theirs = load<uint64_t>(from + kCounters + 8);
+  const uint64_t more = (mine + (theirs & ~kMayorsLane)) | (theirs & kMayorsLane);  // no carry reaches the mayors
+  const uint32_t flags = load<uint32_t>(to + kFlags) | load<uint32_t>(from + kFlags);
+  std::memcpy(to + kCounters, &counters, sizeof counters);
+  std::memcpy(to + kCounters + 8, &more, sizeof more);
+  std::memcpy(to + kFlags, &flags, sizeof flags);
   return ra;
 }
 

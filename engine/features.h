@@ -23,7 +23,9 @@ inline constexpr int kMaxSegments = 512;  // every tile of every set has 477
 inline constexpr uint16_t kNoSegment = 0xFFFF;
 
 // No default member values: the segment array of a new state is left unset (add_tile sets a
-// segment whole, Segment{} is all zeros).
+// segment whole, Segment{} is all zeros). The aggregates are laid out for Features::merge, which
+// combines them a word at a time: bytes 8-22 are counters summed lane by lane (no lane can
+// overflow into the next), bytes 23-27 flags OR-ed.
 struct Segment {
   uint16_t root;
   uint16_t next;
@@ -31,19 +33,20 @@ struct Segment {
   uint8_t local;  // its index among the tile's features (catalogue order)
   FeatureType type;
   uint8_t has_twin;  // its tile has another segment of the same type
-  // Aggregates; meaningful at roots only.
+  // Aggregates; meaningful at roots only. Summed on a merge:
   uint16_t open;
   uint16_t tiles;
   uint16_t size;
   uint8_t pennants;
-  uint8_t occupants;  // meeples of any kind (normal, mayor, wagon)
-  uint8_t barns;
-  uint8_t mayors;                            // bit p: player p has a mayor here
-  uint8_t twins;                             // some member's tile has another segment of the same type
-  uint8_t done;                              // completed and scored (road, city, cloister-like)
-  uint8_t pig;                               // a field with the pig herd (RV-4)
-  uint8_t carcassonne;                       // a field on the City of Carcassonne's squares: touches the City (CK-1)
+  uint8_t occupants;                         // meeples of any kind (normal, mayor, wagon)
   std::array<uint8_t, kMaxPlayers> meeples;  // normal meeples and wagons per player
+  uint8_t barns;
+  // OR-ed on a merge:
+  uint8_t mayors;       // bit p: player p has a mayor here
+  uint8_t twins;        // some member's tile has another segment of the same type
+  uint8_t done;         // completed and scored (road, city, cloister-like)
+  uint8_t pig;          // a field with the pig herd (RV-4)
+  uint8_t carcassonne;  // a field on the City of Carcassonne's squares: touches the City (CK-1)
 
   bool operator==(const Segment&) const = default;
 };

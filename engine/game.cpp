@@ -170,9 +170,14 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
       if (a >= 0 && b >= 0) features_.merge(uint16_t(first + a), uint16_t(nt.first_segment + b));
     }
     // The sides meet: each road/city end there is closed (an abbey closes without joining).
+    // A road or city is complete when the last of its open ends closes, here (no merge adds
+    // an end: a side of the new tile stays open until its turn in this loop).
     int mid = side_point(Side(s), 1);
     int a = rt.segment_at[mid], b = nr.segment_at[facing_point(mid)];
-    if (a >= 0) --features_.feature(first + a).open;
+    if (a >= 0) {  // the new tile's feature, closed here by an abbey if b < 0
+      uint16_t root = features_.root(first + a);
+      if (--features_[root].open == 0 && features_[root].type != FeatureType::River) add_pending(root);
+    }
     if (b >= 0) {  // the neighbour's feature may be closed by an abbey, which has no segment there
       uint16_t root = features_.root(nt.first_segment + b);
       if (--features_[root].open == 0 && features_[root].type != FeatureType::River) add_pending(root);
@@ -203,12 +208,11 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
       open_cloisters_.push_back(seg);
     }
   }
-  for (int i = 0; i < kind.num_segments; ++i) {
+  // AM-B-5: this tile joined a field with farmers to a field with a barn.
+  for (int i = 0; rules_.abbey_mayor && i < kind.num_segments; ++i) {
     uint16_t root = features_.root(first + i);
     const Segment& f = features_[root];
-    if ((f.type == FeatureType::Road || f.type == FeatureType::City) && f.open == 0) add_pending(root);
-    // AM-B-5: this tile joined a field with farmers to a field with a barn.
-    if (rules_.abbey_mayor && f.type == FeatureType::Field && f.barns && f.occupants) {
+    if (f.type == FeatureType::Field && f.barns && f.occupants) {
       auto& fields = scoring_.barn_fields;
       if (std::none_of(fields.begin(), fields.end(), [&](const BarnField& b) { return b.root == root; }))
         fields.push_back({root, 1});
@@ -222,7 +226,7 @@ void State::enter_figure_phase() {
   const auto& supply = supply_[turn_.player];
   bool any = std::any_of(supply.begin(), supply.end(), [](uint8_t n) { return n > 0; });
   Action buffer[kMaxActions];
-  if (!any || figure_options(buffer) == 0) after_figure();
+  if (!any || figure_options(buffer, 1) == 0) after_figure();
 }
 
 bool State::placeable(KindId kind_id) const {
@@ -275,7 +279,7 @@ bool State::first_of_twins(uint16_t s) const {
   return true;
 }
 
-int State::figure_options(Action* out) const {
+int State::figure_options(Action* out, int limit) const {
   int n = 0;
   const int p = turn_.player;
   const auto& supply = supply_[p];
@@ -288,6 +292,7 @@ int State::figure_options(Action* out) const {
     if (f.occupants || !first_on_its_tile(uint16_t(t.first_segment + i))) continue;
     for (FigureKind kind : {FigureKind::Meeple, FigureKind::Mayor, FigureKind::Wagon})
       if (supply[int(kind)] && may_stand_on(kind, type) && !barn_keeps_out(kind, f)) out[n++] = Action::figure(kind, i);
+    if (n >= limit) return n;
   }
   if (supply[int(FigureKind::Barn)]) {
     // A barn stands on the field at its corner; two corners on one field are one choice (the

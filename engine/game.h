@@ -263,7 +263,8 @@ class State {
   void add_figure(int player, FigureKind kind, uint16_t segment, bool from_supply);
   bool placeable(KindId kind) const;
   void enter_figure_phase();
-  int figure_options(Action* out) const;  // the figure choices after a tile, without "pass"
+  // The figure choices after a tile, without "pass"; stops once it has `limit` of them.
+  int figure_options(Action* out, int limit = kMaxActions) const;
   // sample_legal_action at PlaceTile without listing the placements (no cult limit, no river).
   Action sample_placement(const TileKind& kind, Rng& rng) const;
   // Returns true if no lower segment of s's tile belongs to s's feature. Two segments of one tile

@@ -168,16 +168,26 @@ void State::score_feature(uint16_t root, bool final) {
 }
 
 void State::final_scoring() {
+  // What scores holds figures (B-8, B-9, AM-B-6): each such feature once, found by its figures.
+  uint16_t scored[kMaxPlacedFigures];
+  int num_scored = 0;
+  for (const PlacedFigure& figure : figures_) {
+    uint16_t root = features_.root(figure.segment);
+    const Segment& f = features_[root];
+    if (f.done || (f.occupants == 0 && f.barns == 0)) continue;
+    if (std::find(scored, scored + num_scored, root) != scored + num_scored) continue;
+    scored[num_scored++] = root;
+    score_feature(root, true);
+  }
+  // KR-2: 1 point per completed city for the King, per completed road for the Robber.
+  if (king_robber_.king < 0 && king_robber_.robber < 0) return;
   int cities = 0, roads = 0;
   for (int s = 0; s < features_.size(); ++s) {
     const Segment& f = features_[s];
-    if (f.root != s) continue;
-    cities += f.type == FeatureType::City && f.open == 0;
-    roads += f.type == FeatureType::Road && f.open == 0;
-    if (f.done || (f.occupants == 0 && f.barns == 0)) continue;
-    score_feature(uint16_t(s), true);
+    if (f.root != s || f.open != 0) continue;
+    cities += f.type == FeatureType::City;
+    roads += f.type == FeatureType::Road;
   }
-  // KR-2: 1 point per completed city for the King, per completed road for the Robber.
   if (king_robber_.king >= 0)
     add_points(king_robber_.king, cities + rules_.city_block, Cause::King);  // the City counts too
   if (king_robber_.robber >= 0) add_points(king_robber_.robber, roads, Cause::Robber);

@@ -22,7 +22,7 @@ namespace {
 
 // The header refuses bytes of another layout (size), format or tile catalogue.
 constexpr char kStateMagic[8] = {'c', 'a', 'r', 'c', 'S', 'T', 'A', 'T'};
-constexpr uint32_t kStateFormat = 2;
+constexpr uint32_t kStateFormat = 3;  // 3: the segment aggregates in merge order
 struct StateHeader {
   char magic[8];
   uint32_t format;

@@ -32,37 +32,66 @@ constexpr size_t kMinPoolNodes = 4 * kMaxActions;
 constexpr uint64_t kSearchSeedSalt = 0x632BE59BD9B4E019ull;
 uint64_t mix(uint64_t a, uint64_t b) { return mix_seeds(a, b, kSearchSeedSalt); }
 
-// The nodes of one iteration, root first. Pushing a node adds a virtual loss to it (in_flight);
-// the destructor takes every one back, whichever way the iteration ends.
+// Adds v to an atomic that only the calling thread writes: a load and a store, no locked
+// read-modify-write.
+template <class T>
+void add_own(std::atomic<T>& a, T v) {
+  a.store(a.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+}
+
+// Win-share sums of one root child over one thread's iterations of this search (the analysis
+// output; rewards other than the win share leave the node statistics unable to give it).
+struct WinSum {
+  std::array<float, kMaxPlayers> sum{};
+  uint32_t count = 0;
+};
+
+// One thread's share of the root's statistics during a search. Every iteration passes the root:
+// counters shared there would have the threads wait for each other's cache line at every
+// update. Each thread writes its own share (whole cache lines), selection at the root reads them
+// all, and the root node holds their sum between searches. The first share starts from the
+// root's own figures, so that one thread adds its rewards up in the order one counter would.
+struct alignas(64) RootShare {
+  std::atomic<uint64_t> counts{0};  // as Node::counts
+  std::array<std::atomic<float>, kMaxPlayers> value_sum{};
+  std::vector<WinSum> wins;  // per root child; read after the threads have joined
+};
+
+// The nodes of one iteration, root first. Each adds a virtual loss (its in-flight count; the
+// root's in the thread's RootShare); backup() turns them into visits, and the destructor takes
+// them back if the iteration ends without one.
 class Path {
  public:
-  Path() = default;
+  Path(Node& root, RootShare& share) : share_(share) {
+    add_own(share_.counts, Node::kInFlight);
+    nodes_[0] = &root;
+  }
   Path(const Path&) = delete;
   Path& operator=(const Path&) = delete;
   ~Path() {
-    for (int i = 0; i < size_; ++i) nodes_[size_t(i)]->in_flight.fetch_sub(1, std::memory_order_relaxed);
+    if (backed_up_) return;
+    add_own(share_.counts, -Node::kInFlight);
+    for (int i = 1; i < size_; ++i) nodes_[size_t(i)]->counts.fetch_sub(Node::kInFlight, std::memory_order_relaxed);
   }
   // Returns false (and adds nothing) when the path is full.
   bool push(Node* n) {
     if (size_ == kMaxDepth) return false;
-    n->in_flight.fetch_add(1, std::memory_order_relaxed);
+    n->counts.fetch_add(Node::kInFlight, std::memory_order_relaxed);
     nodes_[size_t(size_++)] = n;
     return true;
   }
   Node& back() const { return *nodes_[size_t(size_ - 1)]; }
   Node& operator[](int i) const { return *nodes_[size_t(i)]; }
   int size() const { return size_; }
+  RootShare& share() const { return share_; }
+  // Called by backup(), which has turned the virtual losses into visits.
+  void backed_up() { backed_up_ = true; }
 
  private:
+  RootShare& share_;
   std::array<Node*, kMaxDepth> nodes_;
-  int size_ = 0;
-};
-
-// Win-share sums of one root child over this search (the analysis output; rewards other than
-// the win share leave the node statistics unable to give it). Relaxed atomics, as node stats.
-struct WinStat {
-  std::array<std::atomic<float>, kMaxPlayers> sum{};
-  std::atomic<uint32_t> count{0};
+  int size_ = 1;
+  bool backed_up_ = false;
 };
 
 // Per-thread scratch, kept between searches: the iteration loop allocates nothing.
@@ -70,6 +99,7 @@ struct Worker {
   explicit Worker(const State& s) : state(s) {}
   State state;
   Rng rng;
+  int share = 0;  // its RootShare in its tree
   Action actions[kMaxActions];
   float probabilities[kMaxActions];
 };
@@ -77,22 +107,39 @@ struct Worker {
 // When a search stops: an iteration budget shared by the threads of one tree, and a deadline.
 struct Budget {
   uint64_t iterations = 0;  // 0: none
+  uint64_t chunk = 1;       // iterations a thread claims at once (one shared write per chunk)
   std::optional<Clock::time_point> deadline;
-  std::atomic<uint64_t> claimed{0};
+  const std::atomic<bool>* cancel = nullptr;  // the caller's: set means stop now
+  // Written during the search: on a cache line apart from the fields above, read at every
+  // iteration.
+  alignas(64) std::atomic<uint64_t> claimed{0};
   std::atomic<uint64_t> done{0};
   std::atomic<bool> stop{false};
-  const std::atomic<bool>* cancel = nullptr;  // the caller's: set means stop now
 
-  // Claims the next iteration; false once a limit is reached. The first is always granted.
-  bool claim() {
-    if (stop.load(std::memory_order_relaxed)) return false;
-    uint64_t i = claimed.fetch_add(1, std::memory_order_relaxed);
-    if ((iterations && i >= iterations) ||
-        (i > 0 && ((deadline && Clock::now() >= *deadline) || (cancel && cancel->load(std::memory_order_relaxed))))) {
+  // Claims up to `want` more iterations, numbered from `first`; returns how many (0 once the
+  // iteration budget is spent or the search has stopped).
+  uint64_t claim(uint64_t want, uint64_t& first) {
+    if (stop.load(std::memory_order_relaxed)) return 0;
+    first = claimed.fetch_add(want, std::memory_order_relaxed);
+    if (!iterations) return want;
+    if (first >= iterations) {
       stop.store(true, std::memory_order_relaxed);
-      return false;
+      return 0;
     }
+    return std::min(want, iterations - first);
+  }
+  // Returns true (and stops the search) if iteration `index` is not to run: the deadline has
+  // passed or the caller cancelled. Iteration 0 always runs.
+  bool over(uint64_t index) {
+    if (index == 0 || !((deadline && Clock::now() >= *deadline) || (cancel && cancel->load(std::memory_order_relaxed))))
+      return false;
+    stop.store(true, std::memory_order_relaxed);
     return true;
+  }
+  // Claims the next iteration; false once a limit is reached.
+  bool claim() {
+    uint64_t first = 0;
+    return claim(1, first) && !over(first);
   }
 };
 
@@ -117,7 +164,11 @@ bool may_lead_to(const State& a, const State& target) {
 class SearchTree {
  public:
   SearchTree(const MctsConfig& config, const Evaluator& evaluator, size_t capacity)
-      : config_(config), evaluator_(evaluator), pool_(capacity) {}
+      : config_(config),
+        evaluator_(evaluator),
+        pool_(capacity),
+        num_shares_(config.parallelism == Parallelism::Tree ? config.threads : 1),
+        shares_(std::make_unique<RootShare[]>(size_t(num_shares_))) {}
 
   // Makes node 0 the node of `state`, keeping the old subtree if `state` lies in it; expands
   // the root. Single-threaded. Returns the root's visits carried over.
@@ -130,31 +181,58 @@ class SearchTree {
       compact(found);
     }
     root_state_ = state;
-    Node& root = pool_[0];
-    if (root.expansion.load(std::memory_order_relaxed) != Expansion::Done) {
-      root.expansion.store(Expansion::None, std::memory_order_relaxed);
-      if (expand(root, state, w) != Expansion::Done) {  // the kept subtree filled the pool
+    if (pool_[0].expansion.load(std::memory_order_relaxed) != Expansion::Done) {
+      pool_[0].expansion.store(Expansion::None, std::memory_order_relaxed);
+      if (expand(pool_[0], state, w) != Expansion::Done) {  // the kept subtree filled the pool
         reset_pool();
         expand(pool_[0], state, w);
       }
     }
-    num_root_children_ = pool_[0].num_children;
-    wins_ = std::make_unique<WinStat[]>(num_root_children_);
-    return pool_[0].visits.load(std::memory_order_relaxed);
+    const Node& root = pool_[0];
+    for (int t = 0; t < num_shares_; ++t) {
+      RootShare& share = shares_[size_t(t)];
+      share.counts.store(t == 0 ? root.visits() : 0, std::memory_order_relaxed);
+      for (int p = 0; p < kMaxPlayers; ++p)
+        share.value_sum[size_t(p)].store(t == 0 ? root.value_sum[size_t(p)].load(std::memory_order_relaxed) : 0.0f,
+                                         std::memory_order_relaxed);
+      share.wins.assign(root.num_children, WinSum{});
+    }
+    return root.visits();
+  }
+
+  // After a search: the root node takes the sum of the threads' shares (for the next search).
+  void gather_root() {
+    Node& root = pool_[0];
+    root.counts.store(root_counts(), std::memory_order_relaxed);
+    for (int p = 0; p < kMaxPlayers; ++p) root.value_sum[size_t(p)].store(root_value(p), std::memory_order_relaxed);
   }
 
   // Runs iterations until the budget says stop.
   void run(Worker& w, Budget& budget) {
     if (const auto* batched = dynamic_cast<const BatchEvaluator*>(&evaluator_)) return run_batched(w, budget, *batched);
-    while (budget.claim()) {
-      iterate(w);
-      budget.done.fetch_add(1, std::memory_order_relaxed);
+    uint64_t done = 0, first = 0;
+    for (uint64_t granted; (granted = budget.claim(budget.chunk, first)) > 0;) {
+      for (uint64_t i = first; i < first + granted; ++i) {
+        if (budget.over(i)) break;
+        iterate(w);
+        ++done;
+      }
     }
+    budget.done.fetch_add(done, std::memory_order_relaxed);
   }
 
   const Node& root() const { return pool_[0]; }
   const Node& child(int i) const { return pool_[pool_[0].first_child + uint32_t(i)]; }
-  const WinStat& wins(int i) const { return wins_[size_t(i)]; }
+  // The win-share sums of root child i, all threads together.
+  WinSum wins(int i) const {
+    WinSum total;
+    for (int t = 0; t < num_shares_; ++t) {
+      const WinSum& w = shares_[size_t(t)].wins[size_t(i)];
+      for (int p = 0; p < kMaxPlayers; ++p) total.sum[size_t(p)] += w.sum[size_t(p)];
+      total.count += w.count;
+    }
+    return total;
+  }
   size_t nodes() const { return pool_.size(); }
   void clear() {
     pool_.clear();
@@ -173,12 +251,11 @@ class SearchTree {
   void iterate(Worker& w) {
     State& s = w.state;
     s.copy_from(*root_state_);
-    Path path;
-    path.push(&pool_[0]);
+    Path path(pool_[0], shares_[size_t(w.share)]);
     while (!s.is_terminal()) {
       Node& node = path.back();
       Expansion e = node.expansion.load(std::memory_order_acquire);
-      const uint32_t visits = node.visits.load(std::memory_order_relaxed);
+      const uint32_t visits = node.visits();
       if (e == Expansion::None && visits >= config_.expand_after) {
         e = expand(node, s, w);
         // expand=0 (AlphaZero's way): a node is expanded at its first visit and valued itself,
@@ -194,22 +271,40 @@ class SearchTree {
     Evaluation eval;
     evaluator_.evaluate(s, w.rng, eval);
     backup(path, eval);
-  }  // ~Path removes the virtual losses after the statistics are in
+  }
 
-  // Adds one visit with `eval`'s rewards to every node of the path.
-  void backup(const Path& path, const Evaluation& eval) {
+  // Adds one visit with `eval`'s rewards to every node of the path, in place of its virtual loss.
+  void backup(Path& path, const Evaluation& eval) {
     const int players = root_state_->num_players();
-    for (int i = 0; i < path.size(); ++i) {
+    RootShare& share = path.share();
+    for (int p = 0; p < players; ++p) add_own(share.value_sum[size_t(p)], eval.reward[size_t(p)]);
+    add_own(share.counts, Node::kBackedUp);
+    for (int i = 1; i < path.size(); ++i) {
       Node& n = path[i];
       for (int p = 0; p < players; ++p)
         n.value_sum[size_t(p)].fetch_add(eval.reward[size_t(p)], std::memory_order_relaxed);
-      n.visits.fetch_add(1, std::memory_order_relaxed);
+      n.counts.fetch_add(Node::kBackedUp, std::memory_order_relaxed);
     }
     if (path.size() > 1) {
-      WinStat& stat = wins_[&path[1] - &pool_[pool_[0].first_child]];
-      for (int p = 0; p < players; ++p) stat.sum[size_t(p)].fetch_add(eval.win[size_t(p)], std::memory_order_relaxed);
-      stat.count.fetch_add(1, std::memory_order_relaxed);
+      WinSum& stat = share.wins[size_t(&path[1] - &pool_[pool_[0].first_child])];
+      for (int p = 0; p < players; ++p) stat.sum[size_t(p)] += eval.win[size_t(p)];
+      ++stat.count;
     }
+    path.backed_up();
+  }
+
+  // The root's visits and in-flight iterations (as Node::counts) and player p's reward sum,
+  // all threads together.
+  uint64_t root_counts() const {
+    uint64_t sum = 0;
+    for (int t = 0; t < num_shares_; ++t) sum += shares_[size_t(t)].counts.load(std::memory_order_relaxed);
+    return sum;
+  }
+  float root_value(int p) const {
+    float sum = shares_[0].value_sum[size_t(p)].load(std::memory_order_relaxed);
+    for (int t = 1; t < num_shares_; ++t)
+      sum += shares_[size_t(t)].value_sum[size_t(p)].load(std::memory_order_relaxed);
+    return sum;
   }
 
   // run() with a BatchEvaluator (search/batched.h): iterations in groups, one evaluator call
@@ -249,8 +344,7 @@ class SearchTree {
       size_t collisions = 0;
       while (group.size() < size && collisions < size && budget.claim()) {
         Iteration& it = group.emplace_back();
-        it.path = std::make_unique_for_overwrite<Path>();  // make_unique would zero its 8 KB array
-        it.path->push(&pool_[0]);
+        it.path = std::make_unique<Path>(pool_[0], shares_[size_t(w.share)]);
         if (unclaim.used == slots.size()) slots.emplace_back(*root_state_);
         State& s = slots[unclaim.used].state;
         s.copy_from(*root_state_);
@@ -299,11 +393,11 @@ class SearchTree {
         publish(*slot.node, slot.state, w, n);
         slot.expand = false;
       }
-      for (const Iteration& it : group) {
+      for (Iteration& it : group) {
         backup(*it.path, it.slot < 0 ? it.exact : slots[size_t(it.slot)].value);
         budget.done.fetch_add(1, std::memory_order_relaxed);
       }
-    }  // ~Path of every iteration removes its virtual loss
+    }  // ~Path of an iteration not backed up removes its virtual loss
   }
 
   // The descent of run_batched: selects down to a leaf, expanding chance nodes on the way.
@@ -366,28 +460,31 @@ class SearchTree {
     Node* children = &pool_[node.first_child];
     const int n = node.num_children;
     const float vl = config_.virtual_loss;
-    const float parent =
-        float(node.visits.load(std::memory_order_relaxed)) + vl * float(node.in_flight.load(std::memory_order_relaxed));
+    const bool root = &node == &pool_[0];
+    const uint64_t counts = root ? root_counts() : node.counts.load(std::memory_order_relaxed);
+    const uint32_t parent_visits = Node::visits_in(counts);
+    const float parent = float(parent_visits) + vl * float(Node::in_flight_in(counts));
     const float c = float(config_.exploration);
     int best = 0;
     float best_score = -1e30f;
     if (config_.selection == SelectionRule::Uct) {
       const float c_log = c * std::sqrt(std::log(std::max(parent, 1.0f)));
       for (int i = 0; i < n; ++i) {
-        const Node& ch = children[i];
-        float visits =
-            float(ch.visits.load(std::memory_order_relaxed)) + vl * float(ch.in_flight.load(std::memory_order_relaxed));
+        const uint64_t ch_counts = children[i].counts.load(std::memory_order_relaxed);
+        float visits = float(Node::visits_in(ch_counts)) + vl * float(Node::in_flight_in(ch_counts));
         if (visits == 0) return children[i];  // unvisited first, in the block's random order
-        float score = ch.value_sum[size_t(p)].load(std::memory_order_relaxed) / visits + c_log / std::sqrt(visits);
+        float score =
+            children[i].value_sum[size_t(p)].load(std::memory_order_relaxed) / visits + c_log / std::sqrt(visits);
         if (score > best_score) best_score = score, best = i;
       }
     } else {
       const float sqrt_parent = std::sqrt(std::max(parent, 1.0f));
-      const float fpu = node.mean(p, 0.5f) - float(config_.fpu_reduction);
+      const float value = root ? root_value(p) : node.value_sum[size_t(p)].load(std::memory_order_relaxed);
+      const float fpu = (parent_visits ? value / float(parent_visits) : 0.5f) - float(config_.fpu_reduction);
       for (int i = 0; i < n; ++i) {
         const Node& ch = children[i];
-        float visits =
-            float(ch.visits.load(std::memory_order_relaxed)) + vl * float(ch.in_flight.load(std::memory_order_relaxed));
+        const uint64_t ch_counts = ch.counts.load(std::memory_order_relaxed);
+        float visits = float(Node::visits_in(ch_counts)) + vl * float(Node::in_flight_in(ch_counts));
         float q = visits > 0 ? ch.value_sum[size_t(p)].load(std::memory_order_relaxed) / visits : fpu;
         float score = q + c * ch.prior * sqrt_parent / (1.0f + visits);
         if (score > best_score) best_score = score, best = i;
@@ -410,15 +507,15 @@ class SearchTree {
       return children[n - 1];
     }
     float total = 0;
-    for (int i = 0; i < n; ++i)
-      total += float(children[i].visits.load(std::memory_order_relaxed) +
-                     children[i].in_flight.load(std::memory_order_relaxed));
+    auto visits_of = [&](int i) {  // with the iterations in flight
+      const uint64_t counts = children[i].counts.load(std::memory_order_relaxed);
+      return float(Node::visits_in(counts) + Node::in_flight_in(counts));
+    };
+    for (int i = 0; i < n; ++i) total += visits_of(i);
     int best = 0;
     float best_gap = -1e30f;
     for (int i = 0; i < n; ++i) {
-      float visits = float(children[i].visits.load(std::memory_order_relaxed) +
-                           children[i].in_flight.load(std::memory_order_relaxed));
-      float gap = children[i].prior * (total + 1.0f) - visits;
+      float gap = children[i].prior * (total + 1.0f) - visits_of(i);
       if (gap > best_gap) best_gap = gap, best = i;
     }
     return children[best];
@@ -461,14 +558,8 @@ class SearchTree {
     };
     auto copy_of = [&](uint32_t i) {
       const Node& n = pool_[i];
-      Copy c{n.action,
-             n.prior,
-             0,
-             0,
-             n.mover,
-             n.expansion.load(std::memory_order_relaxed) == Expansion::Done,
-             n.visits.load(std::memory_order_relaxed),
-             {}};
+      Copy c{n.action,   n.prior, 0, 0, n.mover, n.expansion.load(std::memory_order_relaxed) == Expansion::Done,
+             n.visits(), {}};
       for (int p = 0; p < kMaxPlayers; ++p) c.sums[size_t(p)] = n.value_sum[size_t(p)].load(std::memory_order_relaxed);
       return c;
     };
@@ -492,7 +583,7 @@ class SearchTree {
       n.num_children = c.num_children;
       n.mover = c.mover;
       n.expansion.store(c.expanded ? Expansion::Done : Expansion::None, std::memory_order_relaxed);
-      n.visits.store(c.visits, std::memory_order_relaxed);
+      n.counts.store(c.visits, std::memory_order_relaxed);
       for (int p = 0; p < kMaxPlayers; ++p) n.value_sum[size_t(p)].store(c.sums[size_t(p)], std::memory_order_relaxed);
     }
   }
@@ -501,8 +592,9 @@ class SearchTree {
   const Evaluator& evaluator_;
   NodePool pool_;
   std::optional<State> root_state_;
-  std::unique_ptr<WinStat[]> wins_;
-  uint32_t num_root_children_ = 0;
+  // The root's statistics during a search: one share per thread of this tree.
+  int num_shares_;
+  std::unique_ptr<RootShare[]> shares_;
 };
 
 struct MctsImpl {
@@ -565,7 +657,10 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
   const uint64_t base = mix(config_.seed, seed);
   MctsImpl& m = *impl_;
   while (int(m.workers.size()) < threads) m.workers.push_back(std::make_unique<Worker>(state));
-  for (int t = 0; t < threads; ++t) m.workers[size_t(t)]->rng.reseed(mix(base, uint64_t(t)));
+  for (int t = 0; t < threads; ++t) {
+    m.workers[size_t(t)]->rng.reseed(mix(base, uint64_t(t)));
+    m.workers[size_t(t)]->share = int(m.trees.size()) == 1 ? t : 0;
+  }
 
   std::optional<Clock::time_point> deadline;
   if (config_.seconds > 0)
@@ -577,16 +672,28 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
     auto b = std::make_unique<Budget>();
     b->iterations = config_.iterations / uint64_t(trees) + (uint64_t(i) < config_.iterations % uint64_t(trees) ? 1 : 0);
     if (config_.iterations && b->iterations == 0) b->iterations = 1;
+    // A few iterations at a time: enough to make the shared count rare, few enough to share a
+    // small budget evenly.
+    const uint64_t per_thread = b->iterations / uint64_t(trees == 1 ? threads : 1);
+    b->chunk = b->iterations ? std::clamp<uint64_t>(per_thread / 8, 1, 16) : 16;
     b->deadline = deadline;
     b->cancel = cancel;
     budgets.push_back(std::move(b));
   }
+  // A root takes its threads' statistics when its search ends, by an exception too (an
+  // evaluator's): a tree kept for reuse holds them.
+  struct GatherRoot {
+    SearchTree& tree;
+    ~GatherRoot() { tree.gather_root(); }
+  };
   if (trees == 1) {
     reused[0] = m.trees[0]->set_root(state, *m.workers[0]);
+    GatherRoot gather{*m.trees[0]};
     parallel_for(threads, threads, [&](int t) { m.trees[0]->run(*m.workers[size_t(t)], *budgets[0]); });
   } else {
     parallel_for(threads, threads, [&](int t) {
       reused[size_t(t)] = m.trees[size_t(t)]->set_root(state, *m.workers[size_t(t)]);
+      GatherRoot gather{*m.trees[size_t(t)]};
       m.trees[size_t(t)]->run(*m.workers[size_t(t)], *budgets[size_t(t)]);
     });
   }
@@ -612,14 +719,14 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
     for (int i = 0; i < tree.root().num_children; ++i) {
       const Node& ch = tree.child(i);
       Sum& s = sums[ch.action.code];
-      uint32_t v = ch.visits.load();
+      uint32_t v = ch.visits();
       s.visits += v;
       s.value += ch.value_sum[size_t(me)].load();
       s.prior += ch.prior / float(trees);
-      const WinStat& w = tree.wins(i);
-      s.win_count += w.count.load();
+      const WinSum w = tree.wins(i);
+      s.win_count += w.count;
       for (int p = 0; p < players; ++p) {
-        s.win[size_t(p)] += w.sum[size_t(p)].load();
+        s.win[size_t(p)] += w.sum[size_t(p)];
         s.reward[size_t(p)] += ch.value_sum[size_t(p)].load();
       }
     }

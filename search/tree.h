@@ -14,12 +14,16 @@
 //     pool has no room (the node then stays a leaf; a compaction after reuse resets it to None).
 //     A thread that finds a node Busy evaluates it as a leaf instead of waiting.
 //   * Statistics, updated by every thread with relaxed atomic read-modify-writes and read with
-//     relaxed loads: `visits`, `in_flight`, `value_sum`. They are racy by design: a reader may
-//     see a visit count and value sums from slightly different moments, which only nudges one
-//     selection; no invariant depends on them. After all threads have joined, they are exact.
-//   * `in_flight` is the virtual loss: iterations currently below this node. Selection counts
-//     them as visits with reward 0 for the mover, which steers concurrent threads apart. It is
-//     only ever changed by the RAII guard Path (mcts.cpp), so it returns to 0 on every exit path.
+//     relaxed loads: `counts` (visits and in-flight iterations), `value_sum`. They are racy by
+//     design: a reader may see a visit count and value sums from slightly different moments,
+//     which only nudges one selection; no invariant depends on them. After all threads have
+//     joined, they are exact. The root's are kept per thread during a search (mcts.cpp's
+//     RootShare: every iteration passes the root) and summed into its node at the end.
+//   * The in-flight count is the virtual loss: iterations currently below this node. Selection
+//     counts them as visits with reward 0 for the mover, which steers concurrent threads apart.
+//     It is only ever changed by the RAII guard Path (mcts.cpp), so it returns to 0 on every
+//     exit path; an iteration that backs up adds its visit and takes its virtual loss back in
+//     one write.
 #pragma once
 
 #include <algorithm>
@@ -50,16 +54,15 @@ struct Node {
   uint16_t num_children = 0;
   int8_t mover = 0;  // current_player() here: a player, kChancePlayer or kTerminalPlayer
   std::atomic<Expansion> expansion{Expansion::None};
-  // Statistics (relaxed).
-  std::atomic<uint32_t> visits{0};
-  std::atomic<uint32_t> in_flight{0};
+  // Statistics (relaxed): visits in the low half of `counts`, in-flight iterations in the high.
+  std::atomic<uint64_t> counts{0};
   std::array<std::atomic<float>, kMaxPlayers> value_sum{};  // sum of the rewards backed up, per player
 
-  // Returns the mean reward of player p over this node's visits, or `otherwise` if none.
-  float mean(int p, float otherwise) const {
-    uint32_t n = visits.load(std::memory_order_relaxed);
-    return n ? value_sum[size_t(p)].load(std::memory_order_relaxed) / float(n) : otherwise;
-  }
+  static constexpr uint64_t kInFlight = uint64_t(1) << 32;  // one in-flight iteration in `counts`
+  static constexpr uint64_t kBackedUp = 1 - kInFlight;      // added: one visit more, one in flight less
+  static uint32_t visits_in(uint64_t counts) { return uint32_t(counts); }
+  static uint32_t in_flight_in(uint64_t counts) { return uint32_t(counts >> 32); }
+  uint32_t visits() const { return visits_in(counts.load(std::memory_order_relaxed)); }
 };
 // Small and fixed: 6 per-player sums dominate. Children blocks are scanned linearly by selection.
 static_assert(sizeof(Node) == 48, "Node layout changed: check the pool's memory arithmetic");
@@ -103,7 +106,9 @@ class NodePool {
   };
   size_t capacity_;
   std::unique_ptr<Node, Free> nodes_;
-  std::atomic<size_t> used_{0};
+  // On a cache line of its own: every expansion writes it, and the lines around it are read by
+  // every node access of every thread.
+  alignas(64) std::atomic<size_t> used_{0};
 };
 
 }  // namespace carc

@@ -685,6 +685,23 @@ TEST(BatchedSearch, AFailingBatchLeavesTheTreeUsable) {
   EXPECT_GT(r.reused_visits, 0u);
 }
 
+// Two threads on one tree: each keeps its share of the root's statistics and claims iterations
+// a few at a time; the search runs its budget exactly, every visit reaches the root's children,
+// and the root keeps the sum for the next search of the same position.
+TEST(MctsSearch, TwoThreadsOnOneTreeCountEveryIterationOnce) {
+  State s = random_position(5, 8);
+  for (uint64_t budget : {3u, 37u, 2000u}) {
+    Mcts mcts(iterations(budget, 2));
+    SearchResult first = mcts.search(s, 1);
+    EXPECT_EQ(first.iterations, budget);
+    EXPECT_EQ(root_visits(first), budget);
+    SearchResult again = mcts.search(s, 2);  // the same position: the whole tree is kept
+    EXPECT_EQ(again.iterations, budget);
+    EXPECT_EQ(again.reused_visits, budget);
+    EXPECT_EQ(root_visits(again), 2 * budget);
+  }
+}
+
 TEST(BatchedSearch, NeedsOneThread) {
   MctsConfig c = batched(100, std::make_shared<FakeBatchEvaluator>(8));
   c.threads = 2;
