@@ -308,6 +308,23 @@ void register_search(py::module_& m) {
                ", win_rate=" + std::to_string(s.win_rate) + ")";
       });
 
+  py::class_<SideStats>(m, "SideStats",
+                        "An agent given for several seats, its seats together: win share of the games (the "
+                        "sides' rates add up to 1), margin of its best seat over the others' best; 95% CIs.")
+      .def_readonly("agent", &SideStats::agent)
+      .def_readonly("entrants", &SideStats::entrants)
+      .def_readonly("games", &SideStats::games)
+      .def_readonly("win_rate", &SideStats::win_rate)
+      .def_readonly("win_low", &SideStats::win_low)
+      .def_readonly("win_high", &SideStats::win_high)
+      .def_readonly("margin", &SideStats::margin)
+      .def_readonly("margin_low", &SideStats::margin_low)
+      .def_readonly("margin_high", &SideStats::margin_high)
+      .def("__repr__", [](const SideStats& s) {
+        return "SideStats('" + s.agent + "', games=" + std::to_string(s.games) +
+               ", win_rate=" + std::to_string(s.win_rate) + ")";
+      });
+
   py::class_<SprtConfig>(m, "SprtConfig", "A sequential probability ratio test's settings (search/sprt.h).")
       .def(py::init(&parse_sprt), "text"_a,
            "From 'elo0=0,elo1=20[,alpha=0.05,beta=0.05]'; SearchError for a bad key, number or bound.")
@@ -353,6 +370,7 @@ void register_search(py::module_& m) {
       .def_readonly("agents", &ArenaResult::agents)
       .def_readonly("games", &ArenaResult::games, "In (deal, rotation) order.")
       .def_readonly("entrants", &ArenaResult::entrants)
+      .def_readonly("sides", &ArenaResult::sides, "One per agent given for several seats (a 2-against-2 match).")
       .def_readonly("seconds", &ArenaResult::seconds)
       .def_readonly("sprt", &ArenaResult::sprt, "With ArenaConfig.sprt: the test after the last game.")
       .def("report", &ArenaResult::report, "A table of the entrant statistics.")

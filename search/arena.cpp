@@ -288,6 +288,55 @@ std::vector<EntrantStats> summarise(const std::vector<GameRecord>& games, const 
   return out;
 }
 
+std::vector<SideStats> summarise_sides(const std::vector<GameRecord>& games, const std::vector<std::string>& agents) {
+  std::vector<SideStats> sides;
+  for (size_t e = 0; e < agents.size(); ++e) {
+    const bool seen = std::any_of(sides.begin(), sides.end(), [&](const SideStats& s) { return s.agent == agents[e]; });
+    if (seen || std::count(agents.begin(), agents.end(), agents[e]) < 2) continue;
+    SideStats& side = sides.emplace_back();
+    side.agent = agents[e];
+    for (size_t f = e; f < agents.size(); ++f)
+      if (agents[f] == agents[e]) side.entrants.push_back(int(f));
+  }
+  for (SideStats& side : sides) {
+    const auto on_side = [&](int entrant) {
+      return std::find(side.entrants.begin(), side.entrants.end(), entrant) != side.entrants.end();
+    };
+    std::map<int, std::pair<double, double>> wins_margins;  // per deal: sums over its games
+    std::map<int, int> games_of_deal;
+    for (const GameRecord& g : games) {
+      double win = 0;
+      int best_own = -1000000, best_other = -1000000;
+      for (size_t s = 0; s < g.entrant.size(); ++s) {
+        if (on_side(g.entrant[s])) {
+          win += g.win_share[s];
+          best_own = std::max(best_own, g.scores[s]);
+        } else {
+          best_other = std::max(best_other, g.scores[s]);
+        }
+      }
+      wins_margins[g.deal].first += win;
+      wins_margins[g.deal].second += best_own - best_other;
+      ++games_of_deal[g.deal];
+      ++side.games;
+    }
+    std::vector<double> deal_wins, deal_margins;
+    for (const auto& [deal, sums] : wins_margins) {
+      deal_wins.push_back(sums.first / games_of_deal[deal]);
+      deal_margins.push_back(sums.second / games_of_deal[deal]);
+    }
+    const Rate win = rate_with_interval(deal_wins, side.games);
+    auto [margin, margin_ci] = mean_ci(deal_margins);
+    side.win_rate = win.value;
+    side.win_low = win.low;
+    side.win_high = win.high;
+    side.margin = margin;
+    side.margin_low = margin - margin_ci;
+    side.margin_high = margin + margin_ci;
+  }
+  return sides;
+}
+
 ArenaResult run_arena(const ArenaConfig& config) {
   const int players = config.game.players;
   Config rules = validate(config.game);  // ConfigError before anything starts
@@ -392,6 +441,7 @@ ArenaResult run_arena(const ArenaConfig& config) {
   }
   result.seconds = seconds_since(start);
   result.entrants = summarise(result.games, config.agents);
+  result.sides = summarise_sides(result.games, config.agents);
   return result;
 }
 
@@ -411,6 +461,20 @@ std::string ArenaResult::report() const {
     std::snprintf(line, sizeof line, "%-3zu %-34s %6d  %-22s %7.1f  %-24s %-22s %8.4f %10.0f\n", e, s.agent.c_str(),
                   s.games, win.c_str(), s.score, margin.c_str(), elo.c_str(), s.seconds_per_move,
                   s.iterations_per_move);
+    out += line;
+  }
+  if (!sides.empty()) {
+    std::snprintf(line, sizeof line, "%-3s %-34s %6s  %-22s %7s  %s\n", "", "side (one agent, several seats)", "games",
+                  "win share [95% CI]", "fair", "margin [95% CI]");
+    out += line;
+  }
+  for (const SideStats& s : sides) {
+    std::string seats;
+    for (int e : s.entrants) seats += (seats.empty() ? "#" : "+#") + std::to_string(e);
+    const std::string win = interval(s.win_rate, s.win_low, s.win_high, 3);
+    const std::string margin = interval(s.margin, s.margin_low, s.margin_high, 1);
+    std::snprintf(line, sizeof line, "%-5s %-32s %6d  %-22s %7.3f  %s\n", seats.c_str(), s.agent.c_str(), s.games,
+                  win.c_str(), double(s.entrants.size()) / players, margin.c_str());
     out += line;
   }
   if (sprt) out += "sprt " + sprt->text() + "\n";

@@ -135,6 +135,19 @@ struct EntrantStats {
   double iterations_per_move = 0;  // search agents only
 };
 
+// An agent that holds several seats of each game (the same spec given more than once, as in a
+// 2-against-2 match of 4 players): its seats together are one side. The side wins a game's share
+// of its seats' win shares summed, so two sides' rates add up to 1 (a fair share is seats /
+// players). The margin is the side's best score minus the best score of the other seats.
+// Intervals as for an entrant: per deal, Wilson for the rate, normal for the margin.
+struct SideStats {
+  std::string agent;
+  std::vector<int> entrants;  // the entrants that play this spec, in order
+  int games = 0;
+  double win_rate = 0, win_low = 0, win_high = 0;
+  double margin = 0, margin_low = 0, margin_high = 0;
+};
+
 struct ArenaResult {
   int players = 0;
   int deals = 0;
@@ -142,9 +155,10 @@ struct ArenaResult {
   std::vector<std::string> agents;
   std::vector<GameRecord> games;  // in (deal, rotation) order (only those played if a test decided)
   std::vector<EntrantStats> entrants;
+  std::vector<SideStats> sides;    // one per spec given more than once (none in a 2-player arena)
   double seconds = 0;              // wall time of the run
   std::optional<SprtStatus> sprt;  // with ArenaConfig::sprt: the test after the last game
-  // A table of the entrant statistics (and the test's line).
+  // A table of the entrant statistics, then of the sides if any (and the test's line).
   std::string report() const;
   // One line per game and seat: game,deal,rotation,seat,entrant,agent,score,win_share,...,seed,
   // agent_seed, then rank, turns, tiles, the figures per kind and the points per cause
@@ -179,6 +193,8 @@ ArenaResult run_arena_csv(ArenaConfig config, const std::string& path, bool resu
 // The statistics of a set of games (run_arena's summary; exposed for tests and notebooks).
 // Confidence intervals treat deals as the independent units (paired games are correlated).
 std::vector<EntrantStats> summarise(const std::vector<GameRecord>& games, const std::vector<std::string>& agents);
+// The sides: every spec of `agents` given more than once, in the order of its first entrant.
+std::vector<SideStats> summarise_sides(const std::vector<GameRecord>& games, const std::vector<std::string>& agents);
 
 // A rate in [0, 1] and its 95% confidence interval.
 struct Rate {

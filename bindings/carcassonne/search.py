@@ -139,7 +139,8 @@ def arena(
 def arena_summary(result: _core.ArenaResult) -> dict[str, Any]:
     """An ArenaResult as plain data: {"games", "seconds", "report", "entrants": [{agent, games,
     win_rate, win_ci, score, margin, margin_ci, elo, elo_ci, seconds_per_move,
-    iterations_per_move}], "sprt": None or {llr, decision, units}}."""
+    iterations_per_move}], "sides": [{agent, entrants, games, win_rate, win_ci, margin, margin_ci}],
+    "sprt": None or {llr, decision, units}}."""
     return {
         "games": len(result.games),
         "seconds": result.seconds,
@@ -159,6 +160,18 @@ def arena_summary(result: _core.ArenaResult) -> dict[str, Any]:
                 "iterations_per_move": e.iterations_per_move,
             }
             for e in result.entrants
+        ],
+        "sides": [
+            {
+                "agent": s.agent,
+                "entrants": list(s.entrants),
+                "games": s.games,
+                "win_rate": s.win_rate,
+                "win_ci": (s.win_low, s.win_high),
+                "margin": s.margin,
+                "margin_ci": (s.margin_low, s.margin_high),
+            }
+            for s in result.sides
         ],
         "sprt": None
         if result.sprt is None

@@ -159,6 +159,47 @@ TEST(Arena, StatisticsOfKnownResults) {
   EXPECT_EQ(s[0].elo_high, 0);
 }
 
+TEST(Arena, AnAgentInSeveralSeatsIsOneSideWhoseWinSharesAddUp) {
+  // 4 players, "a" in entrants 0 and 2, "b" in 1 and 3: two deals of two games each.
+  std::vector<GameRecord> games;
+  const std::vector<std::vector<int>> scores = {{90, 80, 70, 60}, {50, 60, 55, 70}, {80, 80, 10, 10}, {40, 90, 95, 20}};
+  const std::vector<std::vector<double>> shares = {{1, 0, 0, 0}, {0, 0, 0, 1}, {0.5, 0.5, 0, 0}, {0, 0, 1, 0}};
+  for (int i = 0; i < 4; ++i) {
+    GameRecord g;
+    g.deal = i / 2;
+    g.entrant = i % 2 == 0 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{1, 2, 3, 0};
+    g.scores = scores[size_t(i)];
+    g.win_share = shares[size_t(i)];
+    g.think_seconds.assign(4, 0);
+    g.decisions.assign(4, 1);
+    g.iterations.assign(4, 0);
+    games.push_back(g);
+  }
+  const std::vector<std::string> agents = {"a", "b", "a", "b"};
+  std::vector<SideStats> sides = summarise_sides(games, agents);
+  ASSERT_EQ(sides.size(), 2u);
+  EXPECT_EQ(sides[0].agent, "a");
+  EXPECT_EQ(sides[0].entrants, (std::vector<int>{0, 2}));
+  EXPECT_EQ(sides[1].entrants, (std::vector<int>{1, 3}));
+  EXPECT_EQ(sides[0].games, 4);
+  // Side "a" sits in seats 0 and 2 of games 0 and 2, seats 1 and 3 of games 1 and 3 (rotated):
+  // it wins game 0 (1), game 1 (seat 3: 1), half of game 2, nothing of game 3.
+  EXPECT_DOUBLE_EQ(sides[0].win_rate, (1 + 1 + 0.5 + 0) / 4);
+  EXPECT_DOUBLE_EQ(sides[0].win_rate + sides[1].win_rate, 1.0);
+  // Margins, its best seat over the others' best: +10, +15 (70 - 55), 0, -5 (90 - 95); per deal
+  // +12.5 and -2.5.
+  EXPECT_DOUBLE_EQ(sides[0].margin, 5.0);
+  EXPECT_DOUBLE_EQ(sides[1].margin, -5.0);
+  EXPECT_LT(sides[0].win_low, sides[0].win_rate);
+  EXPECT_GT(sides[0].win_high, sides[0].win_rate);
+  // One agent per seat: no side.
+  EXPECT_TRUE(summarise_sides(games, {"a", "b", "c", "d"}).empty());
+  // Only the agent given twice is a side: "a" against "b" and "c".
+  std::vector<SideStats> one = summarise_sides(games, {"a", "b", "a", "c"});
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_DOUBLE_EQ(one[0].win_rate, 0.625);
+}
+
 // Win shares of 2-player deals, both seats played by the same entrants.
 std::vector<GameRecord> two_player_deals(const std::vector<std::pair<double, double>>& shares_of_entrant_1) {
   std::vector<GameRecord> games;

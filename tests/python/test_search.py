@@ -295,6 +295,20 @@ def test_arena_intervals_never_have_zero_width() -> None:
     assert "-714 [-inf, -237]" in result.report()
 
 
+def test_arena_sides_of_a_two_against_two_match() -> None:
+    result = arena("greedy,random,greedy,random", deals=2, threads=1)
+    assert [(s.agent, s.entrants) for s in result.sides] == [("greedy", [0, 2]), ("random", [1, 3])]
+    side = result.sides[0]
+    assert side.games == 8
+    # A side's win share is its seats' win shares summed, game by game.
+    assert side.win_rate == pytest.approx(result.entrants[0].win_rate + result.entrants[2].win_rate)
+    assert side.win_rate + result.sides[1].win_rate == pytest.approx(1.0)
+    assert side.win_low <= side.win_rate <= side.win_high
+    assert "side (one agent, several seats)" in result.report() and "#0+#2" in result.report()
+    assert arena_summary(result)["sides"][1]["entrants"] == [1, 3]
+    assert arena(["greedy", "random"], deals=1, threads=1).sides == []
+
+
 def test_arena_unpaired_and_three_players() -> None:
     result = arena("random,random,greedy", deals=2, paired=False, threads=2)
     assert len(result.games) == 2
