@@ -226,5 +226,35 @@ TEST(ValueNet, AGameWithoutAShippedNetworkFallsBackToRolloutsAndSaysSo) {
   EXPECT_EQ(agent.last_result().evaluator, "rollouts: no value network for shrines with 6 players");
 }
 
+TEST(ValueNet, TheShippedNetworksCoverTwoPlayerBaseAndFourPlayerEveryExpansionGames) {
+  // docs/value.md: value-base.value (2-player base) and value-all-city-4p.value (4 players, every
+  // expansion but River II, starting from the City). Each game takes the one made for it.
+  Config every;
+  every.players = 4;
+  every.expansions = {"abbey-mayor", "king-robber", "shrines", "anniv20"};
+  every.variants = {{"start", "city"}};
+  const std::vector<std::pair<Config, std::string>> cases = {
+      {Config{}, "the value network base, 2 players (value-base.value)"},
+      {every, "the value network abbey-mayor+anniv20+city+king-robber+shrines, 4 players (value-all-city-4p.value)"},
+  };
+  for (const auto& [config, said] : cases) {
+    State s(config);
+    s.apply(s.sample_chance());
+    MctsAgent agent(parse_mcts_options("iters=100,eval=value,rollout=none"));
+    Rng rng(1);
+    EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
+    EXPECT_EQ(agent.last_result().evaluator, said);
+  }
+  // The same mix with 2 players has no network.
+  every.players = 2;
+  State s(every);
+  s.apply(s.sample_chance());
+  MctsAgent agent(parse_mcts_options("iters=100,eval=value,rollout=none"));
+  Rng rng(1);
+  agent.choose(s, rng);
+  EXPECT_EQ(agent.last_result().evaluator,
+            "rollouts: no value network for abbey-mayor+anniv20+city+king-robber+shrines with 2 players");
+}
+
 }  // namespace
 }  // namespace carc

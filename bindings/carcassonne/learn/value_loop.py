@@ -309,7 +309,7 @@ def plot_ladder(rows: list[dict[str, Any]], png: Path, players: int = 2) -> None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    fig, ax = plt.subplots(figsize=(7.5, 3.5))
     lines: dict[str, list[tuple[int, float, float, float]]] = {}
     for row in rows:
         g = row["generation"]
@@ -326,12 +326,12 @@ def plot_ladder(rows: list[dict[str, Any]], png: Path, players: int = 2) -> None
             [hi - r for r, hi in zip(rate, high, strict=True)],
         ]
         ax.errorbar(gens, rate, yerr=err, marker="o", capsize=4, label=label)
-    ax.axhline(1 / players, color="grey", lw=0.8)  # one seat's fair share
+    ax.axhline(1 / players, color="grey", lw=0.8, ls="--", label=f"fair share of one seat (1/{players})")
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("generation")
     ax.set_ylabel("win rate (95% interval)")
     ax.set_xticks(sorted({row["generation"] for row in rows}))
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside: never on a point
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     plt.close(fig)
