@@ -218,6 +218,23 @@ Rate rate_with_interval(const std::vector<double>& deal_means, int games) {
   return {p, std::clamp(center - half, 0.0, p), std::clamp(center + half, p, 1.0)};
 }
 
+namespace {
+
+// An entrant's or a side's win rate and margin, with their intervals, from its deals' means.
+template <class Stats>
+void set_win_and_margin(Stats& st, const std::vector<double>& deal_wins, const std::vector<double>& deal_margins) {
+  const Rate win = rate_with_interval(deal_wins, st.games);
+  auto [margin, margin_ci] = mean_ci(deal_margins);
+  st.win_rate = win.value;
+  st.win_low = win.low;
+  st.win_high = win.high;
+  st.margin = margin;
+  st.margin_low = margin - margin_ci;
+  st.margin_high = margin + margin_ci;
+}
+
+}  // namespace
+
 std::vector<KindId> make_deck(const Config& game, int deal) {
   State fresh(game);
   std::vector<KindId> deck;
@@ -266,14 +283,7 @@ std::vector<EntrantStats> summarise(const std::vector<GameRecord>& games, const 
       deal_vs_first.push_back(v / n);
       vs_first += v;
     }
-    const Rate win = rate_with_interval(deal_wins, st.games);
-    auto [margin, margin_ci] = mean_ci(deal_margins);
-    st.win_rate = win.value;
-    st.win_low = win.low;
-    st.win_high = win.high;
-    st.margin = margin;
-    st.margin_low = margin - margin_ci;
-    st.margin_high = margin + margin_ci;
+    set_win_and_margin(st, deal_wins, deal_margins);
     st.score = st.games ? score / st.games : 0;
     st.seconds_per_move = moves ? seconds / moves : 0;
     st.iterations_per_move = moves ? iterations / moves : 0;
@@ -325,14 +335,7 @@ std::vector<SideStats> summarise_sides(const std::vector<GameRecord>& games, con
       deal_wins.push_back(sums.first / games_of_deal[deal]);
       deal_margins.push_back(sums.second / games_of_deal[deal]);
     }
-    const Rate win = rate_with_interval(deal_wins, side.games);
-    auto [margin, margin_ci] = mean_ci(deal_margins);
-    side.win_rate = win.value;
-    side.win_low = win.low;
-    side.win_high = win.high;
-    side.margin = margin;
-    side.margin_low = margin - margin_ci;
-    side.margin_high = margin + margin_ci;
+    set_win_and_margin(side, deal_wins, deal_margins);
   }
   return sides;
 }
