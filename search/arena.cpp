@@ -302,7 +302,9 @@ std::vector<SideStats> summarise_sides(const std::vector<GameRecord>& games, con
   std::vector<SideStats> sides;
   for (size_t e = 0; e < agents.size(); ++e) {
     const bool seen = std::any_of(sides.begin(), sides.end(), [&](const SideStats& s) { return s.agent == agents[e]; });
-    if (seen || std::count(agents.begin(), agents.end(), agents[e]) < 2) continue;
+    const auto seats = std::count(agents.begin(), agents.end(), agents[e]);
+    // One seat is an entrant, not a side; every seat (self-play) leaves no other side to measure.
+    if (seen || seats < 2 || seats == std::ssize(agents)) continue;
     SideStats& side = sides.emplace_back();
     side.agent = agents[e];
     for (size_t f = e; f < agents.size(); ++f)

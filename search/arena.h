@@ -155,7 +155,7 @@ struct ArenaResult {
   std::vector<std::string> agents;
   std::vector<GameRecord> games;  // in (deal, rotation) order (only those played if a test decided)
   std::vector<EntrantStats> entrants;
-  std::vector<SideStats> sides;    // one per spec given more than once (none in a 2-player arena)
+  std::vector<SideStats> sides;    // one per spec given for several seats but not all of them
   double seconds = 0;              // wall time of the run
   std::optional<SprtStatus> sprt;  // with ArenaConfig::sprt: the test after the last game
   // A table of the entrant statistics, then of the sides if any (and the test's line).
@@ -193,7 +193,8 @@ ArenaResult run_arena_csv(ArenaConfig config, const std::string& path, bool resu
 // The statistics of a set of games (run_arena's summary; exposed for tests and notebooks).
 // Confidence intervals treat deals as the independent units (paired games are correlated).
 std::vector<EntrantStats> summarise(const std::vector<GameRecord>& games, const std::vector<std::string>& agents);
-// The sides: every spec of `agents` given more than once, in the order of its first entrant.
+// The sides: every spec of `agents` given more than once but not for every seat, in the order
+// of its first entrant.
 std::vector<SideStats> summarise_sides(const std::vector<GameRecord>& games, const std::vector<std::string>& agents);
 
 // A rate in [0, 1] and its 95% confidence interval.

@@ -194,6 +194,8 @@ TEST(Arena, AnAgentInSeveralSeatsIsOneSideWhoseWinSharesAddUp) {
   EXPECT_GT(sides[0].win_high, sides[0].win_rate);
   // One agent per seat: no side.
   EXPECT_TRUE(summarise_sides(games, {"a", "b", "c", "d"}).empty());
+  // One agent in every seat (self-play): no other side to measure against.
+  EXPECT_TRUE(summarise_sides(games, {"a", "a", "a", "a"}).empty());
   // Only the agent given twice is a side: "a" against "b" and "c".
   std::vector<SideStats> one = summarise_sides(games, {"a", "b", "a", "c"});
   ASSERT_EQ(one.size(), 1u);
