@@ -370,7 +370,8 @@ void register_search(py::module_& m) {
       .def_readonly("agents", &ArenaResult::agents)
       .def_readonly("games", &ArenaResult::games, "In (deal, rotation) order.")
       .def_readonly("entrants", &ArenaResult::entrants)
-      .def_readonly("sides", &ArenaResult::sides, "One per agent given for several seats but not all (a 2-against-2 match).")
+      .def_readonly("sides", &ArenaResult::sides,
+                    "One per agent given for several seats but not all (a 2-against-2 match).")
       .def_readonly("seconds", &ArenaResult::seconds)
       .def_readonly("sprt", &ArenaResult::sprt, "With ArenaConfig.sprt: the test after the last game.")
       .def("report", &ArenaResult::report, "A table of the entrant statistics.")
