@@ -16,6 +16,14 @@ cd "$(dirname "$0")/.."
 CARC_BROWSER_TESTS=1 CARC_FUZZ_TESTS=1 source tools/deps.sh
 jobs=${JOBS:-2}
 
+# The quick checks first: a formatting slip should fail in seconds, not after the builds.
+echo "== Python lint"
+python -m ruff check bindings tests tools
+echo "== Python types (mypy, settings in pyproject.toml)"
+python -m mypy
+echo "== Formatting: C++ (clang-format) and Python (ruff format); bash tools/format.sh applies it"
+bash tools/format.sh --check
+
 echo "== The package: sdist and wheel (python -m build), then the wheel in a clean environment"
 rm -rf dist
 mkdir -p build
@@ -52,13 +60,6 @@ TSAN_OPTIONS=halt_on_error=1 ./build-tsan/carc_tests --gtest_brief=1 \
 
 echo "== Fuzzing: each libFuzzer target for ${CARC_FUZZ_SECONDS:=60} s (tools/fuzz.sh), then Atheris on the Python surface"
 bash tools/fuzz.sh "$CARC_FUZZ_SECONDS"
-
-echo "== Python lint"
-python -m ruff check bindings tests tools
-echo "== Python types (mypy, settings in pyproject.toml)"
-python -m mypy
-echo "== Formatting: C++ (clang-format) and Python (ruff format); bash tools/format.sh applies it"
-bash tools/format.sh --check
 
 echo "== Python tests (the wheel installed in .venv)"
 echo "-- the hand-written stub _core.pyi against the built module (mypy's stubtest)"
