@@ -61,9 +61,14 @@ void greedy_values(const State& state, const Action* actions, int n, double* val
 template <class Valuation>
 void one_ply_values(const State& state, const Action* actions, int n, double* values, Valuation valuation) {
   const int me = state.current_player();
-  // Scratch states, refilled with copy_from: far fewer bytes than a fresh copy per action.
-  State next = state;
-  std::optional<State> after;
+  // Scratch states per thread, refilled with copy_from: a fresh State would be copied (and an
+  // empty optional zeroed) whole, 24 KB each, where copy_from takes only the used parts. A
+  // valuation must not call one_ply_values itself (it would overwrite them).
+  thread_local std::optional<State> next_scratch, after_scratch;
+  std::optional<State>& after = after_scratch;
+  if (next_scratch) next_scratch->copy_from(state);
+  else next_scratch.emplace(state);
+  State& next = *next_scratch;
   for (int i = 0; i < n; ++i) {
     if (i > 0) next.copy_from(state);
     next.apply_unchecked(actions[i]);

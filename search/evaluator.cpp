@@ -103,7 +103,7 @@ Action sample_draw(const State& state, Rng& rng) {
       r -= state.bag_count(KindId(k));
       if (r < 0) {
         Action a = Action::draw(k);
-        if (state.is_legal(a)) return a;
+        if (state.draws_any_tile() || state.is_legal(a)) return a;
         break;
       }
     }
