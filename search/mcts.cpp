@@ -46,48 +46,15 @@ struct WinSum {
   uint32_t count = 0;
 };
 
-// The statistics of one node as a thread's share holds them (as Node::counts, Node::value_sum).
-struct Stats {
-  std::atomic<uint64_t> counts{0};
-  std::array<std::atomic<float>, kMaxPlayers> value_sum{};
-};
-static_assert(sizeof(Stats) == 32, "two to a cache line");
-
-// Stats of the root's children, one thread's: aligned to cache lines, so that no line holds
-// two threads' figures.
-class ChildStats {
- public:
-  void resize(int n) {
-    if (n > capacity_) {
-      const size_t bytes = (size_t(n) * sizeof(Stats) + 63) / 64 * 64;
-      stats_.reset(static_cast<Stats*>(::operator new(bytes, std::align_val_t(64))));
-      capacity_ = int(bytes / sizeof(Stats));
-    }
-    for (int i = 0; i < n; ++i) new (&stats_.get()[i]) Stats();
-  }
-  Stats& operator[](int i) { return stats_.get()[i]; }
-  const Stats& operator[](int i) const { return stats_.get()[i]; }
-
- private:
-  struct Free {
-    void operator()(Stats* p) const { ::operator delete(p, std::align_val_t(64)); }
-  };
-  std::unique_ptr<Stats, Free> stats_;
-  int capacity_ = 0;
-};
-
-// One thread's share of the statistics of the root and its children during a search. Every
-// iteration passes the root and one of its few children: counters shared there would have the
-// threads wait for each other's cache line at every update. Each thread writes its own share
-// (no locked read-modify-writes, lines of its own), selection reads them all, and the nodes
-// hold their sum between searches. The first share starts from the nodes' own figures, so that
-// one thread adds its rewards up in the order one counter would.
+// One thread's share of the root's statistics during a search. Every iteration passes the root:
+// counters shared there would have the threads wait for each other's cache line at every
+// update. Each thread writes its own share (whole cache lines), selection at the root reads them
+// all, and the root node holds their sum between searches. The first share starts from the
+// root's own figures, so that one thread adds its rewards up in the order one counter would.
 struct alignas(64) RootShare {
-  Stats root;
-  const Node* first_child = nullptr;  // the root's children block, indexing `children`
-  ChildStats children;
+  std::atomic<uint64_t> counts{0};  // as Node::counts
+  std::array<std::atomic<float>, kMaxPlayers> value_sum{};
   std::vector<WinSum> wins;  // per root child; read after the threads have joined
-  Stats& child(const Node* n) { return children[int(n - first_child)]; }
 };
 
 // The nodes of one iteration, root first. Each adds a virtual loss (its in-flight count; the
@@ -96,22 +63,20 @@ struct alignas(64) RootShare {
 class Path {
  public:
   Path(Node& root, RootShare& share) : share_(share) {
-    add_own(share_.root.counts, Node::kInFlight);
+    add_own(share_.counts, Node::kInFlight);
     nodes_[0] = &root;
   }
   Path(const Path&) = delete;
   Path& operator=(const Path&) = delete;
   ~Path() {
     if (backed_up_) return;
-    add_own(share_.root.counts, -Node::kInFlight);
-    if (size_ > 1) add_own(share_.child(nodes_[1]).counts, -Node::kInFlight);
-    for (int i = 2; i < size_; ++i) nodes_[size_t(i)]->counts.fetch_sub(Node::kInFlight, std::memory_order_relaxed);
+    add_own(share_.counts, -Node::kInFlight);
+    for (int i = 1; i < size_; ++i) nodes_[size_t(i)]->counts.fetch_sub(Node::kInFlight, std::memory_order_relaxed);
   }
   // Returns false (and adds nothing) when the path is full.
   bool push(Node* n) {
     if (size_ == kMaxDepth) return false;
-    if (size_ == 1) add_own(share_.child(n).counts, Node::kInFlight);  // a root child: in the share
-    else n->counts.fetch_add(Node::kInFlight, std::memory_order_relaxed);
+    n->counts.fetch_add(Node::kInFlight, std::memory_order_relaxed);
     nodes_[size_t(size_++)] = n;
     return true;
   }
@@ -224,39 +189,22 @@ class SearchTree {
       }
     }
     const Node& root = pool_[0];
-    root_children_ = &pool_[root.first_child];
-    num_root_children_ = root.num_children;
-    auto take = [](Stats& to, const Node& from, bool first) {
-      to.counts.store(first ? from.visits() : 0, std::memory_order_relaxed);
-      for (int p = 0; p < kMaxPlayers; ++p)
-        to.value_sum[size_t(p)].store(first ? from.value_sum[size_t(p)].load(std::memory_order_relaxed) : 0.0f,
-                                      std::memory_order_relaxed);
-    };
     for (int t = 0; t < num_shares_; ++t) {
       RootShare& share = shares_[size_t(t)];
-      take(share.root, root, t == 0);
-      share.first_child = root_children_;
-      share.children.resize(num_root_children_);
-      for (int i = 0; i < num_root_children_; ++i) take(share.children[i], root_children_[i], t == 0);
+      share.counts.store(t == 0 ? root.visits() : 0, std::memory_order_relaxed);
+      for (int p = 0; p < kMaxPlayers; ++p)
+        share.value_sum[size_t(p)].store(t == 0 ? root.value_sum[size_t(p)].load(std::memory_order_relaxed) : 0.0f,
+                                         std::memory_order_relaxed);
       share.wins.assign(root.num_children, WinSum{});
     }
     return root.visits();
   }
 
-  // After a search: the root and its children take the sums of the threads' shares (for the
-  // result and the next search).
+  // After a search: the root node takes the sum of the threads' shares (for the next search).
   void gather_root() {
-    auto give = [](Node& to, uint64_t counts, const std::array<float, kMaxPlayers>& sums) {
-      to.counts.store(counts, std::memory_order_relaxed);
-      for (int p = 0; p < kMaxPlayers; ++p) to.value_sum[size_t(p)].store(sums[size_t(p)], std::memory_order_relaxed);
-    };
-    std::array<float, kMaxPlayers> sums;
-    for (int p = 0; p < kMaxPlayers; ++p) sums[size_t(p)] = root_value(p);
-    give(pool_[0], root_counts(), sums);
-    for (int i = 0; i < num_root_children_; ++i) {
-      for (int p = 0; p < kMaxPlayers; ++p) sums[size_t(p)] = child_value(i, p);
-      give(root_children_[i], child_counts(i), sums);
-    }
+    Node& root = pool_[0];
+    root.counts.store(root_counts(), std::memory_order_relaxed);
+    for (int p = 0; p < kMaxPlayers; ++p) root.value_sum[size_t(p)].store(root_value(p), std::memory_order_relaxed);
   }
 
   // Runs iterations until the budget says stop.
@@ -307,7 +255,7 @@ class SearchTree {
     while (!s.is_terminal()) {
       Node& node = path.back();
       Expansion e = node.expansion.load(std::memory_order_acquire);
-      const uint32_t visits = Node::visits_in(counts_of(node));
+      const uint32_t visits = node.visits();
       if (e == Expansion::None && visits >= config_.expand_after) {
         e = expand(node, s, w);
         // expand=0 (AlphaZero's way): a node is expanded at its first visit and valued itself,
@@ -329,13 +277,9 @@ class SearchTree {
   void backup(Path& path, const Evaluation& eval) {
     const int players = root_state_->num_players();
     RootShare& share = path.share();
-    auto add_own_stats = [&](Stats& stats) {
-      for (int p = 0; p < players; ++p) add_own(stats.value_sum[size_t(p)], eval.reward[size_t(p)]);
-      add_own(stats.counts, Node::kBackedUp);
-    };
-    add_own_stats(share.root);
-    if (path.size() > 1) add_own_stats(share.child(&path[1]));
-    for (int i = 2; i < path.size(); ++i) {
+    for (int p = 0; p < players; ++p) add_own(share.value_sum[size_t(p)], eval.reward[size_t(p)]);
+    add_own(share.counts, Node::kBackedUp);
+    for (int i = 1; i < path.size(); ++i) {
       Node& n = path[i];
       for (int p = 0; p < players; ++p)
         n.value_sum[size_t(p)].fetch_add(eval.reward[size_t(p)], std::memory_order_relaxed);
@@ -352,40 +296,15 @@ class SearchTree {
   // The root's visits and in-flight iterations (as Node::counts) and player p's reward sum,
   // all threads together.
   uint64_t root_counts() const {
-    return sum_counts([](const RootShare& share) -> const Stats& { return share.root; });
+    uint64_t sum = 0;
+    for (int t = 0; t < num_shares_; ++t) sum += shares_[size_t(t)].counts.load(std::memory_order_relaxed);
+    return sum;
   }
   float root_value(int p) const {
-    return sum_value([](const RootShare& share) -> const Stats& { return share.root; }, p);
-  }
-  // The same for root child i.
-  uint64_t child_counts(int i) const {
-    return sum_counts([i](const RootShare& share) -> const Stats& { return share.children[i]; });
-  }
-  float child_value(int i, int p) const {
-    return sum_value([i](const RootShare& share) -> const Stats& { return share.children[i]; }, p);
-  }
-  template <class Pick>
-  uint64_t sum_counts(Pick pick) const {
-    uint64_t sum = 0;
-    for (int t = 0; t < num_shares_; ++t) sum += pick(shares_[size_t(t)]).counts.load(std::memory_order_relaxed);
-    return sum;
-  }
-  template <class Pick>
-  float sum_value(Pick pick, int p) const {  // share 0 first: one thread sums as one counter would
-    float sum = pick(shares_[0]).value_sum[size_t(p)].load(std::memory_order_relaxed);
+    float sum = shares_[0].value_sum[size_t(p)].load(std::memory_order_relaxed);
     for (int t = 1; t < num_shares_; ++t)
-      sum += pick(shares_[size_t(t)]).value_sum[size_t(p)].load(std::memory_order_relaxed);
+      sum += shares_[size_t(t)].value_sum[size_t(p)].load(std::memory_order_relaxed);
     return sum;
-  }
-  // The index of `node` among the root's children, or -1.
-  int root_child_index(const Node& node) const {
-    const ptrdiff_t i = &node - root_children_;
-    return i >= 0 && i < num_root_children_ ? int(i) : -1;
-  }
-  // A node's counts during a search (the root's children's are in the shares).
-  uint64_t counts_of(const Node& node) const {
-    const int i = root_child_index(node);
-    return i >= 0 ? child_counts(i) : node.counts.load(std::memory_order_relaxed);
   }
 
   // run() with a BatchEvaluator (search/batched.h): iterations in groups, one evaluator call
@@ -539,40 +458,10 @@ class SearchTree {
   // The child of decision node `node` that player p should try next (UCT or PUCT).
   Node& select_action(Node& node, int p) {
     Node* children = &pool_[node.first_child];
-    // The node's and its children's figures: for the root and its children, from the shares.
-    if (&node == &pool_[0]) {
-      if (num_shares_ == 1) {
-        const ChildStats& own = shares_[0].children;
-        return children[select_child(node, p, root_counts(), root_value(p),
-                                     [&](int i) -> const Stats& { return own[i]; })];
-      }
-      return children[select_child(node, p, root_counts(), root_value(p), [&](int i) {
-        return std::pair{child_counts(i), child_value(i, p)};
-      })];
-    }
-    const int self = root_child_index(node);
-    const uint64_t counts = self >= 0 ? child_counts(self) : node.counts.load(std::memory_order_relaxed);
-    const float value = self >= 0 ? child_value(self, p) : node.value_sum[size_t(p)].load(std::memory_order_relaxed);
-    return children[select_child(node, p, counts, value, [&](int i) -> const Node& { return children[i]; })];
-  }
-
-  // select_action's rule (UCT or PUCT) over node's children for player p, given the node's
-  // counts and value sum; child(i) gives child i's figures, as a Node or Stats (counts,
-  // value_sum) or a pair of both. Returns the index of the child.
-  template <class Child>
-  int select_child(const Node& node, int p, uint64_t counts, float value, Child child) const {
-    auto figures = [&](int i) {
-      if constexpr (requires { child(i).counts; }) {
-        const auto& c = child(i);
-        return std::pair{c.counts.load(std::memory_order_relaxed),
-                         c.value_sum[size_t(p)].load(std::memory_order_relaxed)};
-      } else {
-        return child(i);
-      }
-    };
-    const Node* children = &pool_[node.first_child];
     const int n = node.num_children;
     const float vl = config_.virtual_loss;
+    const bool root = &node == &pool_[0];
+    const uint64_t counts = root ? root_counts() : node.counts.load(std::memory_order_relaxed);
     const uint32_t parent_visits = Node::visits_in(counts);
     const float parent = float(parent_visits) + vl * float(Node::in_flight_in(counts));
     const float c = float(config_.exploration);
@@ -581,24 +470,27 @@ class SearchTree {
     if (config_.selection == SelectionRule::Uct) {
       const float c_log = c * std::sqrt(std::log(std::max(parent, 1.0f)));
       for (int i = 0; i < n; ++i) {
-        const auto [ch_counts, ch_value] = figures(i);
+        const uint64_t ch_counts = children[i].counts.load(std::memory_order_relaxed);
         float visits = float(Node::visits_in(ch_counts)) + vl * float(Node::in_flight_in(ch_counts));
-        if (visits == 0) return i;  // unvisited first, in the block's random order
-        float score = ch_value / visits + c_log / std::sqrt(visits);
+        if (visits == 0) return children[i];  // unvisited first, in the block's random order
+        float score =
+            children[i].value_sum[size_t(p)].load(std::memory_order_relaxed) / visits + c_log / std::sqrt(visits);
         if (score > best_score) best_score = score, best = i;
       }
     } else {
       const float sqrt_parent = std::sqrt(std::max(parent, 1.0f));
+      const float value = root ? root_value(p) : node.value_sum[size_t(p)].load(std::memory_order_relaxed);
       const float fpu = (parent_visits ? value / float(parent_visits) : 0.5f) - float(config_.fpu_reduction);
       for (int i = 0; i < n; ++i) {
-        const auto [ch_counts, ch_value] = figures(i);
+        const Node& ch = children[i];
+        const uint64_t ch_counts = ch.counts.load(std::memory_order_relaxed);
         float visits = float(Node::visits_in(ch_counts)) + vl * float(Node::in_flight_in(ch_counts));
-        float q = visits > 0 ? ch_value / visits : fpu;
-        float score = q + c * children[i].prior * sqrt_parent / (1.0f + visits);
+        float q = visits > 0 ? ch.value_sum[size_t(p)].load(std::memory_order_relaxed) / visits : fpu;
+        float score = q + c * ch.prior * sqrt_parent / (1.0f + visits);
         if (score > best_score) best_score = score, best = i;
       }
     }
-    return best;
+    return children[best];
   }
 
   // The outcome of chance node `node` to follow: sampled by probability, or (stratified) the
@@ -700,12 +592,9 @@ class SearchTree {
   const Evaluator& evaluator_;
   NodePool pool_;
   std::optional<State> root_state_;
-  // The statistics of the root and its children during a search: one share per thread of this
-  // tree.
+  // The root's statistics during a search: one share per thread of this tree.
   int num_shares_;
   std::unique_ptr<RootShare[]> shares_;
-  Node* root_children_ = nullptr;  // set by set_root
-  int num_root_children_ = 0;
 };
 
 struct MctsImpl {
