@@ -51,7 +51,10 @@ def gil_stalls(call: Callable[[], object], repeats: int) -> list[tuple[float, fl
     duration and the longest stretch of it in which the spinning thread made no progress.
 
     A call that holds the GIL stalls the spinner for its whole duration; one that releases it
-    stalls the spinner at most for a switch interval at each end (set short here)."""
+    stalls the spinner at most for a switch interval at each end (set short here). On a busy
+    machine the operating system also stalls the spinner now and then, in some repeats and not
+    others, while a call that holds the GIL stalls it in every one: tests judge the least stalled
+    repeat."""
     ticks: list[float] = []
     stop = threading.Event()
 
