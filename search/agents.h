@@ -64,8 +64,7 @@ void one_ply_values(const State& state, const Action* actions, int n, double* va
   // Scratch states per thread, refilled with copy_from: a fresh State would be copied (and an
   // empty optional zeroed) whole, 24 KB each, where copy_from takes only the used parts. A
   // valuation must not call one_ply_values itself (it would overwrite them).
-  thread_local std::optional<State> next_scratch, after_scratch;
-  std::optional<State>& after = after_scratch;
+  thread_local std::optional<State> next_scratch, after;
   if (next_scratch) next_scratch->copy_from(state);
   else next_scratch.emplace(state);
   State& next = *next_scratch;
