@@ -69,6 +69,38 @@ def test_samples_hold_the_final_result(trajectories: Path) -> None:
     assert (np.diff(samples.gain[2][first], axis=0) <= 1e-6).all()  # scores never drop (B-8)
 
 
+def test_search_targets_mix_the_result_with_the_searchs_root_estimates(tmp_path: Path) -> None:
+    path = write_trajectories(
+        tmp_path / "searched.npz", agents=("mcts:iters=40", "mcts:iters=40"), deals=1, seed=5, progress=False
+    )
+    data = np.load(path)
+    final = data["scores"][0].astype(float)
+    plain = load_value_samples([path])
+    half = load_value_samples([path], search_weight=0.5)
+    full = load_value_samples([path], search_weight=1.0)
+    reward, win = data["search_reward"], data["search_win"]
+    end = int(data["game_start"][1])
+    searched = [i for i in range(end) if not np.isnan(reward[i]).any()]
+    draws = [i for i in range(end) if data["player"][i] < 0]
+    assert len(searched) > 20 and draws
+    for i in searched[:10] + [d for d in draws if d < searched[-1]][:10]:
+        nxt = next(j for j in searched if j >= i)  # a draw takes the next search's estimates
+        expected = 40 * np.arctanh(2 * reward[nxt] - 1)
+        points = full.gain[2][i] * 50  # points to come; the margin is what the search sets
+        now = final - plain.gain[2][i] * 50
+        assert (now + points)[0] - (now + points)[1] == pytest.approx(expected[0], abs=1e-3)
+        assert full.win[2][i] == pytest.approx(win[nxt], abs=1e-6)
+        # Half the weight: halfway between the result's margin and the search's, the total kept.
+        margin = (now + half.gain[2][i] * 50)[0] - (now + half.gain[2][i] * 50)[1]
+        assert margin == pytest.approx(0.5 * (final[0] - final[1]) + 0.5 * expected[0], abs=1e-3)
+        assert half.gain[2][i].sum() == pytest.approx(plain.gain[2][i].sum(), abs=1e-5)
+    # After the last search the result is all there is.
+    after = range(searched[-1] + 1, end)
+    assert all(full.gain[2][i] == pytest.approx(plain.gain[2][i]) for i in after)
+    with pytest.raises(SearchError, match="search_weight"):
+        load_value_samples([path], search_weight=1.5)
+
+
 def test_fit_learns_something(trajectories: Path) -> None:
     samples = load_value_samples([trajectories])
     _, report = fit(samples, epochs=15, seed=1)

@@ -104,6 +104,7 @@ def _value_train(args: argparse.Namespace) -> int:
         replay=args.replay,
         epochs=args.epochs,
         every=args.every,
+        search_weight=args.search_value,
         gate_deals=args.gate_deals,
         gate=args.gate,
         time=args.time,
@@ -142,6 +143,13 @@ def _add_value_parser(commands: Any) -> None:
     p.add_argument("--replay", type=int, default=2, help="generations of games in the training window")
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--every", type=int, default=2, help="keep every N-th position of a game")
+    p.add_argument(
+        "--search-value",
+        type=float,
+        default=0.0,
+        metavar="W",
+        help="targets: W x the self-play search's root estimates + (1 - W) x the final result (default 0)",
+    )
     p.add_argument("--gate-deals", type=int, default=40, help="deals of the candidate-vs-best match")
     p.add_argument(
         "--gate",

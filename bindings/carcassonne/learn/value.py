@@ -17,6 +17,7 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -65,13 +66,44 @@ def mix_name(expansions: Sequence[str], variants: dict[str, str] | None = None) 
     return "+".join(sorted(parts)) or "base"
 
 
+def search_targets(
+    data: dict[str, Any], start: int, end: int, margin_scale: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """One game's search estimates as targets, per action from `start` to `end`: the margin each
+    seat's search expected (the inverse of the margin reward 0.5 + 0.5 tanh(margin / scale)) and
+    its win estimates. A position with no search of its own (a draw, a forced move) takes the
+    estimates of the next searched one; NaN after the last."""
+    reward = np.asarray(data["search_reward"][start:end], np.float64)
+    win = np.asarray(data["search_win"][start:end], np.float64)
+    margin = margin_scale * np.arctanh(np.clip(2 * reward - 1, -0.999, 0.999))
+    for i in range(len(margin) - 2, -1, -1):  # back-fill from the next searched position
+        if np.isnan(margin[i]).any():
+            margin[i], win[i] = margin[i + 1], win[i + 1]
+    return margin, win
+
+
 def load_value_samples(
-    paths: Sequence[str | os.PathLike[str]], every: int = 1, progress: bool = False
+    paths: Sequence[str | os.PathLike[str]],
+    every: int = 1,
+    progress: bool = False,
+    search_weight: float = 0.0,
+    margin_scale: float = 40.0,
 ) -> ValueSamples:
     """Replays every game of the trajectory files and keeps every `every`-th position (decision and
     chance nodes alike: the search evaluates both), with its final result as targets. All files
-    must hold one mix."""
+    must hold one mix.
+
+    With `search_weight` w > 0 the targets lean on the search that played the game: a game's
+    result, 70 tiles ahead, is a noisy verdict on a position, while the search's estimate at
+    its root averages hundreds of futures. Each seat's target margin over the best other seat
+    becomes (1 - w) * the final margin + w * the margin its search expected (inverted from its
+    mean margin reward at `margin_scale`), half of the change going to each of the two seats it
+    compares (points still to come); the win target mixes the final shares with the search's
+    win estimates the same way."""
     from tqdm import tqdm
+
+    if not 0.0 <= search_weight <= 1.0:
+        raise SearchError(f"search_weight must lie in [0, 1], got {search_weight}")
 
     inputs: dict[int, list[np.ndarray]] = {}
     gain: dict[int, list[np.ndarray]] = {}
@@ -88,18 +120,28 @@ def load_value_samples(
         mix = this_mix
         n = int(config["players"])
         starts = data["game_start"]
+        if search_weight > 0 and "search_reward" not in data:
+            raise SearchError(f"{path} has no search estimates: use search_weight=0")
         for g in tqdm(
             range(len(starts) - 1), desc=f"replaying {Path(path).name}", unit="game", disable=not progress
         ):
             state = Game(n, config["expansions"], config["variants"])._state
             final = np.asarray(data["scores"][g], np.float32)
             share = np.asarray(data["win_share"][g], np.float32)
-            for k, i in enumerate(range(int(starts[g]), int(starts[g + 1]))):
+            start, end = int(starts[g]), int(starts[g + 1])
+            if search_weight > 0:
+                searched_margin, searched_win = search_targets(data, start, end, margin_scale)
+            for k, i in enumerate(range(start, end)):
                 if k % every == 0:
                     now = np.array(state.scores(), np.float32)
+                    points, shares = final - now, share
+                    if search_weight > 0 and not np.isnan(searched_margin[k]).any():
+                        change = searched_margin[k] - final_margins(final)
+                        points = points + search_weight * change / 2
+                        shares = (1 - search_weight) * share + search_weight * searched_win[k]
                     inputs.setdefault(n, []).append(_core.value_inputs(state))
-                    gain.setdefault(n, []).append((final - now) / POINTS_SCALE)
-                    win.setdefault(n, []).append(share)
+                    gain.setdefault(n, []).append((points / POINTS_SCALE).astype(np.float32))
+                    win.setdefault(n, []).append(np.asarray(shares, np.float32))
                     game.setdefault(n, []).append(game_id)
                 state.apply(int(data["actions"][i]))
             game_id += 1
@@ -112,6 +154,13 @@ def load_value_samples(
         {n: np.asarray(v) for n, v in game.items()},
         mix,
     )
+
+
+def final_margins(scores: np.ndarray) -> np.ndarray:
+    """Each seat's score minus the best other seat's (the margin of the margin reward)."""
+    top = np.sort(scores)[::-1]
+    best_other = np.where(scores == top[0], top[1] if len(top) > 1 else top[0], top[0])
+    return scores - best_other
 
 
 class ValueMLP(nn.Module):

@@ -70,6 +70,7 @@ class ValueLoopConfig:
     replay: int = 2  # generations of games in the training window
     epochs: int = 20
     every: int = 2  # keep every this-many-th position of a game
+    search_weight: float = 0.0  # targets: this share from the self-play search's root estimates
     gate_deals: int = 40
     gate: str = "mean"  # "mean" or "interval"
     time: float = 0.05  # seconds per move of the gate and the ladder
@@ -91,6 +92,8 @@ class ValueLoopConfig:
                 raise SearchError(f"{name} must be at least 1, got {getattr(self, name)}")
         if not self.time > 0:
             raise SearchError(f"time must be > 0, got {self.time}")
+        if not 0.0 <= self.search_weight <= 1.0:
+            raise SearchError(f"search_weight must lie in [0, 1], got {self.search_weight}")
         mix_name(self.expansions, self.variants)
 
 
@@ -196,7 +199,9 @@ def run(
                 for n in config.players
                 if f"{kind}-{h}-{n}p" in r.state["done"]
             ]
-            samples: ValueSamples = load_value_samples(files, every=config.every, progress=progress)
+            samples: ValueSamples = load_value_samples(
+                files, every=config.every, progress=progress, search_weight=config.search_weight
+            )
             start = None
             if best is not None:
                 start = ValueMLP()
