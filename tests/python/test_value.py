@@ -14,7 +14,15 @@ import pytest
 import torch  # the `learn` extra (tools/deps.sh installs it for CI)
 
 from carcassonne import Game, SearchError, _core
-from carcassonne.learn.value import INPUTS, ValueMLP, export, fit, load_value_samples, mix_name
+from carcassonne.learn.value import (
+    INPUTS,
+    ValueMLP,
+    evaluate_held,
+    export,
+    fit,
+    load_value_samples,
+    mix_name,
+)
 from carcassonne.learn.value_loop import ValueLoopConfig, gate_passed, run, seat_elo
 from carcassonne.rl.trajectories import write_trajectories
 
@@ -106,6 +114,23 @@ def test_fit_learns_something(trajectories: Path) -> None:
     _, report = fit(samples, epochs=15, seed=1)
     # A constant guess of 0 points to come would miss by the mean gain; training beats it.
     assert report.held_points_rmse < 50 * float(np.sqrt((samples.gain[2] ** 2).mean()))
+
+
+def test_winner_accuracy_counts_the_top_target_seat() -> None:
+    # A model whose win logit is the sum of a seat's inputs: seat 0 (inputs 1) is its pick.
+    model = ValueMLP(hidden1=1, hidden2=1)
+    with torch.no_grad():
+        for p in model.layers.parameters():
+            p.zero_()
+        model.layers[0].weight.fill_(1.0)
+        model.layers[2].weight.fill_(1.0)
+        model.layers[4].weight[1].fill_(1.0)
+    x = torch.zeros(4, 2, INPUTS)
+    x[:, 0] = 1.0
+    gain = torch.zeros(4, 2)
+    # Soft targets (from the search) and results: a tie counts for either seat.
+    win = torch.tensor([[0.6, 0.4], [0.4, 0.6], [1.0, 0.0], [0.5, 0.5]])
+    assert evaluate_held(model, [(x, gain, win)])[3] == pytest.approx(0.75)
 
 
 def test_mix_names_and_bad_exports(tmp_path: Path) -> None:

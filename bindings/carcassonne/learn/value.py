@@ -205,7 +205,9 @@ class FitReport:
     held_mse: float  # in POINTS_SCALE units squared
     held_points_rmse: float  # points
     held_ce: float
-    held_winner_accuracy: float  # the seat with the top win estimate won (ties: any winner)
+    # The seat with the top win estimate has the top win target: it won (ties: any winner), or,
+    # with targets from the search, the search rated it highest.
+    held_winner_accuracy: float
 
 
 def fit(
@@ -290,7 +292,8 @@ def evaluate_held(model: ValueMLP, held: list[tuple[torch.Tensor, ...]]) -> tupl
         mse_sum += float(mse) * len(x)
         ce_sum += float(ce) * len(x)
         top = model(x)[..., 1].argmax(-1)
-        right += float((win.gather(-1, top[:, None]) > 0).sum())
+        best = win.max(-1, keepdim=True).values
+        right += float((win.gather(-1, top[:, None]) >= best - 1e-6).sum())
         count += len(x)
     count = max(count, 1)
     return mse_sum / count, math.sqrt(mse_sum / count) * POINTS_SCALE, ce_sum / count, right / count
