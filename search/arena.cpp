@@ -627,7 +627,9 @@ ArenaResult run_arena_csv(ArenaConfig config, const std::string& path, bool resu
   if (!folder.empty() && !std::filesystem::is_directory(folder, error))
     throw SearchError("arena: cannot write " + path + ": there is no folder " + folder.string());
   if (std::filesystem::is_directory(path, error)) throw SearchError("arena: cannot write " + path + ": it is a folder");
-  if (resume) {
+  // Resuming a run that has no file yet starts it: one command serves the first run and the
+  // reruns after a stop.
+  if (resume && std::filesystem::exists(path, error)) {
     std::ifstream in(path);
     if (!in) throw SearchError("arena: cannot read " + path + " to resume");
     std::stringstream text;

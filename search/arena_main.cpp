@@ -14,7 +14,7 @@
 //     --variant k=v      a rules variant (repeatable)
 //     --csv FILE         write one line per game and seat, as each game finishes
 //     --resume           with --csv: keep the games FILE already holds (an interrupted run of
-//                        the same command) and play only the others
+//                        the same command) and play only the others; no FILE yet: start it
 //     --quiet            no line per game
 //     --sprt elo0=E0,elo1=E1[,alpha=A,beta=B]
 //                        2 players: a sequential probability ratio test of "agent 0 is stronger

@@ -129,7 +129,11 @@ def _parser() -> argparse.ArgumentParser:
         "--rotation", type=int, default=None, help="one game per deck; seat s holds agent (s + R) %% players"
     )
     games.add_argument("--csv", default=None, help="write one line per game and seat here, as games finish")
-    games.add_argument("--resume", action="store_true", help="with --csv: keep the games the file holds")
+    games.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --csv: keep the games the file holds (no file yet: start it)",
+    )
     games.add_argument(
         "--sprt",
         default=None,

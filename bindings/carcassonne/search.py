@@ -94,7 +94,8 @@ def arena(
     with the GIL released. `seed` picks the decks. Returns an ArenaResult: `entrants` (win_rate
     with win_low/win_high, margin, elo, ... per agent), `games`, `report()` and `csv()`.
     With `csv` (a path) each game is appended to that file as it finishes, so Ctrl-C loses only
-    the games in play; `resume=True` then counts the games the file holds and plays the others.
+    the games in play; `resume=True` then counts the games the file holds and plays the others
+    (a file that does not exist yet holds none: the run starts it).
     A file of another run (e.g. other seeds or agents), one that cannot be read or written (a
     folder that does not exist: at once) raise SearchError, as do bad agents or counts (both
     ValueErrors); bad rules raise ConfigError.

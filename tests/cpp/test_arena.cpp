@@ -430,7 +430,6 @@ TEST(Arena, ACsvRunWritesEveryGameAndResumesFromTheFile) {
   a.agents = {"random", "greedy"};
   a.deals = 2;
   a.threads = 1;
-  EXPECT_THROW(run_arena_csv(a, path, true), SearchError);  // nothing to resume from
   // A file in a folder that does not exist: refused at once, before any game is played.
   int games = 0;
   a.on_game = [&](const GameRecord&) { ++games; };
@@ -453,6 +452,13 @@ TEST(Arena, ACsvRunWritesEveryGameAndResumesFromTheFile) {
     return text.str();
   };
   EXPECT_EQ(file(), full.csv());
+  // Resuming a run with no file yet starts it: every game is played and written.
+  std::remove(path.c_str());
+  a.on_game = [&](const GameRecord&) { ++games; };
+  const ArenaResult started = run_arena_csv(a, path, true);
+  EXPECT_EQ(games, 4);
+  EXPECT_EQ(file(), started.csv());
+  for (size_t i = 0; i < full.games.size(); ++i) EXPECT_EQ(started.games[i].scores, full.games[i].scores) << i;
   // Stopped after game 1: the file as it was written then. Resuming plays games 0, 2 and 3.
   std::ofstream(path, std::ios::trunc) << arena_csv_header() << arena_csv_rows(full.games[1], a.agents);
   std::vector<int> played;
