@@ -185,9 +185,9 @@ ArenaResult run_arena(const ArenaConfig& config);
 // run_arena that keeps a csv at `path`: each game is appended as it finishes, so a stopped run
 // loses only the games in play, and the whole file is rewritten in game order at the end. With
 // `resume`, the games the file holds (read_arena_csv) count and are not played again (a file
-// that does not exist yet holds none); without, the file is replaced. The file is first written when a game finishes,
-// so a bad command leaves it alone. Throws SearchError if the file cannot be read or written (a path in a missing
-// folder at once, before any game).
+// that does not exist yet holds none); without, the file is replaced. The file is first written
+// when a game finishes, so a bad command leaves it alone. Throws SearchError if the file cannot
+// be read or written (a path in a missing folder at once, before any game).
 ArenaResult run_arena_csv(ArenaConfig config, const std::string& path, bool resume);
 
 // The statistics of a set of games (run_arena's summary; exposed for tests and notebooks).
