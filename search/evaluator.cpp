@@ -203,34 +203,57 @@ void set_rewards(const State& state, const RolloutConfig& config, const std::arr
   }
 }
 
-// A heuristic evaluation of an unfinished game (rollout cutoff): win estimates are a softmax of
-// the heuristic values, so they sum to 1 and a lead of `cutoff_temperature` points counts e:1.
-void cutoff_evaluation(const State& state, const RolloutConfig& config, const ValueNet* net, Evaluation& out) {
-  std::array<double, kMaxPlayers> values;
-  if (net) {  // Heuristic::Value: its own win estimates, no temperature
-    net->evaluate(state, values, out.win);
-    set_rewards(state, config, values, out);
-    return;
-  }
-  if (config.heuristic == Heuristic::Expected) {
-    values = heuristic_values(state);
-  } else if (config.heuristic == Heuristic::Final) {
+// The hand-made guess at a cutoff: each player's score plus what the position promises them.
+std::array<double, kMaxPlayers> guess_values(const State& state, const RolloutConfig& config, Heuristic kind) {
+  std::array<double, kMaxPlayers> values{};
+  if (kind == Heuristic::Expected) return heuristic_values(state);
+  if (kind == Heuristic::Final) {
     std::array<int, kMaxPlayers> scores = state.scores_if_ended();
     for (int p = 0; p < state.num_players(); ++p) values[size_t(p)] = scores[size_t(p)];
-  } else {
-    std::array<double, kMaxPlayers> potential = feature_potential(state);
-    std::array<double, kMaxPlayers> fields{};
-    if (config.field_weight > 0) fields = field_potential(state);
-    for (int p = 0; p < state.num_players(); ++p)
-      values[size_t(p)] = state.score(p) + kGreedyPotentialWeight * potential[size_t(p)] +
-                          config.field_weight * fields[size_t(p)] + config.supply_value * state.supply(p);
+    return values;
   }
-  int n = state.num_players();
+  std::array<double, kMaxPlayers> potential = feature_potential(state);
+  std::array<double, kMaxPlayers> fields{};
+  if (config.field_weight > 0) fields = field_potential(state);
+  for (int p = 0; p < state.num_players(); ++p)
+    values[size_t(p)] = state.score(p) + kGreedyPotentialWeight * potential[size_t(p)] +
+                        config.field_weight * fields[size_t(p)] + config.supply_value * state.supply(p);
+  return values;
+}
+
+// Win estimates from values: a softmax, so they sum to 1 and a lead of `temperature` points
+// counts e:1.
+void softmax_win(const std::array<double, kMaxPlayers>& values, int n, double temperature,
+                 std::array<float, kMaxPlayers>& win) {
   double top = *std::max_element(values.begin(), values.begin() + n);
   double sum = 0;
   std::array<double, kMaxPlayers> e{};
-  for (int p = 0; p < n; ++p) sum += e[size_t(p)] = std::exp((values[size_t(p)] - top) / config.cutoff_temperature);
-  for (int p = 0; p < n; ++p) out.win[size_t(p)] = float(e[size_t(p)] / sum);
+  for (int p = 0; p < n; ++p) sum += e[size_t(p)] = std::exp((values[size_t(p)] - top) / temperature);
+  for (int p = 0; p < n; ++p) win[size_t(p)] = float(e[size_t(p)] / sum);
+}
+
+// The evaluation of an unfinished game at a rollout cutoff: the learned value (its own win
+// estimates), the hand-made guess, or a blend of the two (`value_blend`: the guess's share).
+void cutoff_evaluation(const State& state, const RolloutConfig& config, const ValueNet* net, Evaluation& out) {
+  const int n = state.num_players();
+  std::array<double, kMaxPlayers> values;
+  if (net) {
+    net->evaluate(state, values, out.win);
+    if (config.value_blend > 0) {
+      // Two estimates with errors of their own: their mean errs less than either.
+      const double b = config.value_blend;
+      std::array<double, kMaxPlayers> guess = guess_values(state, config, Heuristic::Greedy);
+      std::array<float, kMaxPlayers> guess_win{};
+      softmax_win(guess, n, config.cutoff_temperature, guess_win);
+      for (int p = 0; p < n; ++p) {
+        values[size_t(p)] = (1 - b) * values[size_t(p)] + b * guess[size_t(p)];
+        out.win[size_t(p)] = float((1 - b) * out.win[size_t(p)] + b * guess_win[size_t(p)]);
+      }
+    }
+  } else {
+    values = guess_values(state, config, config.heuristic);
+    softmax_win(values, n, config.cutoff_temperature, out.win);
+  }
   set_rewards(state, config, values, out);
 }
 

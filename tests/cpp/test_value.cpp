@@ -12,6 +12,7 @@
 
 #include "engine/config.h"
 #include "engine/game.h"
+#include "search/evaluator.h"
 #include "search/mcts.h"
 #include "search/value.h"
 
@@ -212,6 +213,43 @@ TEST(ValueNet, TheSearchUsesItWithOrWithoutRolloutsAndSaysSo) {
     EXPECT_NE(std::string(e.what()).find("trained for abbey-mayor games, not base"), std::string::npos) << e.what();
   }
   EXPECT_THROW(parse_mcts_options("iters=50,rollout=none"), SearchError);  // no rollout needs eval=value
+}
+
+TEST(ValueNet, ABlendMixesTheHandMadeGuessIntoTheNetworksValues) {
+  // blend=b: each player's value is (1 - b) x the network's + b x the hand-made guess's, so
+  // the margin behind the reward (0.5 + 0.5 tanh(margin / 40)) and the win estimates move
+  // linearly in b, and with b = 1 the network no longer counts.
+  std::vector<float> other = tiny_weights();
+  other[size_t(input("score / 100"))] = 0.5f;
+  const std::string tiny = write_value_file("blend.value", 1, kValueInputs, 0, 1u << 2, tiny_weights());
+  const std::string flat = write_value_file("blend2.value", 1, kValueInputs, 0, 1u << 2, other);
+  Config config;
+  config.seed = 4;
+  State s(config);
+  Rng play(7);
+  while (s.turn_number() < 20 || s.is_chance() || s.score(0) == s.score(1)) s.apply(s.sample_legal_action(play));
+  auto evaluate = [&](const std::string& path, double blend) {
+    RolloutConfig c;
+    c.policy = RolloutPolicy::None;
+    c.heuristic = Heuristic::Value;
+    c.value_net = path;
+    c.value_blend = blend;
+    State scratch = s;
+    Rng rng(1);
+    Evaluation out;
+    RolloutEvaluator(c).evaluate(scratch, rng, out);
+    return out;
+  };
+  auto margin = [](const Evaluation& e) { return 40 * std::atanh(2.0 * e.reward[0] - 1); };
+  const Evaluation net = evaluate(tiny, 0), half = evaluate(tiny, 0.5), guess = evaluate(tiny, 1);
+  EXPECT_GT(std::abs(margin(net) - margin(guess)), 1.0) << "the two values must differ for the test to mean much";
+  EXPECT_NEAR(margin(half), 0.5 * (margin(net) + margin(guess)), 1e-3);
+  EXPECT_NEAR(half.win[0], 0.5 * (net.win[0] + guess.win[0]), 1e-5);
+  EXPECT_NEAR(half.win[0] + half.win[1], 1.0, 1e-5);
+  const Evaluation guess_other = evaluate(flat, 1);
+  EXPECT_FLOAT_EQ(guess_other.reward[0], guess.reward[0]);
+  EXPECT_NE(evaluate(flat, 0).reward[0], net.reward[0]);
+  EXPECT_THROW(parse_mcts_options("eval=value,blend=1.5"), SearchError);
 }
 
 TEST(ValueNet, AGameWithoutAShippedNetworkFallsBackToRolloutsAndSaysSo) {
