@@ -97,9 +97,10 @@ def load_value_samples(
     result, 70 tiles ahead, is a noisy verdict on a position, while the search's estimate at
     its root averages hundreds of futures. Each seat's target margin over the best other seat
     becomes (1 - w) * the final margin + w * the margin its search expected (inverted from its
-    mean margin reward at `margin_scale`), half of the change going to each of the two seats it
-    compares (points still to come); the win target mixes the final shares with the search's
-    win estimates the same way."""
+    mean margin reward at `margin_scale`): each seat's points still to come move by half its
+    change, so with 2 players, whose changes are opposite, the margin moves by the whole change
+    and the total is kept. The win target mixes the final shares with the search's win
+    estimates the same way."""
     from tqdm import tqdm
 
     if not 0.0 <= search_weight <= 1.0:
