@@ -134,16 +134,14 @@ inline constexpr ReferencePlayer kReferencePlayers[] = {
     {"ref-2026-12",
      "iters=1000,threads=1,parallel=tree,vl=1,select=puct,c=2,fpu=0.1,chance=stratified,expand=1,"
      "rollout=random,eps=0,cutoff=10,finish=20,eval=greedy,reward=margin,scale=40,mix=0.2,meeple=0,"
-     "endgame=2,temp=10,blend=0,prior=greedy,ptemp=3,fields=0,farmers=1,pfields=0,net=,value=,vmix=0,memory=1024,reuse="
-     "1,seed="
-     "0",
+     "endgame=2,temp=10,blend=0,prior=greedy,ptemp=3,fields=0,farmers=1,pfields=0,net=,value=,vmix=0,"
+     "memory=1024,reuse=1,seed=0",
      "the MCTS of early December 2026, before it valued fields"},
     {"ref-rollout",
      "iters=1000,threads=1,parallel=tree,vl=1,select=puct,c=2,fpu=0.1,chance=stratified,expand=1,"
      "rollout=random,eps=0,cutoff=10,finish=20,eval=greedy,reward=margin,scale=40,mix=0.2,meeple=0,"
-     "endgame=2,temp=10,blend=0,prior=greedy,ptemp=3,fields=0.5,farmers=0,pfields=0,net=,value=,vmix=0,memory=1024,"
-     "reuse=1,"
-     "seed=0",
+     "endgame=2,temp=10,blend=0,prior=greedy,ptemp=3,fields=0.5,farmers=0,pfields=0,net=,value=,vmix=0,"
+     "memory=1024,reuse=1,seed=0",
      "the rollout MCTS of 3 December 2026 (fields valued at the cutoff), the learned evaluator's yardstick"},
 };
 // The reference player of that name, or nullptr.
