@@ -34,13 +34,15 @@ void register_value_net(py::module_& m) {
             return counts;
           },
           "The player counts it was trained for (the search uses it for these only).")
+      .def_property_readonly("inputs", &ValueNet::inputs,
+                             "How many of value_inputs' columns it reads: SUMMARY_VALUE_INPUTS or VALUE_INPUTS.")
       .def("describe", &ValueNet::describe)
       .def("fits", &ValueNet::fits, "state"_a, "Whether the search uses it for this game (mix and player count).")
       .def(
           "forward",
           [](const ValueNet& net, py::array_t<float, py::array::c_style | py::array::forcecast> inputs) {
-            if (inputs.ndim() != 2 || inputs.shape(1) != kValueInputs)
-              throw SearchError("ValueNet.forward: expected inputs [n, " + std::to_string(kValueInputs) + "]");
+            if (inputs.ndim() != 2 || inputs.shape(1) != net.inputs())
+              throw SearchError("ValueNet.forward: expected inputs [n, " + std::to_string(net.inputs()) + "]");
             const py::ssize_t n = inputs.shape(0);
             py::array_t<float> out({n, py::ssize_t(2)});
             for (py::ssize_t i = 0; i < n; ++i) net.forward(inputs.data(i, 0), out.mutable_data(i, 0));
@@ -59,17 +61,22 @@ void register_value_net(py::module_& m) {
           },
           "state"_a, "(predicted final score, win estimate) of every player.");
   m.attr("VALUE_INPUTS") = kValueInputs;
+  m.attr("SUMMARY_VALUE_INPUTS") = kSummaryInputs;
   m.def(
       "value_input_names", [] { return std::vector<std::string>(kValueInputNames.begin(), kValueInputNames.end()); },
       "What each of value_inputs' columns holds.");
   m.def(
       "value_inputs",
-      [](const State& state) {
-        py::array_t<float> out({py::ssize_t(state.num_players()), py::ssize_t(kValueInputs)});
-        value_inputs(state, out.mutable_data());
+      [](const State& state, int inputs) {
+        if (inputs != kSummaryInputs && inputs != kValueInputs)
+          throw SearchError("value_inputs: inputs must be " + std::to_string(kSummaryInputs) + " or " +
+                            std::to_string(kValueInputs) + ", got " + std::to_string(inputs));
+        py::array_t<float> out({py::ssize_t(state.num_players()), py::ssize_t(inputs)});
+        value_inputs(state, out.mutable_data(), inputs);
         return out;
       },
-      "state"_a, "The learned value's inputs of every player, float32 [players, VALUE_INPUTS] (docs/value.md).");
+      "state"_a, "inputs"_a = kValueInputs,
+      "The learned value's first `inputs` inputs of every player, float32 [players, inputs] (docs/value.md).");
   m.def("value_net_dir", &value_net_dir, "The folder of the shipped value networks (*.value).");
   m.def("set_value_net_dir", &set_value_net_dir, "dir"_a,
         "Sets the folder eval=value reads its shipped networks from (before the first search).");

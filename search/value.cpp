@@ -38,8 +38,12 @@ enum : int {
   kFeatures,                                // 4 types x 3 standings x (count, value, open)
   kFiguresOnBoard = kFeatures + 4 * 3 * 3,  // 54
   kInCity,                                  // 55
+  kClosing,                                 // 3 classes x 2 standings x (cannot close, can close)
+  kStuckFigures = kClosing + 3 * 2 * 2,     // 68
+  kDeadCells,                               // 69
 };
-static_assert(kInCity + 1 == kValueInputs);
+static_assert(kInCity + 1 == kSummaryInputs);
+static_assert(kDeadCells + 1 == kValueInputs);
 
 // The feature classes of the inputs, and a player's standing on a feature.
 enum FeatureClass : int { kCity, kRoad, kCloister, kField };
@@ -87,15 +91,95 @@ const std::array<const char*, kValueInputs> kValueInputNames = [] {
       }
   n[kFiguresOnBoard] = "own figures on the board / 7";
   n[kInCity] = "own figures in the City's quarters";
+  static const char* closing[2] = {"cannot close: points at the end / 20",
+                                   "can close: points if closed x chance to close / 20"};
+  static const char* sides[2] = {"led", "behind"};
+  static std::array<std::string, 12> closing_names;
+  for (int c = 0; c < 3; ++c)
+    for (int s = 0; s < 2; ++s)
+      for (int k = 0; k < 2; ++k) {
+        int i = (c * 2 + s) * 2 + k;
+        closing_names[size_t(i)] = std::string(classes[c]) + " " + sides[s] + ", " + closing[k];
+        n[size_t(kClosing + i)] = closing_names[size_t(i)].c_str();
+      }
+  n[kStuckFigures] = "own figures on features that cannot close / 7";
+  n[kDeadCells] = "empty cells next to a tile that no tile left in the bag fits / 10";
   return n;
 }();
 
-void value_inputs(const State& state, float* out) {
+namespace {
+
+// For every frontier cell: how many tiles left in the bag fit it in some rotation. A cell no tile
+// fits stays so (its neighbours only add demands, the bag only shrinks), and so does every
+// feature that needs it.
+int bag_fits(const State& state, std::array<uint16_t, kMaxFrontier>& fits) {
+  const Board& board = state.board();
+  const Catalogue& catalogue = Catalogue::builtin();
+  const int cells = board.frontier_size();
+  std::array<uint16_t, kMaxFrontier> counted;  // the last kind counted at each cell
+  std::fill_n(fits.begin(), cells, 0);
+  std::fill_n(counted.begin(), cells, 0xFFFF);
+  int bag = 0;
+  for (int k = 0; k < catalogue.size(); ++k) {
+    const int count = state.bag_count(KindId(k));
+    if (count == 0) continue;
+    bag += count;
+    const TileKind& kind = catalogue.kind(KindId(k));
+    for (int r = 0; r < kind.num_distinct_rotations; ++r)
+      board.for_each_fit(kind.rotations[kind.distinct_rotations[size_t(r)]].signature, [&](int i) {
+        if (counted[size_t(i)] == k) return;
+        counted[size_t(i)] = uint16_t(k);
+        fits[size_t(i)] = uint16_t(fits[size_t(i)] + count);
+      });
+  }
+  return bag;
+}
+
+// The empty cells an unfinished city, road or cloister needs filled to close: frontier indexes,
+// or -1 for a cloister's empty neighbour that touches no tile yet (any tile will fit it).
+int open_cells(const State& state, uint16_t root, std::array<int16_t, 64>& cells) {
+  const Board& board = state.board();
+  const Features& f = state.features();
+  const Catalogue& catalogue = Catalogue::builtin();
+  int n = 0;
+  auto add = [&](int i) {
+    if (n == int(cells.size()) || (i >= 0 && std::find(cells.begin(), cells.begin() + n, i) != cells.begin() + n))
+      return;
+    cells[size_t(n++)] = int16_t(i);
+  };
+  if (is_cloister_like(f[root].type)) {
+    const Cell c = board.tile(f[root].tile).cell;
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const Cell around{int16_t(c.x + dx), int16_t(c.y + dy)};
+        if (!board.occupied(around)) add(board.frontier_index(around));
+      }
+    return n;
+  }
+  f.for_each_member(root, [&](int m) {
+    const PlacedTile& tile = board.tile(f[m].tile);
+    const SegmentSpec& spec = catalogue.kind(tile.kind).rotations[tile.rotation].segments[f[m].local];
+    for (int s = 0; s < kNumSides; ++s) {
+      if (!(spec.points >> side_point(Side(s), 1) & 1)) continue;
+      const int i = board.frontier_index(neighbour(tile.cell, Side(s)));
+      if (i >= 0) add(i);
+    }
+  });
+  return n;
+}
+
+}  // namespace
+
+void value_inputs(const State& state, float* out, int inputs) {
+  if (inputs != kSummaryInputs && inputs != kValueInputs)
+    throw SearchError("value_inputs: " + std::to_string(inputs) + " inputs, not " + std::to_string(kSummaryInputs) +
+                      " or " + std::to_string(kValueInputs));
+  const bool closing = inputs == kValueInputs;
   const int players = state.num_players();
   const Features& f = state.features();
   const int bag = state.bag_size();
   const double late = std::min(1.0, bag / kLateBagTiles);
-  std::fill(out, out + players * kValueInputs, 0.0f);
+  std::fill(out, out + players * inputs, 0.0f);
 
   // Tiles each player will still place: the bag's draws go round from the turn player (whose own
   // tile, once drawn, is in hand until placed).
@@ -119,7 +203,7 @@ void value_inputs(const State& state, float* out) {
   }
   const int decider = state.is_terminal() ? -1 : state.current_player();
   for (int p = 0; p < players; ++p) {
-    float* x = out + p * kValueInputs;
+    float* x = out + p * inputs;
     const int score = state.score(p);
     x[kBag] = float(bag / 72.0);
     x[kLate] = float(late);
@@ -142,6 +226,15 @@ void value_inputs(const State& state, float* out) {
       for (int q = 0; q < kNumQuarters; ++q) x[kInCity] += float(state.in_quarter(p, Quarter(q)));
   }
 
+  std::array<uint16_t, kMaxFrontier> fits;
+  int land = 0;  // tiles in the bag that the fits count (the river stack is not)
+  if (closing) {
+    land = bag_fits(state, fits);
+    int dead = 0;
+    for (int i = 0; i < state.board().frontier_size(); ++i) dead += fits[size_t(i)] == 0;
+    for (int p = 0; p < players; ++p) out[p * inputs + kDeadCells] = float(dead / 10.0);
+  }
+
   // Occupied features are those the placed figures stand on (tens of figures, not hundreds of
   // segments; feature_potential walks them the same way).
   std::array<uint16_t, kMaxPlacedFigures> seen;
@@ -149,7 +242,7 @@ void value_inputs(const State& state, float* out) {
   for (int i = 0; i < state.num_placed_figures(); ++i) {
     const PlacedFigure& figure = state.placed_figure(i);
     if (figure.segment >= f.size()) continue;
-    out[figure.owner * kValueInputs + kFiguresOnBoard] += float(1.0 / 7.0);
+    out[figure.owner * inputs + kFiguresOnBoard] += float(1.0 / 7.0);
     const uint16_t root = f.root(figure.segment);
     const Segment& seg = f[root];
     if (seg.occupants == 0 || seg.done) continue;  // barns only, or scored
@@ -165,11 +258,38 @@ void value_inputs(const State& state, float* out) {
       const int m = seg.meeples[size_t(q)];
       if (m == 0) continue;
       const int standing = m < top ? kBehind : leaders == 1 ? kLeadsAlone : kSharesLead;
-      float* x = out + q * kValueInputs + kFeatures + (cls * 3 + standing) * 3;
+      float* x = out + q * inputs + kFeatures + (cls * 3 + standing) * 3;
       x[0] += float(1.0 / 5.0);
       x[1] += float(worth / 20.0);
       x[2] += float(open);
-      if (standing != kBehind) out[q * kValueInputs + kExpectedGain] += float(worth / 50.0);
+      if (standing != kBehind) out[q * inputs + kExpectedGain] += float(worth / 50.0);
+    }
+    if (!closing || cls == kField) continue;
+
+    // Can it still close, and how likely is it that a player on it draws what it needs? Each
+    // empty cell it needs is filled with the chance that one of the player's own draws fits it.
+    std::array<int16_t, 64> cells;
+    const int num_cells = open_cells(state, root, cells);
+    bool dead = land == 0 && num_cells > 0;
+    for (int c = 0; c < num_cells; ++c) dead |= cells[size_t(c)] >= 0 && fits[size_t(cells[size_t(c)])] == 0;
+    const double at_end = cls == kCity ? seg.tiles + seg.pennants : cls == kRoad ? seg.tiles : 9.0 - seg.open;
+    const double if_closed = cls == kCity ? 2.0 * (seg.tiles + seg.pennants) : cls == kRoad ? seg.tiles : 9.0;
+    for (int q = 0; q < players; ++q) {
+      const int m = seg.meeples[size_t(q)];
+      if (m == 0) continue;
+      float* x = out + q * inputs + kClosing + (cls * 2 + (m < top)) * 2;
+      if (dead) {
+        x[0] += float(at_end / 20.0);
+        out[q * inputs + kStuckFigures] += float(m / 7.0);
+        continue;
+      }
+      double chance = 1.0;
+      for (int c = 0; c < num_cells; ++c) {
+        const int cell = cells[size_t(c)];
+        const double miss = cell < 0 ? 0.0 : 1.0 - double(fits[size_t(cell)]) / land;
+        chance *= 1.0 - std::pow(miss, tiles_left[size_t(q)]);
+      }
+      x[1] += float(if_closed * chance / 20.0);
     }
   }
 }
@@ -250,8 +370,10 @@ ValueNet::ValueNet(const std::string& path) : path_(path) {
   if (version != uint32_t(kValueFormatVersion))
     r.fail("format version " + std::to_string(version) + ", this build reads " + std::to_string(kValueFormatVersion));
   const uint32_t inputs = r.u32();
-  if (inputs != uint32_t(kValueInputs))
-    r.fail("made for " + std::to_string(inputs) + " inputs, this build computes " + std::to_string(kValueInputs));
+  if (inputs != uint32_t(kSummaryInputs) && inputs != uint32_t(kValueInputs))
+    r.fail("made for " + std::to_string(inputs) + " inputs, this build computes " + std::to_string(kSummaryInputs) +
+           " or " + std::to_string(kValueInputs));
+  inputs_ = int(inputs);
   hidden1_ = int(r.u32());
   hidden2_ = int(r.u32());
   if (hidden1_ < 1 || hidden1_ > 1024 || hidden2_ < 1 || hidden2_ > 1024) r.fail("hidden sizes out of [1, 1024]");
@@ -269,7 +391,7 @@ ValueNet::ValueNet(const std::string& path) : path_(path) {
       for (int c = 0; c < cols; ++c) t[size_t(c) * size_t(rows) + size_t(r)] = w[size_t(r) * size_t(cols) + size_t(c)];
     return t;
   };
-  w1_ = transposed(r.floats(size_t(hidden1_) * kValueInputs), hidden1_, kValueInputs);
+  w1_ = transposed(r.floats(size_t(hidden1_) * size_t(inputs_)), hidden1_, inputs_);
   b1_ = r.floats(size_t(hidden1_));
   w2_ = transposed(r.floats(size_t(hidden2_) * size_t(hidden1_)), hidden2_, hidden1_);
   b2_ = r.floats(size_t(hidden2_));
@@ -308,7 +430,7 @@ void layer(const float* w, const float* bias, const float* x, int inputs, int ro
 
 void ValueNet::forward(const float* inputs, float* out) const {
   float h1[1024], h2[1024];
-  layer(w1_.data(), b1_.data(), inputs, kValueInputs, hidden1_, true, h1);
+  layer(w1_.data(), b1_.data(), inputs, inputs_, hidden1_, true, h1);
   layer(w2_.data(), b2_.data(), h1, hidden1_, hidden2_, true, h2);
   layer(w3_.data(), b3_.data(), h2, hidden2_, 2, false, out);
 }
@@ -317,11 +439,11 @@ void ValueNet::evaluate(const State& state, std::array<double, kMaxPlayers>& fin
                         std::array<float, kMaxPlayers>& win) const {
   const int players = state.num_players();
   float inputs[kMaxPlayers * kValueInputs];
-  value_inputs(state, inputs);
+  value_inputs(state, inputs, inputs_);
   std::array<float, kMaxPlayers> logits{};
   for (int p = 0; p < players; ++p) {
     float y[2];
-    forward(inputs + p * kValueInputs, y);
+    forward(inputs + p * inputs_, y);
     final_scores[size_t(p)] = state.score(p) + double(points_scale_) * y[0];
     logits[size_t(p)] = y[1];
   }

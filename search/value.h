@@ -5,9 +5,8 @@
 // (eval=value,rollout=none). docs/value.md describes the inputs, the VALUE file format and how the
 // shipped networks were trained (carcassonne.learn.value writes them with PyTorch).
 //
-// The inputs are computed from scratch in one pass over the features (a few hundred segments
-// late in a game); nothing is kept in the State, so copying a state for a rollout costs nothing
-// more.
+// The inputs are computed from scratch in one pass over the placed figures and the frontier;
+// nothing is kept in the State, so copying a state for a rollout costs nothing more.
 #pragma once
 
 #include <array>
@@ -21,12 +20,17 @@ namespace carc {
 
 inline constexpr int kValueFormatVersion = 1;
 
-// The per-seat inputs (value_inputs): see kValueInputNames for each one's meaning.
-inline constexpr int kValueInputs = 56;
+// The per-seat inputs (value_inputs): see kValueInputNames for each one's meaning. The first
+// kSummaryInputs summarise the features a seat is on (the first networks read only these); the
+// closing inputs after them say which of those features the tiles left in the bag can still
+// close, from the tiles that fit each empty cell next to them.
+inline constexpr int kSummaryInputs = 56;
+inline constexpr int kValueInputs = 70;
 extern const std::array<const char*, kValueInputs> kValueInputNames;
 
-// Writes every seat's inputs: out[p * kValueInputs + i] for p in 0 .. players-1.
-void value_inputs(const State& state, float* out);
+// Writes every seat's first `inputs` inputs (kSummaryInputs or kValueInputs):
+// out[p * inputs + i] for p in 0 .. players-1.
+void value_inputs(const State& state, float* out, int inputs = kValueInputs);
 
 // Which rules a value network was trained for: the expansions (Rules' switches), compared exactly.
 struct ValueMix {
@@ -43,6 +47,7 @@ class ValueNet {
 
   const std::string& path() const { return path_; }
   const ValueMix& mix() const { return mix_; }
+  int inputs() const { return inputs_; }  // kSummaryInputs or kValueInputs
   // Bit p set: trained on games of p players (it runs on any count; the search picks by this).
   uint32_t player_counts() const { return player_counts_; }
   bool fits(const State& state) const;
@@ -59,6 +64,7 @@ class ValueNet {
   std::string path_;
   ValueMix mix_;
   uint32_t player_counts_ = 0;
+  int inputs_ = kValueInputs;
   int hidden1_ = 0, hidden2_ = 0;
   float points_scale_ = 1;  // output 0 times this is points
   // Weights input-major (w1[i * hidden1 + j] links input i to unit j; the input normalisation is

@@ -58,6 +58,87 @@ void check_against_a_recount(const State& s, const std::vector<float>& x) {
   for (float v : x) ASSERT_TRUE(std::isfinite(v));
 }
 
+// The closing inputs recounted without the board's frontier: every empty cell next to a tile,
+// the bag's tiles tried against its neighbours' edges in all four rotations, and each occupied
+// feature's needed cells found by a walk over every segment.
+void check_closing_against_a_recount(const State& s, const std::vector<float>& x) {
+  const int n = s.num_players();
+  const Board& board = s.board();
+  const Features& f = s.features();
+  const Catalogue& catalogue = Catalogue::builtin();
+  auto edges_of = [&](int slot) {
+    return catalogue.kind(board.tile(slot).kind).rotations[board.tile(slot).rotation].edges;
+  };
+  auto fitting = [&](Cell c) {
+    int count = 0;
+    for (int k = 0; k < catalogue.size(); ++k) {
+      bool any = false;
+      for (int r = 0; r < 4 && !any; ++r) {
+        bool ok = true;
+        for (int side = 0; side < kNumSides; ++side) {
+          const int slot = board.slot_at(neighbour(c, Side(side)));
+          if (slot < 0) continue;
+          const Edge theirs = edges_of(slot)[size_t(opposite(Side(side)))];
+          ok &= theirs == Edge::Abbey || theirs == catalogue.kind(KindId(k)).rotations[size_t(r)].edges[size_t(side)];
+        }
+        any = ok;
+      }
+      count += any * s.bag_count(KindId(k));
+    }
+    return count;
+  };
+  auto touches_a_tile = [&](Cell c) {
+    for (int side = 0; side < kNumSides; ++side)
+      if (board.occupied(neighbour(c, Side(side)))) return true;
+    return false;
+  };
+  std::set<std::pair<int, int>> empty_next_to_tiles;
+  for (int t = 0; t < board.num_tiles(); ++t)
+    for (int side = 0; side < kNumSides; ++side) {
+      const Cell c = neighbour(board.tile(t).cell, Side(side));
+      if (!board.occupied(c)) empty_next_to_tiles.insert({c.x, c.y});
+    }
+  int dead_cells = 0;
+  for (auto [cx, cy] : empty_next_to_tiles) dead_cells += fitting(Cell{int16_t(cx), int16_t(cy)}) == 0;
+  ASSERT_NEAR(x[size_t(input("empty cells next to a tile that no tile left in the bag fits / 10"))] * 10, dead_cells,
+              1e-3);
+
+  int bag = 0;
+  for (int k = 0; k < catalogue.size(); ++k) bag += s.bag_count(KindId(k));
+  std::vector<int> stuck(size_t(n), 0);
+  for (int root = 0; root < f.size(); ++root) {
+    const Segment& seg = f[root];
+    if (seg.root != root || seg.done || seg.occupants == 0) continue;
+    if (seg.type != FeatureType::City && seg.type != FeatureType::Road && !is_cloister_like(seg.type)) continue;
+    std::vector<Cell> needed;
+    for (int m = 0; m < f.size(); ++m) {
+      if (f[m].root != root) continue;
+      const PlacedTile& tile = board.tile(f[m].tile);
+      if (is_cloister_like(seg.type)) {
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const Cell c{int16_t(tile.cell.x + dx), int16_t(tile.cell.y + dy)};
+            if (!board.occupied(c)) needed.push_back(c);
+          }
+        continue;
+      }
+      const SegmentSpec& spec = catalogue.kind(tile.kind).rotations[tile.rotation].segments[f[m].local];
+      for (int side = 0; side < kNumSides; ++side) {
+        const Cell c = neighbour(tile.cell, Side(side));
+        if ((spec.points >> side_point(Side(side), 1) & 1) && !board.occupied(c)) needed.push_back(c);
+      }
+    }
+    bool dead = bag == 0 && !needed.empty();
+    for (Cell c : needed) dead |= touches_a_tile(c) && fitting(c) == 0;
+    if (dead)
+      for (int p = 0; p < n; ++p) stuck[size_t(p)] += seg.meeples[size_t(p)];
+  }
+  for (int p = 0; p < n; ++p)
+    ASSERT_NEAR(x[size_t(p * kValueInputs + input("own figures on features that cannot close / 7"))] * 7,
+                stuck[size_t(p)], 1e-3)
+        << "player " << p << " at turn " << s.turn_number();
+}
+
 TEST(ValueInputs, TheStartOfABaseGame) {
   Config config;
   config.seed = 3;
@@ -100,10 +181,17 @@ TEST(ValueInputs, AgreeWithARecountAtEveryNodeOfRandomGamesInEveryMix) {
     while (!s.is_terminal()) {
       const std::vector<float> x = inputs_of(s);
       check_against_a_recount(s, x);
+      check_closing_against_a_recount(s, x);
       if (HasFatalFailure()) return;
       // Computed from the position alone: a state rebuilt from its bytes gives the same inputs.
       if (s.turn_number() % 7 == 0) {
         ASSERT_EQ(inputs_of(State::from_bytes(s.to_bytes())), x);
+        // The summaries alone (what the first networks read) are the same as the first columns.
+        std::vector<float> summary(size_t(s.num_players() * kSummaryInputs));
+        value_inputs(s, summary.data(), kSummaryInputs);
+        for (int p = 0; p < s.num_players(); ++p)
+          for (int i = 0; i < kSummaryInputs; ++i)
+            ASSERT_EQ(summary[size_t(p * kSummaryInputs + i)], x[size_t(p * kValueInputs + i)]);
       }
       s.apply_unchecked(s.is_chance() ? s.sample_chance() : s.sample_legal_action(rng));
     }
@@ -151,6 +239,29 @@ TEST(ValueNet, AHandMadeNetworkGivesItsExactOutputs) {
   net.evaluate(s, finals, win);  // scores 0: h1 = 0.5, h2 = 0.25: 1.75 x 50 points still to come
   EXPECT_NEAR(finals[0], 87.5, 1e-4);
   EXPECT_NEAR(win[0] + win[1], 1.0, 1e-6);
+}
+
+TEST(ValueNet, ANetworkOfTheSummariesAloneReadsTheFirstColumns) {
+  std::vector<float> w = tiny_weights();  // its only non-zero first-layer weight is a summary's
+  w.erase(w.begin() + kSummaryInputs, w.begin() + kValueInputs);
+  const ValueNet summary(write_value_file("summary.value", 1, kSummaryInputs, 0, 1u << 2, w));
+  const ValueNet full(write_value_file("full.value", 1, kValueInputs, 0, 1u << 2, tiny_weights()));
+  EXPECT_EQ(summary.inputs(), kSummaryInputs);
+  EXPECT_EQ(full.inputs(), kValueInputs);
+  Config config;
+  config.seed = 8;
+  State s(config);
+  Rng rng(2);
+  while (s.score(0) + s.score(1) == 0)  // a position the score input tells apart from the start
+    s.apply_unchecked(s.is_chance() ? s.sample_chance() : s.sample_legal_action(rng));
+  std::array<double, kMaxPlayers> a{}, b{};
+  std::array<float, kMaxPlayers> wa{}, wb{};
+  summary.evaluate(s, a, wa);
+  full.evaluate(s, b, wb);
+  for (int p = 0; p < 2; ++p) {
+    EXPECT_NEAR(a[size_t(p)], b[size_t(p)], 1e-4);
+    EXPECT_NEAR(wa[size_t(p)], wb[size_t(p)], 1e-6);
+  }
 }
 
 TEST(ValueNet, BadFilesAreClearErrors) {

@@ -16,6 +16,7 @@ import torch  # the `learn` extra (tools/deps.sh installs it for CI)
 from carcassonne import Game, SearchError, _core
 from carcassonne.learn.value import (
     INPUTS,
+    SUMMARY_INPUTS,
     ValueMLP,
     evaluate_held,
     export,
@@ -27,9 +28,9 @@ from carcassonne.learn.value_loop import ValueLoopConfig, gate_passed, run, seat
 from carcassonne.rl.trajectories import write_trajectories
 
 
-def _random_model(seed: int = 0) -> ValueMLP:
+def _random_model(seed: int = 0, inputs: int = INPUTS) -> ValueMLP:
     torch.manual_seed(seed)
-    model = ValueMLP(hidden1=16, hidden2=8)
+    model = ValueMLP(hidden1=16, hidden2=8, inputs=inputs)
     with torch.no_grad():
         for p in model.layers.parameters():
             p.add_(torch.randn_like(p) * 0.3)
@@ -44,14 +45,23 @@ def trajectories(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_trajectories(path, agents=("greedy", "random"), deals=2, seed=3, progress=False)
 
 
-def test_the_cpp_forward_pass_equals_pytorchs(tmp_path: Path, trajectories: Path) -> None:
+@pytest.mark.parametrize("inputs", [INPUTS, SUMMARY_INPUTS])
+def test_the_cpp_forward_pass_equals_pytorchs(tmp_path: Path, trajectories: Path, inputs: int) -> None:
     samples = load_value_samples([trajectories])
     x = samples.inputs[2].reshape(-1, INPUTS)
     assert len(x) > 200 and np.isfinite(x).all()
-    model = _random_model()
+    # Some positions have features that can no longer close (the closing inputs are read).
+    assert (x[:, _core.value_input_names().index("own figures on features that cannot close / 7")] > 0).any()
+    model = _random_model(inputs=inputs)
     path = export(model, tmp_path / "m.value", "base", [2, 3])
     net = _core.ValueNet(str(path))
-    assert (net.mix, net.player_counts) == ("base", [2, 3])
+    assert (net.mix, net.player_counts, net.inputs) == ("base", [2, 3], inputs)
+    with pytest.raises(SearchError, match="expected inputs"):
+        net.forward(x[:, : inputs - 1])
+    x = x[:, :inputs]  # the C++ side reads the columns it was made for
+    # Saved and loaded again, the model keeps its shape.
+    again = ValueMLP.from_state_dict(model.state_dict())
+    assert again.inputs == inputs
     with torch.no_grad():
         expected = model(torch.from_numpy(x)).numpy()
     assert np.abs(net.forward(x) - expected).max() < 1e-4

@@ -30,6 +30,7 @@ FORMAT_VERSION = 1
 MAGIC = b"CARCVAL\0"
 POINTS_SCALE = 50.0  # the first output times this is points still to come
 INPUTS = _core.VALUE_INPUTS
+SUMMARY_INPUTS = _core.SUMMARY_VALUE_INPUTS
 MIN_STD = 0.25  # the input normalisation divides by at least this
 # Bits of the mix field, in the order of search/value.cpp.
 MIX_BITS = {"abbey-mayor": 1, "anniv20": 2, "city": 4, "king-robber": 8, "river2": 16, "shrines": 32}
@@ -165,27 +166,43 @@ def final_margins(scores: np.ndarray) -> np.ndarray:
 
 
 class ValueMLP(nn.Module):
-    """inputs [..., INPUTS] -> [..., 2]: points still to come / POINTS_SCALE, win logit. The input
-    normalisation (mean, std of the training inputs) is part of the model and folded into the
-    first layer on export."""
+    """inputs [..., inputs] -> [..., 2]: points still to come / POINTS_SCALE, win logit. It reads
+    the first `inputs` columns of value_inputs: all of them (INPUTS), or the summaries alone
+    (SUMMARY_INPUTS, as the first networks did). The input normalisation (mean, std of the
+    training inputs) is part of the model and folded into the first layer on export."""
 
     mean: torch.Tensor
     std: torch.Tensor
 
-    def __init__(self, hidden1: int = 32, hidden2: int = 32) -> None:
+    def __init__(self, hidden1: int = 32, hidden2: int = 32, inputs: int = INPUTS) -> None:
         super().__init__()
-        self.register_buffer("mean", torch.zeros(INPUTS))
-        self.register_buffer("std", torch.ones(INPUTS))
+        if inputs not in (SUMMARY_INPUTS, INPUTS):
+            raise SearchError(f"a value network reads {SUMMARY_INPUTS} or {INPUTS} inputs, not {inputs}")
+        self.register_buffer("mean", torch.zeros(inputs))
+        self.register_buffer("std", torch.ones(inputs))
         self.layers = nn.Sequential(
-            nn.Linear(INPUTS, hidden1),
+            nn.Linear(inputs, hidden1),
             nn.ReLU(),
             nn.Linear(hidden1, hidden2),
             nn.ReLU(),
             nn.Linear(hidden2, 2),
         )
 
+    @property
+    def inputs(self) -> int:
+        return self.mean.numel()
+
+    @classmethod
+    def from_state_dict(cls, state: dict[str, torch.Tensor]) -> "ValueMLP":
+        """A model shaped as the saved weights are (hidden sizes and inputs), with them loaded."""
+        model = cls(
+            state["layers.0.weight"].shape[0], state["layers.2.weight"].shape[0], state["mean"].numel()
+        )
+        model.load_state_dict(state)
+        return model
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.layers((x - self.mean) / self.std)
+        return self.layers((x[..., : self.inputs] - self.mean) / self.std)
 
 
 def losses(
@@ -247,7 +264,7 @@ def fit(
                     )
                 )
     if model.std.eq(1).all():  # a fresh model: normalise by the training inputs
-        flat = torch.cat([x.reshape(-1, INPUTS) for x, _, _ in train])
+        flat = torch.cat([x[..., : model.inputs].reshape(-1, model.inputs) for x, _, _ in train])
         model.mean.copy_(flat.mean(0))
         # The inputs are scaled to about 1 already. A floor on the divisor keeps an input that
         # rarely varies in the games (farmers early, say) from being magnified: the search
@@ -318,7 +335,14 @@ def export(model: ValueMLP, path: str | os.PathLike[str], mix: str, player_count
         w1 = lin1.weight / model.std
         b1 = lin1.bias - w1 @ model.mean
     header = MAGIC + struct.pack(
-        "<6I f", FORMAT_VERSION, INPUTS, lin1.out_features, lin2.out_features, bits, counts, POINTS_SCALE
+        "<6I f",
+        FORMAT_VERSION,
+        lin1.in_features,
+        lin1.out_features,
+        lin2.out_features,
+        bits,
+        counts,
+        POINTS_SCALE,
     )
     path = Path(path)
     tmp = path.with_suffix(path.suffix + ".tmp")

@@ -204,8 +204,7 @@ def run(
             )
             start = None
             if best is not None:
-                start = ValueMLP()
-                start.load_state_dict(torch.load(best.with_suffix(".pt")))
+                start = ValueMLP.from_state_dict(torch.load(best.with_suffix(".pt")))
             model, report = fit(samples, start, epochs=config.epochs, seed=config.seed + g, progress=progress)
             export(model, candidate, mix, config.players)
             torch.save(model.state_dict(), candidate.with_suffix(".pt"))
