@@ -193,7 +193,7 @@ class ValueMLP(nn.Module):
         return self.mean.numel()
 
     @classmethod
-    def from_state_dict(cls, state: dict[str, torch.Tensor]) -> "ValueMLP":
+    def from_state_dict(cls, state: dict[str, torch.Tensor]) -> ValueMLP:
         """A model shaped as the saved weights are (hidden sizes and inputs), with them loaded."""
         model = cls(
             state["layers.0.weight"].shape[0], state["layers.2.weight"].shape[0], state["mean"].numel()
