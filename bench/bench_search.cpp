@@ -22,6 +22,8 @@
 //   BM_MctsNet          MCTS iterations/s with eval=net (network values and priors) from turn 36
 //   BM_ValueEvaluate    one evaluation by the shipped learned value (search/value.h) at turn 36:
 //                       inputs and the per-seat MLP
+//   BM_ValueInputs/N    the first N value inputs of both seats at turn 36: N = 56 the summaries,
+//                       70 with the closing inputs (the bag's tiles tried on the frontier)
 //   BM_MctsValue/K      MCTS iterations/s from turn 36, 2,000 iterations a search: K = 0 the
 //                       defaults (rollouts, for comparison), then eval=value: 1 after a 10-turn
 //                       rollout (the cutoff), 2 instead of the rollout (rollout=none), 3 the same
@@ -213,6 +215,18 @@ void BM_ValueEvaluate(benchmark::State& bench) {
   bench.SetItemsProcessed(int64_t(bench.iterations()));
 }
 BENCHMARK(BM_ValueEvaluate)->Unit(benchmark::kMicrosecond);
+
+void BM_ValueInputs(benchmark::State& bench) {
+  const State s = position_at(36);
+  const int inputs = int(bench.range(0));
+  std::vector<float> out(size_t(s.num_players() * inputs));
+  for (auto _ : bench) {
+    value_inputs(s, out.data(), inputs);
+    benchmark::DoNotOptimize(out[0]);
+  }
+  bench.SetItemsProcessed(int64_t(bench.iterations()));
+}
+BENCHMARK(BM_ValueInputs)->Arg(kSummaryInputs)->Arg(kValueInputs)->Unit(benchmark::kMicrosecond);
 
 void BM_MctsValue(benchmark::State& bench) {
   const char* options[] = {"iters=2000", "eval=value,iters=2000", "eval=value,rollout=none,iters=2000",

@@ -64,6 +64,10 @@ class Board {
   uint8_t frontier_neighbours(int i) const { return frontier_present_[i]; }
   // Returns true if a tile with this signature fits frontier cell i.
   bool fits(int i, uint16_t signature) const { return ((need_[i] ^ signature) & care_[i]) == 0; }
+  // What frontier cell i demands: nibble s of `need` is the edge its side s must show, for the
+  // sides whose nibble of `care` is 0xF (the sides that touch a tile other than an abbey).
+  uint16_t need(int i) const { return need_[i]; }
+  uint16_t care(int i) const { return care_[i]; }
   // Calls visit(frontier index) for every frontier cell a tile with this signature fits.
   template <class Visit>
   void for_each_fit(uint16_t signature, Visit&& visit) const;

@@ -109,30 +109,77 @@ const std::array<const char*, kValueInputs> kValueInputNames = [] {
 
 namespace {
 
+// The kinds that fit each demand a frontier cell can make (Board::need and care), in some
+// rotation: a side demands one of the 7 edges or nothing (code 7), so there are 8^4 demands.
+// Built once from the catalogue; a cell's count is then a sum over its demand's kinds in the bag.
+using KindSet = std::array<uint64_t, (kMaxKinds + 63) / 64>;
+
+int demand_index(uint16_t need, uint16_t care) {
+  int index = 0;
+  for (int s = kNumSides - 1; s >= 0; --s) index = index * 8 + ((care >> (4 * s) & 0xF) ? (need >> (4 * s) & 0xF) : 7);
+  return index;
+}
+
+const std::vector<KindSet>& kinds_fitting_each_demand() {
+  static const std::vector<KindSet> table = [] {
+    std::vector<KindSet> t(8 * 8 * 8 * 8, KindSet{});
+    const Catalogue& catalogue = Catalogue::builtin();
+    for (int d = 0; d < int(t.size()); ++d)
+      for (int k = 0; k < catalogue.size(); ++k)
+        for (const RotatedTile& rotated : catalogue.kind(KindId(k)).rotations) {
+          bool fits = true;
+          for (int s = 0, code = d; s < kNumSides; ++s, code /= 8)
+            fits &= code % 8 == 7 || int(rotated.edges[size_t(s)]) == code % 8;
+          if (fits) t[size_t(d)][size_t(k / 64)] |= uint64_t(1) << (k % 64);
+        }
+    return t;
+  }();
+  return table;
+}
+
 // For every frontier cell: how many tiles left in the bag fit it in some rotation. A cell no tile
 // fits stays so (its neighbours only add demands, the bag only shrinks), and so does every
-// feature that needs it.
+// feature that needs it. Returns the tiles in the bag.
 int bag_fits(const State& state, std::array<uint16_t, kMaxFrontier>& fits) {
   const Board& board = state.board();
-  const Catalogue& catalogue = Catalogue::builtin();
-  const int cells = board.frontier_size();
-  std::array<uint16_t, kMaxFrontier> counted;  // the last kind counted at each cell
-  std::fill_n(fits.begin(), cells, 0);
-  std::fill_n(counted.begin(), cells, 0xFFFF);
+  const std::vector<KindSet>& fitting = kinds_fitting_each_demand();
+  KindSet in_bag{};
   int bag = 0;
-  for (int k = 0; k < catalogue.size(); ++k) {
+  const int kinds = Catalogue::builtin().size();
+  for (int k = 0; k < kinds; ++k) {
     const int count = state.bag_count(KindId(k));
-    if (count == 0) continue;
     bag += count;
-    const TileKind& kind = catalogue.kind(KindId(k));
-    for (int r = 0; r < kind.num_distinct_rotations; ++r)
-      board.for_each_fit(kind.rotations[kind.distinct_rotations[size_t(r)]].signature, [&](int i) {
-        if (counted[size_t(i)] == k) return;
-        counted[size_t(i)] = uint16_t(k);
-        fits[size_t(i)] = uint16_t(fits[size_t(i)] + count);
-      });
+    if (count) in_bag[size_t(k / 64)] |= uint64_t(1) << (k % 64);
+  }
+  // Many cells make the same demand (one side of a field, say): each distinct one is counted
+  // once per call, memoised in a per-thread table stamped with the call's number.
+  thread_local std::vector<uint32_t> memo(8 * 8 * 8 * 8, 0);  // stamp << 16 | count
+  thread_local uint32_t stamp = 0;
+  if (++stamp == 0x10000) {
+    std::fill(memo.begin(), memo.end(), 0);
+    stamp = 1;
+  }
+  for (int i = 0; i < board.frontier_size(); ++i) {
+    uint32_t& entry = memo[size_t(demand_index(board.need(i), board.care(i)))];
+    if (entry >> 16 != stamp) {
+      const KindSet& fit = fitting[size_t(&entry - memo.data())];
+      int count = 0;
+      for (size_t w = 0; w < in_bag.size(); ++w)
+        for (uint64_t bits = in_bag[w] & fit[w]; bits; bits &= bits - 1)
+          count += state.bag_count(KindId(64 * w + size_t(__builtin_ctzll(bits))));
+      entry = stamp << 16 | uint32_t(count);
+    }
+    fits[size_t(i)] = uint16_t(entry & 0xFFFF);
   }
   return bag;
+}
+
+// x^n for a small whole n (a player's draws left), without libm's general pow.
+double power(double x, int n) {
+  double result = 1.0;
+  for (; n > 0; n >>= 1, x *= x)
+    if (n & 1) result *= x;
+  return result;
 }
 
 // The empty cells an unfinished city, road or cloister needs filled to close: frontier indexes,
@@ -287,7 +334,7 @@ void value_inputs(const State& state, float* out, int inputs) {
       for (int c = 0; c < num_cells; ++c) {
         const int cell = cells[size_t(c)];
         const double miss = cell < 0 ? 0.0 : 1.0 - double(fits[size_t(cell)]) / land;
-        chance *= 1.0 - std::pow(miss, tiles_left[size_t(q)]);
+        chance *= 1.0 - power(miss, tiles_left[size_t(q)]);
       }
       x[1] += float(if_closed * chance / 20.0);
     }
