@@ -3,7 +3,8 @@ the PyTorch model, training, and the VALUE file the C++ search reads.
 
 The model is one small MLP applied to every seat of a position with the same weights. Its inputs
 are the engine's summaries of that seat (`_core.value_inputs`: score, supply, the features it
-leads, shares or trails by type, tiles still to place...). It has two outputs per seat: the points
+leads, shares or trails by type, tiles still to place...) and the closing inputs (which of those
+features the tiles left in the bag can still close). It has two outputs per seat: the points
 that seat will still score (divided by POINTS_SCALE), and a win logit. A softmax over the seats
 turns the logits into win shares. So one network serves any player count, and an evaluation is a
 few thousand multiply-adds per seat.
