@@ -51,6 +51,7 @@ State position_at(int turns) {
     c.iterations = count;
     c.threads = 1;
     c.reuse = false;
+    c.rollout.heuristic = Heuristic::Greedy;  // the rollout search: BM_MctsValue times the learned value
     Mcts mcts(c);
     return long(mcts.search(root, 1).iterations);
   }

@@ -35,7 +35,7 @@ RolloutEvaluator::RolloutEvaluator(const RolloutConfig& config) : config_(config
   if (!config_.value_net.empty()) value_nets_.push_back(load_value_net(config_.value_net));
   else value_nets_ = shipped_value_nets();
   RolloutConfig fallback = config_;
-  if (fallback.heuristic == Heuristic::Value) fallback.heuristic = RolloutConfig{}.heuristic;
+  if (fallback.heuristic == Heuristic::Value) fallback.heuristic = Heuristic::Greedy;
   if (fallback.prior == PriorKind::Value) fallback.prior = PriorKind::Greedy;
   if (fallback.policy == RolloutPolicy::None) fallback.policy = RolloutConfig{}.policy;
   fallback_ = std::make_unique<RolloutEvaluator>(fallback);

@@ -159,9 +159,9 @@ def main() -> int:
         return statistics.median(rates), statistics.median(shares)
 
     table = []
-    config = mcts_config(iterations=args.iterations, reuse=False)
+    config = mcts_config(iterations=args.iterations, reuse=False, eval="greedy")
     rollout_rate, _ = measure(lambda: Mcts(config), "built-in rollouts")
-    table.append(("built-in rollouts (defaults)", "-", rollout_rate, 0.0))
+    table.append(("built-in rollouts (eval=greedy)", "-", rollout_rate, 0.0))
     for name, batch in runs:
         fn = evaluators[name]
         rate, share = measure(

@@ -140,7 +140,10 @@ def test_training_keeps_the_epoch_of_the_lowest_held_out_loss(tmp_path: Path) ->
     from carcassonne.learn.data import Batches, load_samples
     from carcassonne.rl.trajectories import write_trajectories
 
-    path = write_trajectories(tmp_path / "t.npz", ["mcts:iters=20,memory=16"] * 2, deals=3, progress=False)
+    # The rollout search's games (eval=greedy): the data this seeded case was chosen on.
+    path = write_trajectories(
+        tmp_path / "t.npz", ["mcts:iters=20,memory=16,eval=greedy"] * 2, deals=3, progress=False
+    )
     samples = load_samples(path, progress=False)
     torch.manual_seed(1)
     net = PolicyValueNet(2, channels=(4, 4, 8), hidden=8)

@@ -100,7 +100,7 @@ class ValueLoopConfig:
 def value_agent(network: Path | None, budget: str, rollout: str = "cutoff") -> str:
     """The agent spec of the search with this value network (None: the rollout search)."""
     if network is None:
-        return f"mcts:{budget}"
+        return f"mcts:{budget},eval=greedy"
     none = ",rollout=none" if rollout == "none" else ""
     return f"mcts:{budget},eval=value{none},value={network}"
 
