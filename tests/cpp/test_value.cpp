@@ -12,6 +12,7 @@
 
 #include "engine/config.h"
 #include "engine/game.h"
+#include "search/agents.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
 #include "search/value.h"
@@ -306,7 +307,7 @@ TEST(ValueNet, TheSearchUsesItWithOrWithoutRolloutsAndSaysSo) {
   }
   // Priors from the value's one-ply margins, with rollouts or with the value too.
   for (const auto& [options, said] : std::vector<std::pair<std::string, std::string>>{
-           {"prior=value", "rollouts, priors from the value network base"},
+           {"prior=value,eval=greedy", "rollouts, priors from the value network base"},
            {"prior=value,eval=value,rollout=none", "the value network base, 2 players (search.value), priors too"}}) {
     MctsAgent agent(parse_mcts_options("iters=200,value=" + path + "," + options));
     Rng rng(1);
@@ -323,7 +324,29 @@ TEST(ValueNet, TheSearchUsesItWithOrWithoutRolloutsAndSaysSo) {
   } catch (const SearchError& e) {
     EXPECT_NE(std::string(e.what()).find("trained for abbey-mayor games, not base"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(parse_mcts_options("iters=50,rollout=none"), SearchError);  // no rollout needs eval=value
+  EXPECT_THROW(parse_mcts_options("iters=50,eval=greedy,rollout=none"), SearchError);  // no rollout needs eval=value
+}
+
+TEST(ValueNet, TheDefaultSearchUsesTheShippedNetworkWhereOneFitsAndRolloutsElsewhere) {
+  // The default of mcts: the learned value where a shipped network fits (docs/value.md), the
+  // rollout search with its hand-made guess (eval=greedy) elsewhere; the references keep theirs.
+  Config two;
+  Config three;
+  three.players = 3;
+  for (const auto& [config, said] : std::vector<std::pair<Config, std::string>>{
+           {two, "rollouts to a cutoff, then the value network base, 2 players (value-base.value)"},
+           {three, "rollouts: no value network for base with 3 players"}}) {
+    State s(config);
+    s.apply(s.sample_chance());
+    MctsAgent agent(parse_mcts_options("iters=50"));
+    Rng rng(1);
+    EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
+    EXPECT_EQ(agent.last_result().evaluator, said);
+    std::unique_ptr<Agent> reference = make_agent("ref-rollout:iters=50");
+    EXPECT_TRUE(s.is_legal(reference->choose(s, rng)));
+  }
+  EXPECT_EQ(parse_mcts_options("").rollout.heuristic, Heuristic::Value);
+  EXPECT_EQ(parse_mcts_options(reference_options("ref-rollout", "")).rollout.heuristic, Heuristic::Greedy);
 }
 
 TEST(ValueNet, ABlendMixesTheHandMadeGuessIntoTheNetworksValues) {
