@@ -160,9 +160,10 @@ int bag_fits(const State& state, std::array<uint16_t, kMaxFrontier>& fits) {
     stamp = 1;
   }
   for (int i = 0; i < board.frontier_size(); ++i) {
-    uint32_t& entry = memo[size_t(demand_index(board.need(i), board.care(i)))];
+    const int demand = demand_index(board.need(i), board.care(i));
+    uint32_t& entry = memo[size_t(demand)];
     if (entry >> 16 != stamp) {
-      const KindSet& fit = fitting[size_t(&entry - memo.data())];
+      const KindSet& fit = fitting[size_t(demand)];
       int count = 0;
       for (size_t w = 0; w < in_bag.size(); ++w)
         for (uint64_t bits = in_bag[w] & fit[w]; bits; bits &= bits - 1)

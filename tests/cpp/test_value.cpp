@@ -327,24 +327,27 @@ TEST(ValueNet, TheSearchUsesItWithOrWithoutRolloutsAndSaysSo) {
   EXPECT_THROW(parse_mcts_options("iters=50,eval=greedy,rollout=none"), SearchError);  // no rollout needs eval=value
 }
 
+// What the search says it valued its leaves with, at the first decision of a game of `config`
+// (its move checked legal).
+std::string evaluator_used(const Config& config, const std::string& options) {
+  State s(config);
+  s.apply(s.sample_chance());
+  MctsAgent agent(parse_mcts_options(options));
+  Rng rng(1);
+  EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
+  return agent.last_result().evaluator;
+}
+
 TEST(ValueNet, TheDefaultSearchUsesTheShippedNetworkWhereOneFitsAndRolloutsElsewhere) {
   // The default of mcts: the learned value where a shipped network fits (docs/value.md), the
   // rollout search with its hand-made guess (eval=greedy) elsewhere; the references keep theirs.
   Config two;
   Config three;
   three.players = 3;
-  for (const auto& [config, said] : std::vector<std::pair<Config, std::string>>{
-           {two, "rollouts to a cutoff, then the value network base, 2 players (value-base.value)"},
-           {three, "rollouts: no value network for base with 3 players"}}) {
-    State s(config);
-    s.apply(s.sample_chance());
-    MctsAgent agent(parse_mcts_options("iters=50"));
-    Rng rng(1);
-    EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
-    EXPECT_EQ(agent.last_result().evaluator, said);
-    std::unique_ptr<Agent> reference = make_agent("ref-rollout:iters=50");
-    EXPECT_TRUE(s.is_legal(reference->choose(s, rng)));
-  }
+  EXPECT_EQ(evaluator_used(two, "iters=50"),
+            "rollouts to a cutoff, then the value network base, 2 players (value-base.value)");
+  EXPECT_EQ(evaluator_used(three, "iters=50"), "rollouts: no value network for base with 3 players");
+  EXPECT_EQ(evaluator_used(two, reference_options("ref-rollout", "iters=50")), "rollouts");
   EXPECT_EQ(parse_mcts_options("").rollout.heuristic, Heuristic::Value);
   EXPECT_EQ(parse_mcts_options(reference_options("ref-rollout", "")).rollout.heuristic, Heuristic::Greedy);
 }
@@ -390,12 +393,8 @@ TEST(ValueNet, AGameWithoutAShippedNetworkFallsBackToRolloutsAndSaysSo) {
   Config config;
   config.players = 6;
   config.expansions = {"shrines"};
-  State s(config);
-  s.apply(s.sample_chance());
-  MctsAgent agent(parse_mcts_options("iters=100,eval=value,rollout=none"));
-  Rng rng(1);
-  EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
-  EXPECT_EQ(agent.last_result().evaluator, "rollouts: no value network for shrines with 6 players");
+  EXPECT_EQ(evaluator_used(config, "iters=100,eval=value,rollout=none"),
+            "rollouts: no value network for shrines with 6 players");
 }
 
 TEST(ValueNet, TheShippedNetworksCoverTwoPlayerBaseAndFourPlayerEveryExpansionGames) {
@@ -409,22 +408,10 @@ TEST(ValueNet, TheShippedNetworksCoverTwoPlayerBaseAndFourPlayerEveryExpansionGa
       {Config{}, "the value network base, 2 players (value-base.value)"},
       {every, "the value network abbey-mayor+anniv20+city+king-robber+shrines, 4 players (value-all-city-4p.value)"},
   };
-  for (const auto& [config, said] : cases) {
-    State s(config);
-    s.apply(s.sample_chance());
-    MctsAgent agent(parse_mcts_options("iters=100,eval=value,rollout=none"));
-    Rng rng(1);
-    EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
-    EXPECT_EQ(agent.last_result().evaluator, said);
-  }
+  for (const auto& [config, said] : cases) EXPECT_EQ(evaluator_used(config, "iters=100,eval=value,rollout=none"), said);
   // The same mix with 2 players has no network.
   every.players = 2;
-  State s(every);
-  s.apply(s.sample_chance());
-  MctsAgent agent(parse_mcts_options("iters=100,eval=value,rollout=none"));
-  Rng rng(1);
-  agent.choose(s, rng);
-  EXPECT_EQ(agent.last_result().evaluator,
+  EXPECT_EQ(evaluator_used(every, "iters=100,eval=value,rollout=none"),
             "rollouts: no value network for abbey-mayor+anniv20+city+king-robber+shrines with 2 players");
 }
 
