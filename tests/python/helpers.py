@@ -4,7 +4,6 @@ sys.path). The API under test is the installed carcassonne package."""
 from __future__ import annotations
 
 import bisect
-import itertools
 import random
 import sys
 import threading
@@ -13,6 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from carcassonne import Game
+
+# How long a call that should stop at once may take before a test calls it hung. A guard against
+# hangs, never a speed bound: generous enough for a machine whose cores are all taken.
+HANG_GUARD_S = 60.0
 
 
 def play_randomly(game: Game, rng: random.Random, on_step: Callable[[Game], None] | None = None) -> int:
@@ -46,42 +49,53 @@ def snapshot(game: Game) -> tuple:
     )
 
 
-def gil_stalls(call: Callable[[], object], repeats: int) -> list[tuple[float, float]]:
-    """Makes `repeats` calls while another Python thread spins, and returns for each call its
-    duration and the longest stretch of it in which the spinning thread made no progress.
+def progress_during(call: Callable[[], object], min_seconds: float = 0.3, min_calls: int = 1) -> list[int]:
+    """Whether another Python thread runs while `call` runs: an event count, not a timing bound.
 
-    A call that holds the GIL stalls the spinner for its whole duration; one that releases it
-    stalls the spinner at most for a switch interval at each end (set short here). On a busy
-    machine the operating system also stalls the spinner now and then, in some repeats and not
-    others, while a call that holds the GIL stalls it in every one: tests judge the least stalled
-    repeat."""
+    Makes calls (at least `min_calls`, more until `min_seconds` have passed) while a second Python
+    thread counts, and returns for each call how many counts fell in its middle half. A call that
+    holds the GIL lets no other Python thread run inside it: the counter moves only at its edges,
+    where the interpreter switches threads before and after the call. A call that releases the GIL
+    lets the counter run all along, however busy the machine: load only thins the counts out, and
+    over a few tenths of a second the scheduler runs a runnable thread many times. So tests judge
+    "counts in the middle" or "none", never a share of the duration."""
     ticks: list[float] = []
     stop = threading.Event()
 
-    def spin() -> None:
+    def count() -> None:
         while not stop.is_set():
             ticks.append(time.perf_counter())
 
     interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.0005)
-    spinner = threading.Thread(target=spin)
-    spinner.start()
+    sys.setswitchinterval(0.0005)  # prompt switches at the edges of a call
+    counter = threading.Thread(target=count)
+    counter.start()
+    inside: list[int] = []
+    spent = 0.0
     try:
-        out = []
-        for _ in range(repeats):
+        while len(inside) < min_calls or spent < min_seconds:
             ticks.clear()
-            time.sleep(0.002)  # let the spinner run
             start = time.perf_counter()
             call()
             end = time.perf_counter()
-            seen = ticks[:]  # timestamps in order: the spinner only appends
-            inside = [start, *seen[bisect.bisect_right(seen, start) : bisect.bisect_left(seen, end)], end]
-            out.append((end - start, max(b - a for a, b in itertools.pairwise(inside))))
-        return out
+            spent += end - start
+            quarter = (end - start) / 4
+            seen = ticks[:]  # timestamps in order: the counter only appends
+            inside.append(
+                bisect.bisect_left(seen, end - quarter) - bisect.bisect_right(seen, start + quarter)
+            )
+        return inside
     finally:
         stop.set()
-        spinner.join()
+        counter.join()
         sys.setswitchinterval(interval)
+
+
+def assert_releases_the_gil(call: Callable[[], object], what: str) -> None:
+    inside = progress_during(call)
+    assert sum(inside) > 0, (
+        f"no other Python thread ran inside {len(inside)} calls of {what}: it holds the GIL"
+    )
 
 
 # The play server's legal actions as the page gets them (GET /api/games/{id}): every action text.

@@ -26,12 +26,14 @@ from selenium.webdriver.common.actions.wheel_input import ScrollOrigin  # noqa: 
 from selenium.webdriver.common.by import By  # noqa: E402
 
 from carcassonne import Game  # noqa: E402
+from helpers import HANG_GUARD_S  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM and CHROMEDRIVER), reason="needs Debian's chromium and chromium-driver"
-)
+pytestmark = [
+    pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="needs Debian's chromium and chromium-driver"),
+    pytest.mark.concurrency,
+]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 
 
@@ -59,7 +61,7 @@ class Server:
         ]
         with open(self.data.parent / "server.log", "ab") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=log)
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + HANG_GUARD_S
         while True:
             try:
                 with urllib.request.urlopen(f"{self.url}/api/options", timeout=1):
@@ -76,7 +78,7 @@ class Server:
             self.process = None
 
     def get(self, path: str) -> Any:
-        with urllib.request.urlopen(f"{self.url}{path}", timeout=10) as response:
+        with urllib.request.urlopen(f"{self.url}{path}", timeout=HANG_GUARD_S) as response:
             return json.load(response)
 
 
@@ -118,7 +120,7 @@ def page_game(browser: Any) -> dict[str, Any]:
     return browser.execute_script("return page.game")
 
 
-def wait_until(condition: Callable[[], Any], timeout: float = 30, what: str = "the page") -> Any:
+def wait_until(condition: Callable[[], Any], timeout: float = HANG_GUARD_S, what: str = "the page") -> Any:
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
@@ -422,8 +424,8 @@ def test_the_new_game_dialog_speaks_in_words_and_lists_saved_games_to_delete(
         json.dumps({"action": placement}).encode(),
         {"Content-Type": "application/json"},
     )
-    urllib.request.urlopen(request, timeout=10).close()
-    wait_until(lambda: page_game(browser)["moves"] > game["moves"], timeout=10, what="the refresh")
+    urllib.request.urlopen(request, timeout=HANG_GUARD_S).close()
+    wait_until(lambda: page_game(browser)["moves"] > game["moves"], what="the refresh")
     assert page_game(browser)["phase"] == "place_figure"
 
     click(browser, "#new-game-button")
@@ -437,7 +439,7 @@ def test_the_new_game_dialog_speaks_in_words_and_lists_saved_games_to_delete(
     wait_until(lambda: not browser.find_elements(By.CSS_SELECTOR, "#saved-game-list li"), what="the delete")
     assert server.get("/api/games") == []
     # The page that showed the deleted game says so (it checks its game now and then).
-    wait_until(lambda: "deleted" in browser.find_element(By.ID, "status").text, timeout=10, what="the news")
+    wait_until(lambda: "deleted" in browser.find_element(By.ID, "status").text, what="the news")
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
+from helpers import HANG_GUARD_S  # noqa: E402
 from test_browser import (  # noqa: E402
     CHROMEDRIVER,
     CHROMIUM,
@@ -30,9 +31,10 @@ from test_browser import (  # noqa: E402
     wait_until,
 )
 
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM and CHROMEDRIVER), reason="needs Debian's chromium and chromium-driver"
-)
+pytestmark = [
+    pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="needs Debian's chromium and chromium-driver"),
+    pytest.mark.concurrency,
+]
 CLICKED_TURNS = 3  # each page's own turns clicked at the start, and again at the end
 
 
@@ -85,7 +87,9 @@ def token_of(browser: Any, game_id: str) -> str:
 def api(server: Server, path: str, token: str, body: Any = None) -> Any:
     data = None if body is None else json.dumps(body).encode()
     headers = {"X-Seat-Token": token, "Content-Type": "application/json"}
-    with urllib.request.urlopen(urllib.request.Request(server.url + path, data, headers), timeout=10) as r:
+    with urllib.request.urlopen(
+        urllib.request.Request(server.url + path, data, headers), timeout=HANG_GUARD_S
+    ) as r:
         return json.load(r)
 
 
@@ -152,7 +156,7 @@ def test_two_friends_play_a_game_to_the_end_in_two_browsers(
             take_turn_by_clicks(page, figure=figures)
             moves = page_game(page)["moves"]
             other = pages[1 - state["current_player"]]
-            wait_until(lambda: page_game(other)["moves"] == moves, timeout=10, what="the push")  # noqa: B023
+            wait_until(lambda: page_game(other)["moves"] == moves, what="the push")  # noqa: B023
             assert other.execute_script("return page.events.readyState") == 1  # open
 
     play_by_clicks(2 * CLICKED_TURNS, figures=True)
@@ -172,7 +176,7 @@ def test_two_friends_play_a_game_to_the_end_in_two_browsers(
         seat = state["current_player"]
         state = api(server, f"/api/games/{game_id}/actions", tokens[seat], {"action": first_action(state)})
     for page in pages.values():
-        wait_until(lambda: page_game(page)["moves"] == state["moves"], timeout=15, what="the catch-up")  # noqa: B023
+        wait_until(lambda: page_game(page)["moves"] == state["moves"], what="the catch-up")  # noqa: B023
         wait_until(lambda: not page.find_element(By.ID, "connection").is_displayed(), what="reconnected")  # noqa: B023
 
     # The last turns by clicks again, to the end.

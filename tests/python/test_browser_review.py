@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By
 
+from helpers import HANG_GUARD_S
 from test_browser import (
     CHROMEDRIVER,
     CHROMIUM,
@@ -27,9 +28,10 @@ from test_browser import (
     wait_until,
 )
 
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM and CHROMEDRIVER), reason="needs Debian's chromium and chromium-driver"
-)
+pytestmark = [
+    pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="needs Debian's chromium and chromium-driver"),
+    pytest.mark.concurrency,
+]
 __all__ = ["browser", "shot"]  # fixtures of test_browser, used here
 EASY = {"kind": "bot", "level": "easy"}
 
@@ -45,7 +47,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
 def finished_game(server: Server) -> str:
     body = json.dumps({"seats": [EASY, EASY], "seed": 5}).encode()
     request = urllib.request.Request(f"{server.url}/api/games", body, {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=HANG_GUARD_S) as response:
         game_id: str = json.load(response)["id"]
     deadline = time.monotonic() + 60
     while not server.get(f"/api/games/{game_id}")["terminal"]:

@@ -22,6 +22,9 @@ uvicorn = pytest.importorskip("uvicorn")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from carcassonne.play.server import create_app  # noqa: E402
+from helpers import HANG_GUARD_S  # noqa: E402
+
+pytestmark = pytest.mark.concurrency  # threads, signals or servers: tools/under_load.sh --quick
 
 HOST, REMOTE = {"kind": "human"}, {"kind": "remote"}
 EASY = {"kind": "bot", "level": "easy"}
@@ -175,7 +178,7 @@ def live_server(data: Path, **limits: Any) -> Iterator[str]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + HANG_GUARD_S
     while not server.started:
         assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
         time.sleep(0.02)
@@ -201,7 +204,7 @@ def test_a_move_is_pushed_to_every_page_following_the_game_and_no_token_reaches_
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
-    with live_server(tmp_path) as url, httpx.Client(base_url=url, timeout=10) as client:
+    with live_server(tmp_path) as url, httpx.Client(base_url=url, timeout=HANG_GUARD_S) as client:
         state, host, friend = friends_game(client)
         game = f"/api/games/{state['id']}"
         with client.stream("GET", f"{game}/events") as stream:
@@ -209,11 +212,10 @@ def test_a_move_is_pushed_to_every_page_following_the_game_and_no_token_reaches_
             received = events(stream)
             name, first = next(received)
             assert name == "state" and first["moves"] == state["moves"]
-            sent = time.perf_counter()
             move(client, state, host)
-            name, pushed = next(received)
+            name, pushed = next(received)  # the client's timeout is the hang guard
             assert name == "state" and pushed["moves"] == state["moves"] + 1
-            assert pushed["version"] > first["version"] and time.perf_counter() - sent < 2
+            assert pushed["version"] > first["version"]
             client.delete(game, headers={"X-Seat-Token": host})
             assert next(received)[0] == "deleted"
     logged = caplog.text
@@ -222,7 +224,10 @@ def test_a_move_is_pushed_to_every_page_following_the_game_and_no_token_reaches_
 
 
 def test_event_streams_per_client_are_limited_and_a_closed_one_frees_its_place(tmp_path: Path) -> None:
-    with live_server(tmp_path, client_streams=2) as url, httpx.Client(base_url=url, timeout=10) as client:
+    with (
+        live_server(tmp_path, client_streams=2) as url,
+        httpx.Client(base_url=url, timeout=HANG_GUARD_S) as client,
+    ):
         game = client.post("/api/games", json={"seats": [HOST, EASY], "seed": 1}).json()["id"]
         path = f"/api/games/{game}/events"
         with client.stream("GET", path) as one, client.stream("GET", path) as two:
@@ -232,7 +237,7 @@ def test_event_streams_per_client_are_limited_and_a_closed_one_frees_its_place(t
             assert [next(r)[0] for r in readers] == ["state", "state"]
             refused = client.get(path)
             assert refused.status_code == 429 and "event streams" in refused.json()["detail"]
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + HANG_GUARD_S
         while True:  # the server notices the closed streams
             with client.stream("GET", path) as again:
                 if again.status_code == 200:

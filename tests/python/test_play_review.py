@@ -19,6 +19,8 @@ from carcassonne import Game
 from carcassonne.play import review as review_module
 from carcassonne.play.server import create_app
 
+pytestmark = pytest.mark.concurrency  # bots in threads: tools/under_load.sh --quick
+
 EASY = {"kind": "bot", "level": "easy"}
 
 

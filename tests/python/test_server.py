@@ -22,7 +22,9 @@ from fastapi.testclient import TestClient
 from carcassonne import Game
 from carcassonne.play.server import MAX_BODY, create_app
 from carcassonne.play.store import StoreError
-from helpers import every_legal_action
+from helpers import HANG_GUARD_S, every_legal_action
+
+pytestmark = pytest.mark.concurrency  # threads, signals or servers: tools/under_load.sh --quick
 
 HUMAN = {"kind": "human"}
 EASY = {"kind": "bot", "level": "easy"}
@@ -39,7 +41,7 @@ def new_game(client: TestClient, seats: list[dict[str, Any]], **options: Any) ->
     return response.json()
 
 
-def wait_for_human(client: TestClient, game_id: str, timeout: float = 20) -> dict[str, Any]:
+def wait_for_human(client: TestClient, game_id: str, timeout: float = HANG_GUARD_S) -> dict[str, Any]:
     """Polls until a human is to move or the game is over (the bots answer in a thread)."""
     deadline = time.monotonic() + timeout
     while True:
@@ -250,15 +252,16 @@ def test_medium_and_hard_bots_answer(client: TestClient) -> None:
 
 
 def test_deleting_a_game_stops_its_bots_search_at_once(client: TestClient) -> None:
-    slow = {"kind": "bot", "level": "hard", "time": 30}
+    # A bot thinking a minute a move, deleted while it thinks: its thread ends long before the
+    # move would (the join's limit is a hang guard; a bot that finished its move first fails it).
+    slow = {"kind": "bot", "level": "hard", "time": 60}
     state = new_game(client, [slow, slow])
     session = client.app.state.games.get(state["id"])
     thread = session.bot_thread
-    time.sleep(0.3)  # the first bot is thinking
-    start = time.monotonic()
+    time.sleep(0.3)  # the first bot is thinking, or about to
     assert client.delete(f"/api/games/{state['id']}").status_code == 200
-    thread.join(10)
-    assert not thread.is_alive() and time.monotonic() - start < 2
+    thread.join(HANG_GUARD_S / 2)
+    assert not thread.is_alive()
     assert client.get(f"/api/games/{state['id']}").status_code == 404
 
 
@@ -418,7 +421,7 @@ def test_a_bot_move_the_store_cannot_save_is_undone_and_the_bot_stops_with_the_r
     waiting = client.post(f"/api/games/{state['id']}/actions", json={"action": "pass"}).json()
     assert waiting["bot_thinking"]
     data.rename(tmp_path / "away")  # while the bot thinks
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + HANG_GUARD_S
     while (state := client.get(f"/api/games/{state['id']}").json())["bot_error"] is None:
         assert time.monotonic() < deadline, "the bot neither moved nor failed"
         time.sleep(0.05)

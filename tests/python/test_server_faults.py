@@ -30,7 +30,9 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
 from carcassonne import Game
-from helpers import every_legal_action
+from helpers import HANG_GUARD_S, every_legal_action
+
+pytestmark = pytest.mark.concurrency  # threads, signals or servers: tools/under_load.sh --quick
 
 HUMAN = {"kind": "human"}
 
@@ -65,7 +67,7 @@ def server(data: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     process = subprocess.Popen(serve_command(data, port), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + HANG_GUARD_S
         while True:
             assert process.poll() is None, process.communicate()[1].decode()
             try:
