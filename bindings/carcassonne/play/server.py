@@ -166,7 +166,7 @@ class NewGame(BaseModel):
     seats: list[Seat] = Field(min_length=2, max_length=6)
     expansions: list[str] = []
     variants: dict[str, str] = {}
-    seed: int = Field(0, ge=0, lt=2**64)
+    seed: int | None = Field(None, ge=0, lt=2**64)  # None: a fresh random seed
 
 
 class LoadGame(BaseModel):
@@ -348,9 +348,9 @@ def create_app(
 
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame) -> dict[str, Any]:
-        game = Game(
-            players=len(body.seats), expansions=body.expansions, variants=body.variants, seed=body.seed
-        )
+        # Below 2^53: the page reads the state's config as JavaScript numbers, exact up to there.
+        seed = secrets.randbelow(2**53) if body.seed is None else body.seed
+        game = Game(players=len(body.seats), expansions=body.expansions, variants=body.variants, seed=seed)
         return start_game(body.seats, game.to_record())
 
     @app.post("/api/games/load", status_code=201)
