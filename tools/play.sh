@@ -2,7 +2,7 @@
 # The main job: installs what playing needs (the build's Debian packages; the package with its
 # play server, FastAPI and uvicorn, into .venv) and starts the play server. Open the printed URL
 # to play against the computer; Ctrl-C stops it.
-# Options go to `carcassonne serve` (--host, --port, --data DIR).
+# Options go to `carcassonne serve` (--host, --port, --data DIR, --allowed-host NAME, ...: see its --help).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARC_DEPS=play source tools/deps.sh

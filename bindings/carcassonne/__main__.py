@@ -5,6 +5,7 @@ policy/value network)."""
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import sys
 import time
 from collections.abc import Sequence
@@ -14,6 +15,7 @@ from ._common import variant_options
 from ._core import Error
 from .balance.cli import add_parser as _add_balance_parser
 from .learn.cli import add_parser as _add_learn_parser
+from .play.hosts import allowed_name
 
 
 def _selfplay(args: argparse.Namespace) -> int:
@@ -85,8 +87,35 @@ def _serve(args: argparse.Namespace) -> int:
         for name, value in (("client_streams", args.client_streams), ("client_rate", args.client_rate))
         if value is not None
     }
-    serve(args.host, args.port, args.data, **limits)
+    serve(
+        args.host,
+        args.port,
+        args.data,
+        **limits,
+        allowed_hosts=args.allowed_host,
+        forwarded_allow_ips=args.forwarded_allow_ips,
+    )
     return 0
+
+
+def _host_name(text: str) -> str:
+    try:
+        return allowed_name(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _proxy_addresses(text: str) -> str:
+    if text.strip() == "*":
+        return "*"
+    for address in text.split(","):
+        try:
+            ipaddress.ip_network(address.strip(), strict=False)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{address.strip()!r} is not an IP address or network (e.g. 127.0.0.1,10.0.0.0/8)"
+            ) from None
+    return text
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -159,6 +188,23 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         help="API requests a second per client address (40; 0: no limit)",
+    )
+    server.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        type=_host_name,
+        metavar="NAME",
+        help="a name the page may be opened by, besides 127.0.0.1, localhost, [::1] and --host"
+        " (repeatable); other names in the Host header are refused",
+    )
+    server.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        type=_proxy_addresses,
+        metavar="IPS",
+        help="comma-separated addresses or networks of reverse proxies whose X-Forwarded-For"
+        " header names the client (default: none is trusted; * trusts any)",
     )
     server.set_defaults(run=_serve)
 

@@ -3,13 +3,17 @@ tiles, each move's scoring by feature, and the final scoring item by item (rules
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from carcassonne import Game, _core
 from carcassonne.play.features import Features, final_scoring, move_events
+from carcassonne.play.server import create_app
 from carcassonne.play.session import GameSession
 from carcassonne.play.store import Store
 from helpers import play_randomly
@@ -71,6 +75,38 @@ def test_the_final_items_add_up_to_the_engines_final_scoring(expansions: list[st
                 assert all(Features(game.tiles).type(tuple(part)) == "city" for part in city)
     if "king-robber" in expansions:
         assert {"king", "robber"} <= {item["what"] for item in items}
+
+
+def placed(figures: list[dict[str, Any]]) -> list[tuple[int, int, int, int, str]]:
+    return sorted((f["x"], f["y"], f["feature"], f["player"], f["kind"]) for f in figures)
+
+
+# A City start without the Count, and a game dealt from a fixed order (its whole bag).
+UNUSUAL_DEALS = [
+    {"variants": {"start": "city_plain"}},
+    {"draw_order": ["base.E", "base.U", "base.V", "base.B", "base.K", "base.E", "base.L", "base.D"]},
+]
+
+
+@pytest.mark.parametrize("options", UNUSUAL_DEALS, ids=["city_plain", "draw_order"])
+def test_the_final_scoring_of_a_city_without_the_count_or_a_fixed_draw_order(
+    options: dict[str, Any], tmp_path: Path
+) -> None:
+    """Both end as any game does: the items add up, and the page gets them with the game's state
+    (a finished record loaded, as the page shows it)."""
+    game = Game(players=2, seed=5, **options)
+    play_randomly(game, random.Random(5))
+    items = final_scoring(game)
+    assert items and not [item for item in items if item["what"] == "other"]
+    assert placed([f for item in items for f in item["figures"]]) == placed(game.figures)
+    client = TestClient(create_app(tmp_path))
+    seats = [{"kind": "human"}] * 2
+    loaded = client.post("/api/games/load", json={"record": game.to_record(), "seats": seats})
+    assert loaded.status_code == 201, loaded.text
+    state = loaded.json()
+    assert state["terminal"] and state["final_scoring"] == json.loads(json.dumps(items))
+    # The City's quarters and the Count are the variant city's alone.
+    assert state["city"] is None
 
 
 def test_each_scoring_move_names_its_feature_and_the_figures_gone_home(tmp_path: Path) -> None:

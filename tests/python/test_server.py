@@ -146,6 +146,19 @@ def test_save_and_load_round_trip_the_engine_record(client: TestClient) -> None:
     assert client.post("/api/games/load", json={"record": "{not json"}).status_code == 400
 
 
+def test_a_game_without_a_seed_gets_a_fresh_random_one_kept_in_its_record(client: TestClient) -> None:
+    """Two games started without a seed deal from different seeds (the same one: 1 in 2^53), and
+    each record keeps its seed, so the game replays; a seed given is kept as given."""
+    made = [client.post("/api/games", json={"seats": [HUMAN, HUMAN]}).json() for _ in range(2)]
+    seeds = [state["config"]["seed"] for state in made]
+    assert seeds[0] != seeds[1]
+    record = client.get(f"/api/games/{made[0]['id']}/record").json()
+    assert record["config"]["seed"] == seeds[0]
+    again = client.post("/api/games/load", json={"record": record, "seats": [HUMAN, HUMAN]}).json()
+    assert (again["drawn_tile"], again["bag"]) == (made[0]["drawn_tile"], made[0]["bag"])
+    assert new_game(client, [HUMAN, HUMAN], seed=0)["config"]["seed"] == 0
+
+
 def test_games_survive_a_server_restart(tmp_path: Path) -> None:
     first = TestClient(create_app(tmp_path))
     state = new_game(first, [HUMAN, EASY])

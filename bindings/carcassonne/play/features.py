@@ -18,6 +18,7 @@ from .. import _core
 from ..game import Error, Game
 
 Part = tuple[int, int, int]  # a feature of a placed tile: x, y, feature index
+CITY_STARTS = ("city", "city_plain")  # the variant `start`s that lay the City's squares
 # Features that join across tiles; monasteries, shrines, abbeys and the City's quarters do not.
 JOINING = ("city", "road", "field", "river")
 # A connection point's side: its neighbour cell and the point it meets there (connection points
@@ -192,18 +193,19 @@ def final_scoring(game: Game) -> list[dict[str, Any]]:
     # A game whose bag is empty ends at once: the engine applies the final scoring. The titles
     # stay in every copy (a complete city must have a King), and are taken off again.
     # No abbeys are left to place, so no final round comes first.
-    city_start = "city" in game.config["variants"].get("start", "")
-    # With the City as the start, the engine lays its squares itself.
-    tiles = [t for t in game.tiles if not (city_start and t["tile"] in _city_squares())]
+    start = game.config["variants"].get("start", "")
+    # With the City as the start (with the Count or without), the engine lays its squares itself.
+    tiles = [t for t in game.tiles if not (start in CITY_STARTS and t["tile"] in _city_squares())]
     base = {
         **game.config,
+        "draw_order": [],  # the bag is given (empty): a position has one or the other
         "tiles": tiles,
         "bag": [],
         "king": game.king,
         "robber": game.robber,
         "abbeys": [0] * players,
     }
-    if city_start:
+    if start == "city":  # only this start has the Count
         base["count"] = game.count
 
     names = {(t["x"], t["y"]): (t["tile"], t["rotation"]) for t in game.tiles}

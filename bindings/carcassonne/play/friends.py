@@ -24,6 +24,8 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .hosts import AllowedHosts
+
 TOKEN_HEADER = "X-Seat-Token"
 PING_SECONDS = 15.0  # a comment line this often keeps proxies from closing a quiet stream
 RETRY_MS = 2000  # how soon EventSource reconnects after a dropped connection
@@ -178,12 +180,14 @@ def client_address(scope: Scope) -> str:
 
 
 class Guard:
-    """ASGI middleware: refuses a state-changing request from a page of another site (its Origin
-    header names another host: a 403) and API requests over the client's rate (a 429)."""
+    """ASGI middleware: refuses a request whose Host is not allowed (a 400; None: any is), a
+    state-changing request from a page of another site (its Origin header names another host: a
+    403) and API requests over the client's rate (a 429)."""
 
-    def __init__(self, app: ASGIApp, rate: RequestRate) -> None:
+    def __init__(self, app: ASGIApp, rate: RequestRate, hosts: AllowedHosts | None = None) -> None:
         self.app = app
         self.rate = rate
+        self.hosts = hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -195,6 +199,10 @@ class Guard:
 
     def refusal(self, scope: Scope) -> tuple[int, str] | None:
         headers = Headers(scope=scope)
+        if self.hosts is not None:
+            wrong_host = self.hosts.refusal(headers.get("host"))
+            if wrong_host is not None:
+                return 400, wrong_host
         if scope["method"] not in ("GET", "HEAD", "OPTIONS"):
             origin = headers.get("origin")
             # A browser names the page's site; curl and scripts send none (and are no CSRF risk).

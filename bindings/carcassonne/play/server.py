@@ -18,7 +18,8 @@ Endpoints (all JSON; errors are 4xx with {"detail": "..."} and change nothing):
   DELETE /api/games/{id}
 Bodies over MAX_BODY bytes are refused with a 413 before they are read whole (chunked ones too),
 NaN and Infinity in a JSON body with a 400, and a move the store cannot save with a 503. In a
-game with remote seats, acting for a seat needs its token (X-Seat-Token): else a 403.
+game with remote seats, acting for a seat needs its token (X-Seat-Token): else a 403. `serve`
+answers only requests whose Host header it allows (else a 400; see hosts.py).
 Sync handlers run in FastAPI's thread pool; the C++ searches release the GIL, so a hint or a bot
 never blocks other requests.
 """
@@ -31,7 +32,7 @@ import math
 import re
 import secrets
 import threading
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -60,6 +61,7 @@ from .friends import (
     same_token,
     seats_of,
 )
+from .hosts import LOCAL_HOSTS, AllowedHosts
 from .review import NotFinishedError, Reviews
 from .session import DEFAULT_HARD_TIME, FIGURE_KINDS, GameSession, NotYourSeatError, NotYourTurnError
 from .store import Store, StoreError
@@ -80,7 +82,7 @@ class ErrorMessage(BaseModel):
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorMessage, "description": what}
     for code, what in [
-        (400, "a malformed body or an illegal move or record"),
+        (400, "a malformed body, an illegal move or record, or a Host the server does not answer to"),
         (403, "a seat's move without its token, or a request from another site's page"),
         (404, "no such game"),
         (409, "not the time for this request (a bot's turn, nothing to undo)"),
@@ -166,7 +168,7 @@ class NewGame(BaseModel):
     seats: list[Seat] = Field(min_length=2, max_length=6)
     expansions: list[str] = []
     variants: dict[str, str] = {}
-    seed: int = Field(0, ge=0, lt=2**64)
+    seed: int | None = Field(None, ge=0, lt=2**64)  # None: a fresh random seed
 
 
 class LoadGame(BaseModel):
@@ -266,10 +268,14 @@ def _invites(session: GameSession) -> dict[str, Any]:
 
 
 def create_app(
-    data: str | Path = "carcassonne-data", client_streams: int | None = None, client_rate: float | None = None
+    data: str | Path = "carcassonne-data",
+    client_streams: int | None = None,
+    client_rate: float | None = None,
+    hosts: AllowedHosts | None = None,
 ) -> FastAPI:
     """The play server's app, keeping its games in `data`/games.sqlite3; at most `client_streams`
-    event streams and `client_rate` API requests a second per client address (None: no limit)."""
+    event streams and `client_rate` API requests a second per client address (None: no limit);
+    answering only requests whose Host header `hosts` allows (None: any, as for a test client)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -279,7 +285,7 @@ def create_app(
     app = FastAPI(title="Carcassonne", responses=ERRORS, lifespan=lifespan)
     app.router.route_class = StrictJSONRoute  # before any route is added
     app.add_middleware(BodyLimit, limit=MAX_BODY)
-    app.add_middleware(Guard, rate=RequestRate(client_rate))
+    app.add_middleware(Guard, rate=RequestRate(client_rate), hosts=hosts)
     streams = app.state.streams = EventStreams(client_streams)
     games = Games(Store(data))  # a StoreError now if the folder cannot be written
     app.state.games = games
@@ -348,9 +354,9 @@ def create_app(
 
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame) -> dict[str, Any]:
-        game = Game(
-            players=len(body.seats), expansions=body.expansions, variants=body.variants, seed=body.seed
-        )
+        # Below 2^53: the page reads the state's config as JavaScript numbers, exact up to there.
+        seed = secrets.randbelow(2**53) if body.seed is None else body.seed
+        game = Game(players=len(body.seats), expansions=body.expansions, variants=body.variants, seed=seed)
         return start_game(body.seats, game.to_record())
 
     @app.post("/api/games/load", status_code=201)
@@ -485,21 +491,36 @@ def serve(
     data: str | Path = "carcassonne-data",
     client_streams: int | None = CLIENT_STREAMS,
     client_rate: float | None = CLIENT_RATE,
+    allowed_hosts: Sequence[str] = (),
+    forwarded_allow_ips: str | None = None,
 ) -> None:
-    """Runs the play server until Ctrl-C."""
+    """Runs the play server until Ctrl-C. It answers requests whose Host header names a local
+    address, `host` or one of `allowed_hosts` (see AllowedHosts). The client addresses that the
+    limits count are the connections' own, unless `forwarded_allow_ips` names the reverse
+    proxies whose X-Forwarded-For header gives the client's (uvicorn's `forwarded_allow_ips`)."""
     import uvicorn
 
     # First: a data folder that cannot be written is an error at once.
-    app = create_app(data, client_streams, client_rate)
+    app = create_app(data, client_streams, client_rate, AllowedHosts(host, allowed_hosts))
     where = Path(data).resolve()
     print(f"Carcassonne: open http://{host}:{port}/ in a browser (games kept in {where})", flush=True)
-    if host not in ("127.0.0.1", "localhost", "::1"):
+    if host not in LOCAL_HOSTS:
         print(
             f"Warning: listening on {host}: anyone who can reach this machine can open the page, watch"
             " and delete hot-seat games, and start games; there is no encryption (plain HTTP).",
             flush=True,
         )
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=2,
+        # uvicorn would trust X-Forwarded-For from 127.0.0.1 by default: any local client could
+        # then claim a new address with each request, and escape the per-client limits.
+        proxy_headers=forwarded_allow_ips is not None,
+        forwarded_allow_ips=forwarded_allow_ips,
+    )
     server = uvicorn.Server(config)
     stop = server.handle_exit
 

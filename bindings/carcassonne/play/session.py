@@ -344,7 +344,7 @@ class GameSession:
             game = self.game
             players = range(game.num_players)
             player = game.current_player
-            city = "city" in game.config["variants"].get("start", "")
+            city = game.config["variants"].get("start") == "city"  # city_plain: no quarters, no Count
             legal = grouped_actions(game)
             return {
                 "id": self.id,

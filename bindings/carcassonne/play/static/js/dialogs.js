@@ -58,7 +58,6 @@ export function setUpNewGameDialog() {
     .join("");
   $("expansion-list").addEventListener("change", matchStart);
   matchStart();
-  $("seed").value = randomSeed();
   $("new-seed").addEventListener("click", () => { $("seed").value = randomSeed(); });
   $("start-button").addEventListener("click", async (event) => {
     event.preventDefault();
@@ -73,7 +72,9 @@ export function setUpNewGameDialog() {
       if (select.selectedIndex > 0 && !select.closest("label").hidden) variants[select.dataset.name] = select.value;
     }
     try {
-      const game = await api("POST", "/api/games", { seats, expansions, variants, seed: Number($("seed").value) || 0 });
+      // An empty seed field: the server deals from a fresh random seed, for each game anew.
+      const seed = $("seed").value === "" ? {} : { seed: Number($("seed").value) };
+      const game = await api("POST", "/api/games", { seats, expansions, variants, ...seed });
       $("new-game-dialog").close();
       $("new-game-error").textContent = "";
       created(game);
