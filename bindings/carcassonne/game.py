@@ -548,7 +548,22 @@ class Game:
             and self._state == other._state
         )
 
-    __hash__ = None  # type: ignore[assignment]  # a game changes as it is played
+    def __hash__(self) -> int:
+        """The hash of what `==` compares (config, start position, actions, PRNG draws), so equal
+        games hash alike. It changes as the game is played: a game kept in a set or as a dict key
+        must not be played on (keep `game.clone()` there)."""
+        config = self._config
+        return hash(
+            (
+                config.players,
+                tuple(config.expansions),
+                tuple(sorted(config.variants.items())),
+                config.seed,
+                tuple(config.draw_order),
+                tuple(self._history),
+                tuple(self._sampled),
+            )
+        )
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
         return self.clone()
