@@ -52,8 +52,8 @@ from ._core import (
     tile_kinds,
 )
 from .agents import Agent, BuiltinAgent, choose_action
-from .game import RECORD_FORMAT, Action, Game, RecordError, make_config, play_game, play_random_games
-from .search import analyse, arena, arena_summary, mcts_config
+from .game import RECORD_FORMAT, Action, Game, RecordError, make_config, play_random_games
+from .search import analyse, arena, arena_summary, mcts_config, play_game
 
 # eval=net / prior=net without net= read the network shipped in this package (docs/network.md).
 _core.set_default_network_path(str(_Path(__file__).parent / "data" / "network-base-2p.carcnet"))
