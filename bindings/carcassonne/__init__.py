@@ -66,6 +66,11 @@ for _error in (Error, ConfigError, IllegalActionError, PositionError, RecordErro
     _error.__module__ = __name__
 del _error
 
+# ActionStats (C++) calls its action's code `action`; Action and analyse's dicts call it `code`.
+ActionStats.code = property(  # type: ignore[assignment]
+    lambda stats: stats.action, doc="The action's code (the same as `action`)."
+)
+
 __all__ = [
     "ACTION_KINDS",
     "CAUSES",

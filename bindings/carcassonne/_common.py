@@ -142,8 +142,9 @@ def _analyse(
         result = _core.Mcts(config, evaluator=evaluator, batch_size=batch_size).search(state, seed)
     return [
         {
-            "action": a.text,
-            "code": a.action,
+            "text": a.text,
+            "code": a.code,
+            "action": a.text,  # the same text: the name the play server and older code read
             "visits": a.visits,
             "value": a.value,
             "prior": a.prior,
