@@ -52,8 +52,8 @@ from ._core import (
     tile_kinds,
 )
 from .agents import Agent, BuiltinAgent, choose_action
-from .game import RECORD_FORMAT, Action, Game, RecordError, make_config, play_game, play_random_games
-from .search import analyse, arena, arena_summary, mcts_config
+from .game import RECORD_FORMAT, Action, Game, RecordError, make_config, play_random_games
+from .search import analyse, arena, arena_summary, mcts_config, play_game
 
 # eval=net / prior=net without net= read the network shipped in this package (docs/network.md).
 _core.set_default_network_path(str(_Path(__file__).parent / "data" / "network-base-2p.carcnet"))
@@ -65,6 +65,11 @@ __version__ = "0.1.0"
 for _error in (Error, ConfigError, IllegalActionError, PositionError, RecordError, SearchError):
     _error.__module__ = __name__
 del _error
+
+# ActionStats (C++) calls its action's code `action`; Action and analyse's dicts call it `code`.
+ActionStats.code = property(  # type: ignore[assignment]
+    lambda stats: stats.action, doc="The action's code (the same as `action`)."
+)
 
 __all__ = [
     "ACTION_KINDS",

@@ -25,6 +25,29 @@ def _int(name: str, value: Any, lo: int, hi: int, error: type[Exception]) -> int
     return number
 
 
+def _whole_number(what: str, value: Any) -> int:
+    """`value` as an int: an int or a numpy integer, a 0-d or one-element array of one, or a float
+    without a fractional part. TypeError for anything else, ValueError for a fraction: an index
+    is never rounded silently."""
+    if getattr(value, "shape", None) is not None:  # a numpy array or scalar (numpy is optional)
+        if value.size != 1:
+            raise TypeError(
+                f"{what} must be one integer, not an array of shape {tuple(value.shape)} "
+                "(pass an int, or a one-element array)"
+            )
+        value = value.item()
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be an integer, not a bool")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError(f"{what} must be a whole number, not {value!r} (it is not rounded)")
+        return int(value)
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, not {type(value).__name__}") from None
+
+
 def _names(name: str, value: Any) -> list[str]:
     """Returns value as a list of strings; a single string is a TypeError (not its letters)."""
     if value is None:
@@ -119,8 +142,9 @@ def _analyse(
         result = _core.Mcts(config, evaluator=evaluator, batch_size=batch_size).search(state, seed)
     return [
         {
-            "action": a.text,
-            "code": a.action,
+            "text": a.text,
+            "code": a.code,
+            "action": a.text,  # the same text: the name the play server and older code read
             "visits": a.visits,
             "value": a.value,
             "prior": a.prior,

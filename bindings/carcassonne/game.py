@@ -1,4 +1,5 @@
-"""The friendly API: `Game`, `Action`, game records, and whole games played in C++.
+"""The friendly API: `Game`, `Action`, game records, and whole random games played in C++
+(games between agents: search.py's play_game and arena, which import this module).
 
 A `Game` wraps one `_core.State` (the C++ node) and keeps the history of the actions applied to
 it, so a game can be written as a record (`to_json`) and replayed exactly (`from_json`). All
@@ -548,7 +549,22 @@ class Game:
             and self._state == other._state
         )
 
-    __hash__ = None  # type: ignore[assignment]  # a game changes as it is played
+    def __hash__(self) -> int:
+        """The hash of what `==` compares (config, start position, actions, PRNG draws), so equal
+        games hash alike. It changes as the game is played: a game kept in a set or as a dict key
+        must not be played on (keep `game.clone()` there)."""
+        config = self._config
+        return hash(
+            (
+                config.players,
+                tuple(config.expansions),
+                tuple(sorted(config.variants.items())),
+                config.seed,
+                tuple(config.draw_order),
+                tuple(self._history),
+                tuple(self._sampled),
+            )
+        )
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
         return self.clone()
@@ -595,7 +611,7 @@ class Game:
 
     def _repr_svg_(self) -> str:
         """The board as SVG (Jupyter shows it); carcassonne.render draws it."""
-        from .render import board_svg  # render imports this module's package
+        from .render import board_svg  # on first use: drawing is no part of a game
 
         return board_svg(self)
 
@@ -736,45 +752,3 @@ def play_random_games(
     return _core.play_random_games(
         config, _int("n", n, 0, 2**31 - 1, ValueError), _int("threads", threads, 0, 2**31 - 1, ValueError)
     )
-
-
-def play_game(
-    agents: str | Sequence[Any] = ("greedy", "random"),
-    players: int = 2,
-    seed: int = 0,
-    agent_seed: int | None = None,
-    expansions: Iterable[str] = (),
-    variants: Mapping[str, str] | None = None,
-) -> GameResult:
-    """Plays one game in C++ between agents ("random", "greedy", "mcts:iters=500,c=1"; a list,
-    or one string listing them: "greedy,mcts:iters=50,c=1"); seat i plays agents[i % len(agents)].
-    The agents' own PRNG is seeded with agent_seed (default: seed). Bad agents raise SearchError;
-    Ctrl-C stops the game at its next move (KeyboardInterrupt).
-
-    An agent may also be a Python agent (a callable (game) -> action or an object with
-    act(game), optionally reset(seed); carcassonne.agents): the game is then played from Python,
-    each agent i reset with agent_seed + i and each built-in agent a BuiltinAgent seeded so."""
-    from .agents import as_player, split_agents  # agents.py imports this module
-
-    config = make_config(players, expansions, variants, seed)
-    if agent_seed is None:
-        agent_seed = seed
-    agent_seed = _int("agent_seed", agent_seed, 0, 2**64 - 1, _core.SearchError)
-    names, python = split_agents(agents)
-    if not names:
-        raise _core.SearchError("play_game needs at least one agent")
-    if all(a is None for a in python):
-        return _core.play_game(config, names, agent_seed)
-    entrants = [as_player(names[i] if a is None else a) for i, a in enumerate(python)]
-    for i, entrant in enumerate(entrants):
-        entrant.reset((agent_seed + i) % 2**64)
-    game = Game(players, expansions, variants, seed)
-    decisions = 0
-    while not game.is_terminal:
-        if game.is_chance:
-            game.apply_random_chance()
-            continue
-        code = entrants[game.current_player % len(entrants)].move(game)
-        game._apply_code(code, sampled=False)
-        decisions += 1
-    return _core.game_result(game._state, decisions)

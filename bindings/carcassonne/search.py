@@ -1,4 +1,5 @@
-"""MCTS analysis of a position and the arena, run in C++ with the GIL released.
+"""MCTS analysis of a position, whole games between agents and the arena, run in C++ with the GIL
+released.
 
 `analyse(game, ...)` (also `Game.analyse`) returns every candidate action of a decision node
 with its visits, mean value and every player's estimated win probability, as plain Python
@@ -15,7 +16,7 @@ from typing import Any
 from . import _core
 from ._common import _analyse, _int, _mcts_config
 from ._core import SearchError
-from .agents import AgentLike, _ArenaEntrant, split_agents
+from .agents import AgentLike, _ArenaEntrant, as_player, split_agents
 from .game import Game, make_config
 
 
@@ -135,6 +136,46 @@ def arena(
         bool(resume),
         entrants if any(e is not None for e in entrants) else (),
     )
+
+
+def play_game(
+    agents: str | Sequence[Any] = ("greedy", "random"),
+    players: int = 2,
+    seed: int = 0,
+    agent_seed: int | None = None,
+    expansions: Iterable[str] = (),
+    variants: Mapping[str, str] | None = None,
+) -> _core.GameResult:
+    """Plays one game in C++ between agents ("random", "greedy", "mcts:iters=500,c=1"; a list,
+    or one string listing them: "greedy,mcts:iters=50,c=1"); seat i plays agents[i % len(agents)].
+    The agents' own PRNG is seeded with agent_seed (default: seed). Bad agents raise SearchError;
+    Ctrl-C stops the game at its next move (KeyboardInterrupt).
+
+    An agent may also be a Python agent (a callable (game) -> action or an object with
+    act(game), optionally reset(seed); carcassonne.agents): the game is then played from Python,
+    each agent i reset with agent_seed + i and each built-in agent a BuiltinAgent seeded so."""
+    config = make_config(players, expansions, variants, seed)
+    if agent_seed is None:
+        agent_seed = seed
+    agent_seed = _int("agent_seed", agent_seed, 0, 2**64 - 1, _core.SearchError)
+    names, python = split_agents(agents)
+    if not names:
+        raise _core.SearchError("play_game needs at least one agent")
+    if all(a is None for a in python):
+        return _core.play_game(config, names, agent_seed)
+    entrants = [as_player(names[i] if a is None else a) for i, a in enumerate(python)]
+    for i, entrant in enumerate(entrants):
+        entrant.reset((agent_seed + i) % 2**64)
+    game = Game(players, expansions, variants, seed)
+    decisions = 0
+    while not game.is_terminal:
+        if game.is_chance:
+            game.apply_random_chance()
+            continue
+        code = entrants[game.current_player % len(entrants)].move(game)
+        game._apply_code(code, sampled=False)
+        decisions += 1
+    return _core.game_result(game._state, decisions)
 
 
 def arena_summary(result: _core.ArenaResult) -> dict[str, Any]:

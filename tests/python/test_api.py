@@ -266,6 +266,19 @@ def test_action_value_semantics() -> None:
     assert {a.kind for a in game.legal_actions()} == {"place"}
 
 
+def test_an_action_is_a_code_and_a_text_everywhere() -> None:
+    """`code` is the int and `text` the string in an Action, an analysis's dicts and the
+    search's ActionStats; the older names stay: the dicts' "action" (the text, which the play
+    server reads) and ActionStats.action (the code, its C++ name)."""
+    game = Game(players=2, seed=1)
+    game.apply_random_chance()
+    hint = game.analyse(iterations=60, seed=0)[0]
+    assert hint["text"] == hint["action"] == game.action(hint["code"]).text
+    config = carcassonne.mcts_config(iterations=60)
+    stats = carcassonne.Mcts(config).search(game.core_state(), 0).actions[0]
+    assert stats.code == stats.action and game.action(stats.code).text == stats.text
+
+
 def test_chance_outcomes_are_the_bag_proportions() -> None:
     game = Game(seed=1)
     outcomes = game.chance_outcomes()

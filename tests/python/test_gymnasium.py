@@ -200,3 +200,93 @@ def test_outputs_shared_without_copies_are_read_only() -> None:
         obs["action_mask"][:] = 0
     obs = envs.step(random_legal(obs["action_mask"]))[0]
     assert obs["action_mask"].any(axis=1).all()
+
+
+def test_gymnasiums_masked_sample_takes_both_environments_masks() -> None:
+    """Both environments' masks are int8, the dtype Gymnasium's Discrete.sample(mask=...) and
+    MultiDiscrete.sample(mask=...) ask for."""
+    env = CarcassonneEnv(opponents=["random"])
+    obs, _ = env.reset(seed=3)
+    assert obs["action_mask"].dtype == np.int8
+    for _ in range(5):
+        action = env.action_space.sample(mask=obs["action_mask"])
+        assert obs["action_mask"][action] == 1
+        obs = env.step(action)[0]
+    for packed in (False, True):
+        envs = CarcassonneVectorEnv(3, opponents=["random"], window=16, packed=packed)
+        obs, _ = envs.reset(seed=3)
+        masks = envs.unpack(obs)["action_mask"]
+        assert masks.dtype == np.int8 and envs.single_observation_space["action_mask"].dtype == (
+            np.uint8 if packed else np.int8
+        )
+        assert envs.observation_space.contains(obs)
+        for _ in range(5):
+            one = envs.single_action_space.sample(mask=masks[0])
+            actions = envs.action_space.sample(mask=tuple(masks))
+            assert masks[0][one] == 1 and all(masks[i][a] == 1 for i, a in enumerate(actions))
+            masks = envs.unpack(envs.step(actions)[0])["action_mask"]
+
+
+def test_a_step_takes_one_whole_index_and_says_what_else_it_wants() -> None:
+    env = CarcassonneEnv(opponents=["random"], illegal_reward=None)
+    obs, _ = env.reset(seed=4)
+    index = int(np.flatnonzero(obs["action_mask"])[0])
+    obs = env.step(np.array([index]))[0]  # a one-element array, as a policy may give
+    obs = env.step(np.int64(np.flatnonzero(obs["action_mask"])[0]))[0]
+    index = int(np.flatnonzero(obs["action_mask"])[0])
+    history = env.game.history if env.game else None
+    with pytest.raises(TypeError, match=r"one integer, not an array of shape \(2,\)"):
+        env.step(np.array([index, index]))
+    with pytest.raises(ValueError, match="whole number"):
+        env.step(index + 0.5)
+    assert env.game is not None and env.game.history == history
+    envs = CarcassonneVectorEnv(2, opponents=["random"])
+    obs, _ = envs.reset(seed=1)
+    actions = random_legal(obs["action_mask"])
+    turns = [envs.state(i).turn_number() for i in range(2)]
+    with pytest.raises(ValueError, match="whole numbers"):
+        envs.step(actions + 0.5)
+    assert [envs.state(i).turn_number() for i in range(2)] == turns
+    envs.step(actions.astype(np.float64))  # whole numbers as floats are fine
+
+
+def test_the_registered_id_makes_both_environments() -> None:
+    """gymnasium.make and gymnasium.make_vec by name: the single environment and the C++ vector
+    environment, each playing (registered when carcassonne.rl, or one of its environment
+    modules, is imported)."""
+    import gymnasium
+
+    import carcassonne.rl
+
+    env = gymnasium.make(carcassonne.rl.GYMNASIUM_ID, opponents=["greedy"])
+    assert isinstance(env.unwrapped, CarcassonneEnv)
+    obs, _ = env.reset(seed=2)
+    obs, *_ = env.step(env.action_space.sample(mask=obs["action_mask"]))
+    envs = gymnasium.make_vec("carcassonne/Carcassonne-v0", num_envs=4, window=16)
+    assert isinstance(envs, CarcassonneVectorEnv) and envs.num_envs == 4
+    obs, _ = envs.reset(seed=2)
+    envs.step(envs.action_space.sample(mask=tuple(obs["action_mask"])))
+    sync = gymnasium.make_vec("carcassonne/Carcassonne-v0", num_envs=2, vectorization_mode="sync")
+    obs, _ = sync.reset(seed=2)
+    sync.step(sync.action_space.sample(mask=tuple(obs["action_mask"])))
+
+
+def test_importing_carcassonne_rl_after_gymnasium_registers_the_id() -> None:
+    """In a fresh interpreter: `import gymnasium, carcassonne.rl` is enough for make_vec by name,
+    and `rl.register_envs()` registers when gymnasium came second."""
+    import subprocess
+    import sys
+
+    first = (
+        "import gymnasium, carcassonne.rl; "
+        "envs = gymnasium.make_vec('carcassonne/Carcassonne-v0', num_envs=2); print(type(envs).__name__)"
+    )
+    second = (
+        "import carcassonne.rl, gymnasium; carcassonne.rl.register_envs(); "
+        "print(type(gymnasium.make('carcassonne/Carcassonne-v0').unwrapped).__name__)"
+    )
+    for code, name in ((first, "CarcassonneVectorEnv"), (second, "CarcassonneEnv")):
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+        )
+        assert out.stdout.strip() == name

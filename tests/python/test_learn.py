@@ -174,7 +174,7 @@ def test_training_loop_end_to_end_and_resume(tmp_path: Path, monkeypatch: pytest
         "1",
         "--games",
         "1",
-        "--iters",
+        "--iterations",
         "20",
         "--epochs",
         "1",
@@ -212,7 +212,7 @@ def test_training_loop_runs_on_other_rule_mixes(tmp_path: Path) -> None:
     run = tmp_path / "mix"
     args = ["train", "--dir", str(run), "--players", "3", "--expansions", "abbey-mayor,anniv20,king-robber"]
     args += ["--variant", "start=city", "--search-value", "0.5", "--generations", "1", "--games", "1"]
-    args += ["--iters", "10"]
+    args += ["--iters", "10"]  # the older name of --iterations
     args += ["--epochs", "1", "--gate-games", "1", "--channels", "4", "4", "8", "--hidden", "8", "--quiet"]
     assert main(args) == 0
     assert _core.Network(str(run / "best.carcnet")).players == 3
@@ -221,3 +221,24 @@ def test_training_loop_runs_on_other_rule_mixes(tmp_path: Path) -> None:
         assert json.loads(str(games["config"]))["variants"] == {"start": "city"}
     config = json.loads((run / "run.json").read_text())["config"]
     assert config["variants"] == {"start": "city"} and config["search_weight"] == 0.5
+    assert config["iterations"] == 10
+
+
+def test_a_run_written_with_the_older_iters_setting_continues(tmp_path: Path) -> None:
+    """TrainConfig's `iters` is `iterations` now, as in the rest of the API: a run.json written
+    under the old name is the same run, not one "with other settings"."""
+    from dataclasses import asdict
+
+    from carcassonne.learn.loop import Run, TrainConfig
+
+    config = TrainConfig(iterations=30)
+    old = asdict(config)
+    old["iters"] = old.pop("iterations")
+    old["bootstrap"] = "mcts:iters={iters},memory=64"
+    (tmp_path / "run.json").write_text(
+        json.dumps({"config": old, "done": {"selfplay-0": True}, "best": None})
+    )
+    run = Run(tmp_path, config)
+    assert run.done("selfplay-0") and run.state["config"]["iterations"] == 30
+    with pytest.raises(SearchError, match="other settings"):
+        Run(tmp_path, TrainConfig(iterations=40))

@@ -87,3 +87,28 @@ def test_a_reset_without_a_seed_continues_the_seeded_stream() -> None:
             np.testing.assert_array_equal(x, y)
     # The stream's games differ from each other (their first draws at least, almost surely).
     assert any(not np.array_equal(x, y) for x, y in zip(runs[0][1], runs[0][2], strict=True))
+
+
+def test_the_creators_and_the_registered_id_make_the_environment() -> None:
+    """By name, as PettingZoo's own turn-based games (chess, go) are made: `env` (wrapped),
+    `raw_env`, and pettingzoo.make("aec", ...) where PettingZoo has a registry."""
+    import pettingzoo
+
+    from carcassonne.rl import PETTINGZOO_ID
+    from carcassonne.rl import pettingzoo as module
+
+    assert isinstance(module.env(players=3).unwrapped, module.raw_env)
+    assert not hasattr(module, "parallel_env")  # one player decides at a time: no parallel API
+    if not hasattr(pettingzoo, "make"):
+        pytest.skip("this PettingZoo has no registry (1.27 and later have one)")
+    e = pettingzoo.make("aec", PETTINGZOO_ID, players=3, expansions=["abbey-mayor"])
+    assert isinstance(e.unwrapped, module.raw_env) and e.possible_agents == [
+        "player_0",
+        "player_1",
+        "player_2",
+    ]
+    e.reset(seed=1)
+    obs, *_ = e.last()
+    e.step(np.array([np.flatnonzero(obs["action_mask"])[0]]))  # a one-element array is one index
+    with pytest.raises(ValueError, match="whole number"):
+        e.step(0.5)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pickle
 import random
+import re
 import subprocess
 import sys
 
@@ -126,6 +127,106 @@ def test_bad_requests_raise_clear_errors() -> None:
             rl.index_to_action(game, index)
     with pytest.raises(TypeError):
         rl.encode("not a game")  # type: ignore[arg-type]
+
+
+def test_an_index_the_games_rules_never_use_is_refused_with_the_reason() -> None:
+    """The action space holds every mix's decisions; in a base game a mayor's, an abbey's, an
+    arrow's, a quarter's slot or a draw of another set's tile is no action at all (not merely an
+    illegal one), and index_to_action says so instead of returning it."""
+    game = Game(players=2, seed=1)
+    game.apply_random_chance()
+    base_tiles = set(game.bag()) | {game.drawn_tile}
+    tile_of_draw = [name for name, _, _ in carcassonne.tile_kinds()]  # the draw block's order
+
+    def outcome(index: int) -> str:
+        try:
+            return rl.index_to_action(game, index).text
+        except carcassonne.IllegalActionError as e:
+            return str(e)
+
+    reasons = "not in play|come with|never drawn|only in a wagon move"
+    for name, start, size in rl.action_space().blocks:
+        for index in range(start, start + size, 1 if size < 100 else 7):
+            if name == "draw":
+                in_the_rules = tile_of_draw[index] in base_tiles
+            elif name == "figure":
+                in_the_rules = index - start < 10  # the meeple's slots: kind 0 of the block
+            else:
+                in_the_rules = name in ("place", "pass")
+            result = outcome(index)
+            if in_the_rules:
+                assert not result.startswith("action index"), result
+            else:
+                assert re.match(rf"action index {index}: '.*': .*({reasons})", result), result
+    with pytest.raises(carcassonne.IllegalActionError, match=r"mayor is not in play .*abbey-mayor"):
+        rl.index_to_action(game, 5000)
+    with pytest.raises(carcassonne.IllegalActionError, match=r"mayor goes onto another tile .*start=city"):
+        rl.index_to_action(Game(players=2, expansions=["abbey-mayor"], seed=1), 5000)
+    mayor = rl.index_to_action(Game(players=2, expansions=["abbey-mayor"], seed=1), 4206)
+    assert mayor.text == "mayor feature#5"
+    with pytest.raises(carcassonne.IllegalActionError, match="mayor is not in play"):
+        rl.action_index(game, mayor.code)
+    with pytest.raises(carcassonne.IllegalActionError, match="arrows come with anniv20"):
+        rl.action_index(game, "arrow 1,0")
+
+
+MORE_MIXES = [
+    (2, [], {}),
+    (3, ["abbey-mayor", "river2", "anniv20"], {}),
+    (4, EVERYTHING_CITY, {}),
+    (2, ["abbey-mayor", "anniv20"], {"start": "city_plain"}),
+]
+
+
+@pytest.mark.parametrize(("players", "expansions", "variants"), MORE_MIXES)
+def test_no_legal_action_is_taken_for_one_outside_the_rules(
+    players: int, expansions: list[str], variants: dict[str, str]
+) -> None:
+    """The check behind that refusal never refuses what a game offers: every legal action of
+    random games, draws included, passes it."""
+    rng = random.Random(players)
+    game = Game(players=players, expansions=expansions, variants=variants, seed=players)
+    seen = set()
+    while not game.is_terminal:
+        state = game.core_state()
+        for action in game.legal_actions() if len(game.history) % 3 == 0 else ():
+            assert rl._not_in_the_rules(state, action.code) is None, action
+            seen.add(action.kind)
+        game.apply(rng.choice(game.legal_actions()))
+    assert {"draw", "place", "figure", "pass"} <= seen
+
+
+def test_an_action_code_is_refused_for_its_real_reason() -> None:
+    game = Game(players=2, seed=1)
+    game.apply_random_chance()
+    with pytest.raises(carcassonne.IllegalActionError, match="12345678: no action has this code"):
+        rl.action_index(game, 12345678)
+    with pytest.raises(carcassonne.IllegalActionError, match=r"malformed: .*'pass' is code 3"):
+        rl.action_index(game, 3 + 16)  # pass, with a bit outside its payload
+    with pytest.raises(carcassonne.IllegalActionError, match="out of range"):
+        rl.action_index(game, 2**32)
+    with pytest.raises(rl.WindowError, match="outside the 32-cell window"):
+        rl.action_index(game, "place 100,100 r0")  # an action of the rules, far from the tiles
+
+
+def test_indexes_and_codes_are_whole_numbers_never_rounded() -> None:
+    game = Game(players=2, seed=1)
+    game.apply_random_chance()
+    legal = game.legal_actions()[0]
+    index = rl.action_index(game, legal)
+    for same in (index, np.int64(index), np.array(index), np.array([index]), float(index)):
+        assert rl.index_to_action(game, same) == legal  # type: ignore[arg-type]
+    assert rl.action_index(game, np.uint32(legal.code)) == rl.action_index(game, float(legal.code)) == index
+    for fraction in (index + 0.5, np.float32(index + 0.5), np.array([index + 0.25])):
+        with pytest.raises(ValueError, match="whole number"):
+            rl.index_to_action(game, fraction)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="whole number"):
+        rl.action_index(game, legal.code + 0.5)
+    with pytest.raises(TypeError, match=r"one integer, not an array of shape \(2,\)"):
+        rl.index_to_action(game, np.array([index, index]))  # type: ignore[arg-type]
+    for not_a_number in (True, None, "7"):
+        with pytest.raises(TypeError, match="must be an integer"):
+            rl.index_to_action(game, not_a_number)  # type: ignore[arg-type]
 
 
 def test_a_board_wider_than_the_window_is_refused_not_hidden() -> None:

@@ -179,7 +179,21 @@ def test_a_replayed_game_equals_the_original() -> None:
     assert other != game and other.core_state() != game.core_state()
     assert game.core_state() != "a state" and game != game.core_state()
     with pytest.raises(TypeError, match="unhashable"):
-        hash(game)
+        hash(game.core_state())  # a State (C++) compares positions and has no hash
+
+
+def test_equal_games_hash_alike() -> None:
+    """Game's hash follows its ==: equal games (a replay, a clone, a pickle) hash alike and find
+    each other in a set; a game one move on is another key."""
+    game = _mid_game(3, ("abbey-mayor",), seed=4)
+    twins = [Game.from_json(game.to_json()), game.clone(), pickle.loads(pickle.dumps(game))]
+    assert all(t == game and hash(t) == hash(game) for t in twins)
+    on = game.clone()
+    on.apply_random_chance() if on.is_chance else on.apply(on.legal_actions()[0])
+    other_deal = _mid_game(3, ("abbey-mayor",), seed=5)
+    seen = {game, on, other_deal}
+    assert len(seen) == 3 and all(t in seen for t in twins)
+    assert {game: "a"}[twins[0]] == "a"
 
 
 def test_bytes_of_another_build_say_what_differs() -> None:

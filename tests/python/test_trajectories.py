@@ -100,7 +100,7 @@ def test_the_dataset_gives_every_decision_with_its_labels(tmp_path: Path) -> Non
         game.apply(int(code))
     example = dataset[k]
     planes, globals_ = encode(game, observer=decider, window=24)
-    assert torch.equal(example["planes"], torch.from_numpy(np.minimum(planes, 1).astype(np.float32)))
+    assert torch.equal(example["planes"], torch.from_numpy(planes.astype(np.float32)))
     assert torch.equal(example["globals"], torch.from_numpy(globals_))
     assert example["policy"].sum().item() == pytest.approx(1.0)
     chosen = action_index(game, int(data["actions"][index]), window=24)
@@ -182,3 +182,28 @@ def test_the_dataset_reads_stored_observations_as_it_encodes_them(
             for i in range(0, len(read), 7):
                 a, b = read[i], encoded[i]
                 assert all(torch.equal(a[k], b[k]) for k in a), (path, window, i)
+
+
+def test_the_dataset_keeps_plane_counts_above_one(tmp_path: Path) -> None:
+    """A plane cell may hold 2 (two figures on a tile, a tile's two pennants): the examples hold
+    the counts rl.encode gives, which a model sees later in play, whether the file stores the
+    observations (either layout) or the dataset encodes them."""
+    torch = pytest.importorskip("torch")
+    from carcassonne.rl.trajectories import load_observations
+
+    options = {"deals": 1, "expansions": ["abbey-mayor"], "seed": 2, "progress": False, "window": 16}
+    paths = [
+        write_trajectories(tmp_path / f"{layout}.npz", "greedy,greedy", observations=layout, **options)  # type: ignore[arg-type]
+        for layout in ("packed", "planes")
+    ]
+    paths.append(write_trajectories(tmp_path / "bare.npz", "greedy,greedy", **options))  # type: ignore[arg-type]
+    expected = load_observations(load_trajectories(paths[0]))["planes"]
+    assert (expected > 1).any()
+    for path in paths:
+        dataset = TrajectoryDataset(path, window=16)
+        assert len(dataset) == len(expected)
+        for i in range(len(dataset)):
+            assert torch.equal(dataset[i]["planes"], torch.from_numpy(expected[i].astype(np.float32))), (
+                path,
+                i,
+            )

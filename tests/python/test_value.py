@@ -159,7 +159,7 @@ def test_the_loop_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
     config = ValueLoopConfig(
         generations=1,
         deals=1,
-        iters=20,
+        iterations=20,
         epochs=1,
         every=4,
         gate_deals=1,
@@ -182,7 +182,7 @@ def test_the_loop_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
     run(tmp_path, config, progress=False)
     assert json.loads((tmp_path / "run.json").read_text())["done"] == json.loads(before)["done"]
     with pytest.raises(SearchError, match="other settings"):
-        run(tmp_path, ValueLoopConfig(**{**config.__dict__, "iters": 30}), progress=False)
+        run(tmp_path, ValueLoopConfig(**{**config.__dict__, "iterations": 30}), progress=False)
 
 
 def test_the_gate_and_the_elo_measure_one_seat_against_its_fair_share() -> None:

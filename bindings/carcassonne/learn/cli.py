@@ -21,7 +21,7 @@ def _train(args: argparse.Namespace) -> int:
         variants=variant_options(args.variant),
         generations=args.generations,
         games=args.games,
-        iters=args.iters,
+        iterations=args.iterations,
         epochs=args.epochs,
         batch=args.batch,
         lr=args.lr,
@@ -58,7 +58,11 @@ def add_parser(commands: Any) -> None:
         "--games", type=int, default=100, help="deals of self-play per generation (x seat rotations)"
     )
     train.add_argument(
-        "--iters", type=int, default=200, help="MCTS iterations per move (self-play and gating)"
+        "--iterations",
+        "--iters",  # the older name
+        type=int,
+        default=200,
+        help="MCTS iterations per move (self-play and gating)",
     )
     train.add_argument("--epochs", type=int, default=4)
     train.add_argument("--batch", type=int, default=128)
@@ -100,7 +104,7 @@ def _value_train(args: argparse.Namespace) -> int:
         variants=variant_options(args.variant),
         generations=args.generations,
         deals=args.deals,
-        iters=args.iters,
+        iterations=args.iterations,
         replay=args.replay,
         epochs=args.epochs,
         every=args.every,
@@ -139,7 +143,9 @@ def _add_value_parser(commands: Any) -> None:
     )
     p.add_argument("--generations", type=int, default=3)
     p.add_argument("--deals", type=int, default=100, help="self-play deals per player count and generation")
-    p.add_argument("--iters", type=int, default=300, help="self-play MCTS iterations per move")
+    p.add_argument(
+        "--iterations", "--iters", type=int, default=300, help="self-play MCTS iterations per move"
+    )
     p.add_argument("--replay", type=int, default=2, help="generations of games in the training window")
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--every", type=int, default=2, help="keep every N-th position of a game")

@@ -60,8 +60,8 @@ class TrainConfig:
     variants: dict[str, str] = field(default_factory=dict)  # e.g. {"start": "city"}
     generations: int = 3
     games: int = 100  # deals per generation (each played from every seat rotation)
-    iters: int = 200  # MCTS iterations per move in self-play and gating
-    bootstrap: str = "mcts:iters={iters},memory=64"  # generation 0's players
+    iterations: int = 200  # MCTS iterations per move in self-play and gating
+    bootstrap: str = "mcts:iters={iterations},memory=64"  # generation 0's players
     epochs: int = 4
     batch: int = 128
     lr: float = 2e-3
@@ -83,6 +83,7 @@ class Run:
         self.path = self.dir / "run.json"
         if self.path.exists():
             saved = json.loads(self.path.read_text())
+            _rename_old_settings(saved["config"])
             mine = json.loads(json.dumps(asdict(config)))
             # The shape of the run must stay; its length (generations) may grow on a rerun.
             for key, default in (("variants", {}), ("search_weight", 0.0)):  # runs from before these settings
@@ -110,10 +111,19 @@ class Run:
         self.save()
 
 
-def _agent(network: Path | None, iters: int, bootstrap: str) -> str:
+def _rename_old_settings(config: dict[str, Any]) -> None:
+    """A run.json written before `iters` became `iterations` (the name of every other Python
+    API), read as it would be written now."""
+    if "iters" in config:
+        config["iterations"] = config.pop("iters")
+    if isinstance(config.get("bootstrap"), str):
+        config["bootstrap"] = config["bootstrap"].replace("{iters}", "{iterations}")
+
+
+def _agent(network: Path | None, iterations: int, bootstrap: str) -> str:
     if network is None:
-        return bootstrap.format(iters=iters)
-    return f"mcts:eval=net,net={network},iters={iters},memory=64"
+        return bootstrap.format(iterations=iterations)
+    return f"mcts:eval=net,net={network},iters={iterations},memory=64"
 
 
 def _log_rows(path: Path) -> list[dict[str, str]]:
@@ -284,7 +294,7 @@ def run(
         best = d / r.state["best"] if r.state["best"] else None
         games = d / f"games-{g}.npz"
         if not r.done(f"selfplay-{g}"):
-            agent = _agent(best, config.iters, config.bootstrap)
+            agent = _agent(best, config.iterations, config.bootstrap)
             print(f"generation {g}: self-play, {config.games} deals of {agent}")
             write_trajectories(
                 games,
@@ -364,8 +374,8 @@ def _drop_log_rows(log: Path, generation: int) -> None:
 def _gate(candidate: Path, best: Path, config: TrainConfig, g: int, progress: bool) -> tuple[bool, str]:
     """Paired arena games, candidate against best at equal iterations; promoted if the 95%
     interval of the candidate's win rate lies above 1/2."""
-    agents = [_agent(candidate, config.iters, config.bootstrap)] + [
-        _agent(best, config.iters, config.bootstrap)
+    agents = [_agent(candidate, config.iterations, config.bootstrap)] + [
+        _agent(best, config.iterations, config.bootstrap)
     ] * (config.players - 1)
     from tqdm import tqdm
 

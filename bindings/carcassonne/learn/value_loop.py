@@ -66,7 +66,7 @@ class ValueLoopConfig:
     variants: dict[str, str] = field(default_factory=dict)
     generations: int = 3
     deals: int = 100  # per player count and generation
-    iters: int = 300  # self-play search iterations per move
+    iterations: int = 300  # self-play search iterations per move
     replay: int = 2  # generations of games in the training window
     epochs: int = 20
     every: int = 2  # keep every this-many-th position of a game
@@ -87,7 +87,16 @@ class ValueLoopConfig:
             raise SearchError(f"gate must be 'mean' or 'interval', got {self.gate!r}")
         if self.rollout not in ("cutoff", "none"):
             raise SearchError(f"rollout must be 'cutoff' or 'none', got {self.rollout!r}")
-        for name in ("generations", "deals", "iters", "replay", "epochs", "every", "gate_deals", "threads"):
+        for name in (
+            "generations",
+            "deals",
+            "iterations",
+            "replay",
+            "epochs",
+            "every",
+            "gate_deals",
+            "threads",
+        ):
             if getattr(self, name) < 1:
                 raise SearchError(f"{name} must be at least 1, got {getattr(self, name)}")
         if not self.time > 0:
@@ -164,7 +173,7 @@ def run(
     first = config.players[0]
     for g in range(1, config.generations + 1):
         best = Path(r.state["best"]) if r.state["best"] else None
-        budget = f"iters={config.iters}"
+        budget = f"iters={config.iterations}"
         # 1. Self-play by the best player so far, and by the last candidate if it was not promoted.
         last = r.dir / f"candidate-{g - 1}.value"
         players = [("games", best)]

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from .tiles import figure_svg, tile_catalogue
 
-if TYPE_CHECKING:
-    from ..game import Game
-
 TILE = 100
+
+
+class Board(Protocol):
+    """What a board drawing reads: a carcassonne.Game has both (this module never imports game.py,
+    which imports it for Jupyter's SVG)."""
+
+    @property
+    def tiles(self) -> list[dict[str, Any]]: ...
+
+    @property
+    def figures(self) -> list[dict[str, Any]]: ...
 
 
 def rotate_point(x: float, y: float, rotation: int) -> tuple[float, float]:
@@ -19,8 +27,9 @@ def rotate_point(x: float, y: float, rotation: int) -> tuple[float, float]:
     return x, y
 
 
-def board_svg(game: Game, scale: float = 0.5) -> str:
-    """The board of `game` as an SVG document, `scale` pixels per tile unit (100 per tile)."""
+def board_svg(game: Board, scale: float = 0.5) -> str:
+    """The board of `game` (a Game, or anything with its `tiles` and `figures`) as an SVG
+    document, `scale` pixels per tile unit (100 per tile)."""
     catalogue = tile_catalogue()
     tiles = game.tiles
     xs = [t["x"] for t in tiles] or [0]

@@ -12,18 +12,27 @@ board cells that recentres on the placed tiles at every node, so a placement's i
 window cell and a rotation. Layout, versions and the window: docs/observation.md.
 
 Submodules (each imports its own optional dependency): `carcassonne.rl.openspiel` (registers the
-game with pyspiel), `carcassonne.rl.pettingzoo` (an AEC environment) and
+game with pyspiel), `carcassonne.rl.gymnasium` and `carcassonne.rl.vector` (one seat, and N games
+stepped in C++), `carcassonne.rl.pettingzoo` (an AEC environment) and
 `carcassonne.rl.trajectories` (batch self-play in C++ threads with full records and MCTS visit
 counts as policy targets, written to .npz).
+
+Registered ids: "carcassonne/Carcassonne-v0" with Gymnasium (`gymnasium.make` gives
+CarcassonneEnv, `gymnasium.make_vec` the vector environment) and "carcassonne/carcassonne_v0"
+with PettingZoo's registry (`pettingzoo.make("aec", ...)`, PettingZoo 1.27 and later). Importing
+this module registers them with whichever of the two is already imported, importing one of the
+environment modules registers its own, and `register_envs()` registers both explicitly.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
 from .. import _core
+from .._common import _whole_number
 from .._core import DEFAULT_WINDOW, OBSERVATION_VERSION, ActionSpace, Error, ObservationEncoder
 from ..game import Action, Game, make_config
 
@@ -43,6 +52,7 @@ __all__ = [
     "legal_actions_masks",
     "legal_indices",
     "num_distinct_actions",
+    "register_envs",
 ]
 
 GameOrState = Game | _core.State
@@ -156,21 +166,165 @@ def legal_indices(game: GameOrState, window: int = DEFAULT_WINDOW) -> list[int]:
 
 
 def action_index(game: GameOrState, action: Action | int | str, window: int = DEFAULT_WINDOW) -> int:
-    """The index of an action (Action, code or text) at this node; WindowError if outside."""
+    """The index of an action (Action, code or text) at this node. IllegalActionError for a code
+    that is no action, or an action this game's rules never offer (a mayor without abbey-mayor);
+    WindowError if the action's cell lies outside the window."""
     state = _state(game)
-    code = state.parse_action(action) if isinstance(action, str) else int(action)
+    if isinstance(action, Action):
+        code = action.code
+    elif isinstance(action, str):
+        code = state.parse_action(action)
+    else:
+        code = _whole_number("action code", action)
+        if not 0 <= code < 2**32:
+            raise _core.IllegalActionError(f"action code {code} is out of range (0 to 2**32 - 1)")
     index = action_space(window).index(state, code)
-    if index < 0:
-        raise WindowError(f"action {state.action_to_string(code)!r} lies outside the {window}-cell window")
-    return index
+    if index >= 0 and state.is_legal(code):
+        return index
+    reason = _not_in_the_rules(state, code)
+    if reason is not None:
+        raise _core.IllegalActionError(f"action code {code}: {reason}")
+    if index >= 0:
+        return index  # an action of the rules, illegal at this node
+    text = state.action_to_string(code)
+    if action_space(_WIDEST_WINDOW).index(state, code) >= 0:
+        raise WindowError(f"action {text!r} lies outside the {window}-cell window")
+    try:
+        canonical = state.parse_action(text)
+    except _core.IllegalActionError:
+        canonical = code
+    if canonical != code:
+        raise _core.IllegalActionError(
+            f"action code {code} is malformed: no action has it ({text!r} is code {canonical})"
+        )
+    raise _core.IllegalActionError(
+        f"action code {code} ({text!r}) has no index in the action space: a malformed code, "
+        "or a cell beyond the board's reach"
+    )
 
 
 def index_to_action(game: GameOrState, index: int, window: int = DEFAULT_WINDOW) -> Action:
-    """The Action an index names at this node (IllegalActionError outside the space; the action
-    may still be illegal here: check the mask)."""
+    """The Action an index names at this node. IllegalActionError outside the space, and for an
+    action this game's rules never offer (a mayor's slot in a base game); a legal action of the
+    rules may still be illegal at this node: check the mask."""
     state = _state(game)
     space = action_space(window)
-    if not 0 <= int(index) < space.size:  # beyond C++'s int, the binding would raise TypeError
+    index = _whole_number("action index", index)
+    if not 0 <= index < space.size:  # beyond C++'s int, the binding would raise TypeError
         raise _core.IllegalActionError(f"action index {index} is outside the action space [0, {space.size})")
-    code = space.action(state, int(index))
+    code = space.action(state, index)
+    if not state.is_legal(code):
+        reason = _not_in_the_rules(state, code)
+        if reason is not None:
+            raise _core.IllegalActionError(f"action index {index}: {reason}")
     return Action(code, state.action_to_string(code))
+
+
+# The widest window an ActionSpace takes: an action without an index even there is malformed or
+# has a cell beyond the board's reach, not just outside a smaller window.
+_WIDEST_WINDOW = 510
+# Rule flags of the observation's globals (docs/observation.md: rules[...]).
+_RULE_FLAGS = ("abbey-mayor", "anniv20", "king-robber", "shrines", "river2", "city", "count")
+
+
+def _rules(state: _core.State) -> dict[str, bool]:
+    """The state's rule mix as the encoder reports it (a State does not carry its Config)."""
+    enc = encoder(state.num_players())
+    _, globals_ = enc.encode(state, 0)
+    names = enc.global_names
+    return {flag: bool(globals_[names.index(f"rules[{flag}]")]) for flag in _RULE_FLAGS}
+
+
+@cache
+def _drawable_tiles(flags: tuple[tuple[str, bool], ...]) -> frozenset[str]:
+    """The tile kinds a mix deals: its bag at the start (not the start tile, the abbey, the
+    spring or the City's squares, which are never drawn)."""
+    rules = dict(flags)
+    expansions = [e for e in ("abbey-mayor", "anniv20", "king-robber", "shrines", "river2") if rules[e]]
+    variants = {"start": "city" if rules["count"] else "city_plain"} if rules["city"] else {}
+    return frozenset(_core.State(make_config(2, expansions, variants, 0)).bag_counts())
+
+
+def _not_in_the_rules(state: _core.State, code: int) -> str | None:
+    """Why `code` is no action of the state's game: not a code of any kind, or a decision its
+    rule mix never has (the action space holds every mix's decisions); None if it may be one.
+    Read from the engine's text of the action (engine/action.h: its string forms)."""
+    kind = _core.action_kind(code)
+    if kind == "unknown":
+        return "no action has this code (engine/action.h)"
+    text = state.action_to_string(code)
+    rules = _rules(state)
+    quarters = rules["count"]  # the City with its quarters and the Count (start = city)
+    figure = text.split(" ")[0]  # of a figure or quarter action: meeple, mayor, wagon or barn
+    if kind == "draw":
+        if text.removeprefix("draw ") not in _drawable_tiles(tuple(rules.items())):
+            return f"{text!r}: that tile is never drawn in this game's rule mix"
+    elif kind in ("figure", "quarter") and figure != "meeple" and not rules["abbey-mayor"]:
+        return f"{text!r}: the {figure} is not in play (it comes with abbey-mayor)"
+    elif kind in ("abbey", "take-tile") and not rules["abbey-mayor"]:
+        return f"{text!r}: abbeys come with abbey-mayor"
+    elif kind == "arrow" and not rules["anniv20"]:
+        return f"{text!r}: arrows come with anniv20"
+    elif kind in ("quarter", "count") and not quarters:
+        return f"{text!r}: the City's quarters and the Count come with the city start (variant start=city)"
+    elif kind == "quarter" and figure == "barn":
+        return f"{text!r}: a barn never enters the City (CK-3)"
+    elif kind == "figure" and " @" in text and not _moves_elsewhere(figure, rules):
+        return (
+            f"{text!r}: a {figure} goes onto another tile than the one just placed only in a "
+            "wagon move (abbey-mayor), from an arrow (anniv20, meeples) or from the City (start=city)"
+        )
+    return None
+
+
+def _moves_elsewhere(figure: str, rules: dict[str, bool]) -> bool:
+    """Whether some rule of the mix puts this figure onto another tile than the one just placed:
+    a wagon move (AM-W-2), an arrow's meeple (XX-4, XX-5: meeples only) or a move out of the
+    City's quarters (CK-4: meeple, mayor, wagon)."""
+    return figure == "wagon" or (figure == "meeple" and rules["anniv20"]) or rules["count"]
+
+
+# ---- Registered ids ----------------------------------------------------------------------------
+
+GYMNASIUM_ID = "carcassonne/Carcassonne-v0"
+PETTINGZOO_ID = "carcassonne/carcassonne_v0"
+
+
+def register_envs() -> None:
+    """Registers the environments with Gymnasium and PettingZoo, those of the two installed
+    (importing them): "carcassonne/Carcassonne-v0" (gymnasium.make: CarcassonneEnv, against one
+    random opponent unless `opponents=` says otherwise; gymnasium.make_vec: CarcassonneVectorEnv)
+    and "carcassonne/carcassonne_v0" (pettingzoo.make("aec", ...)). Registering again is a no-op."""
+    for package, register in (("gymnasium", _register_gymnasium), ("pettingzoo", _register_pettingzoo)):
+        try:
+            __import__(package)
+        except ImportError:
+            continue
+        register()
+
+
+def _register_gymnasium() -> None:
+    import gymnasium
+
+    if GYMNASIUM_ID not in gymnasium.registry:
+        gymnasium.register(
+            GYMNASIUM_ID,
+            entry_point="carcassonne.rl.gymnasium:CarcassonneEnv",
+            vector_entry_point="carcassonne.rl.vector:CarcassonneVectorEnv",
+            kwargs={"opponents": ["random"]},  # the vector environment's default, for both
+        )
+
+
+def _register_pettingzoo() -> None:
+    import pettingzoo
+
+    register = getattr(pettingzoo, "register", None)  # PettingZoo's registry: 1.27 and later
+    if register is not None and PETTINGZOO_ID.replace("_v", "-v") not in pettingzoo.aec_registry:
+        register("aec", PETTINGZOO_ID, entry_point="carcassonne.rl.pettingzoo:env")
+
+
+# Registration on import, without importing an optional package that is not loaded yet.
+if "gymnasium" in sys.modules:
+    _register_gymnasium()
+if "pettingzoo" in sys.modules:
+    _register_pettingzoo()

@@ -7,7 +7,7 @@ opponents given as agent specs ("greedy", "mcts:iters=200") or Python agents (ca
     env = CarcassonneEnv(opponents=["greedy"])
     obs, info = env.reset(seed=7)
     while True:
-        action = env.action_space.sample(obs["action_mask"])
+        action = env.action_space.sample(mask=obs["action_mask"])
         obs, reward, terminated, truncated, info = env.step(action)
         if terminated: break
 
@@ -20,7 +20,10 @@ is `seat`, or (None) drawn at every reset. The reward is 0 until the end, then y
 (legal actions outside the window, not in the mask: docs/observation.md; WindowError if no legal
 action is inside) and at the end the "scores". An illegal action ends the episode with reward
 `illegal_reward` and info["illegal_action"] = True (Gymnasium's checks step with unmasked
-samples); `illegal_reward=None` raises IllegalActionError instead. Needs `gymnasium`.
+samples); `illegal_reward=None` raises IllegalActionError instead. An action is one index: an
+int, a numpy integer or a one-element integer array (a fraction or a longer array: ValueError or
+TypeError). Needs `gymnasium`; importing this module registers "carcassonne/Carcassonne-v0"
+(`gymnasium.make("carcassonne/Carcassonne-v0", opponents=["greedy"])`).
 """
 
 from __future__ import annotations
@@ -33,9 +36,10 @@ import numpy as np
 from gymnasium import spaces
 
 from .. import _core
+from .._common import _whole_number
 from ..agents import BuiltinAgent, PythonPlayer, as_player
 from ..game import Game, make_config
-from . import DEFAULT_WINDOW, WindowError, action_space, encoder
+from . import DEFAULT_WINDOW, WindowError, _register_gymnasium, action_space, encoder
 
 # An upper bound on any global value (scores, counts), so the Box is finite.
 _GLOBALS_HIGH = 1.0e6
@@ -101,7 +105,7 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         game = self.game
         if game is None or game.is_terminal:
             raise _core.IllegalActionError("step: call reset() first (the episode is over)")
-        index = int(action)
+        index = _whole_number("step's action (one action index)", action)
         code = self._actions.action(game._state, index) if 0 <= index < self._actions.size else None
         if code is None or not game._state.is_legal(code):
             if self._illegal_reward is None:
@@ -165,3 +169,6 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         if self.render_mode == "ansi" and self.game is not None:
             return str(self.game)
         return None
+
+
+_register_gymnasium()  # gymnasium.make("carcassonne/Carcassonne-v0")

@@ -15,7 +15,14 @@ agent's seat) and "action_mask" (int8 over the fixed action space). Chance nodes
 are resolved inside the environment with the game's own PRNG, seeded by reset(seed=...), so a
 seed and the actions fix the game. Rewards are 0 until the end, then each player's win share
 (1/k for each of the k players with the top score, B-10). An illegal action raises
-IllegalActionError. Needs `pettingzoo` and `gymnasium` (pip install ".[research]").
+IllegalActionError.
+
+The creators are named as in PettingZoo's own turn-based games (chess, go): `env(**kwargs)` (behind
+PettingZoo's order-enforcing wrapper) and `raw_env(**kwargs)`. There is no `parallel_env`: one
+player decides at a time, sometimes out of turn, so the game has no simultaneous steps.
+Importing this module registers "carcassonne/carcassonne_v0" with PettingZoo's registry
+(PettingZoo 1.27 and later): `pettingzoo.make("aec", "carcassonne/carcassonne_v0", players=3)`.
+Needs `pettingzoo` and `gymnasium` (pip install ".[research]").
 """
 
 from __future__ import annotations
@@ -29,8 +36,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .. import _core
+from .._common import _whole_number
 from ..game import make_config
-from . import DEFAULT_WINDOW, WindowError, action_space, encoder
+from . import DEFAULT_WINDOW, WindowError, _register_pettingzoo, action_space, encoder
 
 # An upper bound on any observation value (scores, counts), so the Box is finite.
 _OBSERVATION_HIGH = 1.0e6
@@ -137,7 +145,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         assert self.core is not None
         if action is None:
             raise _core.IllegalActionError(f"{self.agent_selection} must act: None is for finished agents")
-        self.core.apply(self._actions.action(self.core, int(action)))
+        index = _whole_number("step's action (one action index)", action)
+        if not 0 <= index < self._actions.size:
+            raise _core.IllegalActionError(
+                f"action index {index} is outside the action space [0, {self._actions.size})"
+            )
+        self.core.apply(self._actions.action(self.core, index))
         self._resolve_chance()
         self._cumulative_rewards[self.agent_selection] = 0.0
         if self.core.is_terminal():
@@ -155,3 +168,6 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
 
     def close(self) -> None:
         pass
+
+
+_register_pettingzoo()  # pettingzoo.make("aec", "carcassonne/carcassonne_v0")

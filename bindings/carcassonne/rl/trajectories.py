@@ -185,11 +185,10 @@ def _observation_arrays(
         if layout == "planes":
             planes.append(game_planes)
         else:
-            flat = game_planes.reshape(len(states), -1)
-            planes.append(np.packbits(flat > 0, axis=1, bitorder="little"))
-            above = np.flatnonzero(flat > 1)
-            count_at.append(above + stored * flat.shape[1])
-            counts.append(flat.reshape(-1)[above])
+            bits, at, count = _pack(game_planes.reshape(len(states), -1), stored)
+            planes.append(bits)
+            count_at.append(at)
+            counts.append(count)
         stored += len(states)
     enc = encoder(players, window)
     size = enc.num_planes * window * window
@@ -207,12 +206,32 @@ def _observation_arrays(
     return out
 
 
-def _stored_bits(data: dict[str, Any], layout: str, rows: list[int]) -> np.ndarray:
-    """Stored observations' planes as bits (numpy.packbits(planes > 0, bitorder="little"))."""
-    if layout == "packed":
-        return np.asarray(data["obs_bits"][rows])
-    flat = data["obs_planes"][rows].reshape(len(rows), -1)
-    return np.packbits(flat > 0, axis=1, bitorder="little")
+def _pack(flat: np.ndarray, first_row: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of flattened planes (uint8 [n, size]) as the "packed" layout keeps them: the bits
+    (numpy.packbits of each row, bitorder="little"), and the bytes above 1 as their flat index
+    (counted from row `first_row` of the whole array) and their value."""
+    above = np.flatnonzero(flat > 1)
+    return (
+        np.packbits(flat > 0, axis=1, bitorder="little"),
+        above + first_row * flat.shape[1],
+        flat.reshape(-1)[above],
+    )
+
+
+def _stored_planes(data: dict[str, Any], layout: str, rows: list[int], size: int) -> np.ndarray:
+    """Stored observations' planes, flattened (uint8 [len(rows), size]), as encoded; `rows`
+    ascending."""
+    if layout == "planes":
+        return np.asarray(data["obs_planes"][rows]).reshape(len(rows), size)
+    flat = np.unpackbits(data["obs_bits"][rows], axis=1, count=size, bitorder="little")
+    wanted = np.asarray(rows, np.int64)
+    at = np.asarray(data["obs_count_at"], np.int64)  # ascending flat indexes into all stored rows
+    lo, hi = (int(i) for i in np.searchsorted(at, [wanted[0] * size, (wanted[-1] + 1) * size]))
+    row, offset = np.divmod(at[lo:hi], size)
+    position = np.minimum(np.searchsorted(wanted, row), len(wanted) - 1)
+    mine = wanted[position] == row
+    flat[position[mine], offset[mine]] = data["obs_count"][lo:hi][mine]
+    return flat
 
 
 def load_observations(data: dict[str, Any]) -> dict[str, Any]:
@@ -291,7 +310,9 @@ class TrajectoryDataset:
     dataset (`len()` and `[i]`) that `torch.utils.data.DataLoader` batches. The games are
     replayed once, at construction, and each decision's observation encoded from the decider's
     seat, or taken from the file when it holds them at this window (write_trajectories'
-    `observations=`), and kept bit-packed (about 10 KB a position at window 32, 2.6 KB at 16). An example is
+    `observations=`), and kept bit-packed (about 10 KB a position at window 32, 2.6 KB at 16) with
+    the few bytes above 1 kept apart, so the planes come back exactly as rl.encode gives them
+    (counts of 2 included: two figures on a tile, two pennants). An example is
     a dict of tensors: "planes" (float32 [planes, W, W]), "globals" (float32), "policy"
     (float32 [actions]: the visit distribution, or the chosen action one-hot; policy_targets),
     "value" (the decider's final win share) and "margin" (its final score less the best other
@@ -308,7 +329,10 @@ class TrajectoryDataset:
         stored = config.get("observations")
         stored = stored if stored is not None and int(stored["window"]) == window else None
         stored_row = {int(i): r for r, i in enumerate(data["obs_index"])} if stored else {}
+        size = int(np.prod(self._shape))
         planes: list[np.ndarray] = []
+        count_at: list[np.ndarray] = []
+        counts: list[np.ndarray] = []
         globals_: list[np.ndarray] = []
         self._policy: list[tuple[list[int], list[float]]] = []
         values: list[float] = []
@@ -334,17 +358,24 @@ class TrajectoryDataset:
             for p in deciders:
                 values.append(shares[p])
                 margins.append(float(scores[p] - max(s for q, s in enumerate(scores) if q != p)))
-            if states and stored:
+            if not states:
+                continue
+            if stored:
                 rows = [stored_row[i] for i in range(start, end) if i in labels]
-                planes.append(_stored_bits(data, stored["layout"], rows))
+                flat = _stored_planes(data, stored["layout"], rows, size)
                 globals_.append(data["obs_globals"][rows])
-            elif states:
+            else:
                 batch_planes, batch_globals = encode_batch(states, deciders, window=window)
-                planes.append(
-                    np.packbits(batch_planes.reshape(len(states), -1) > 0, axis=1, bitorder="little")
-                )
+                flat = batch_planes.reshape(len(states), size)
                 globals_.append(batch_globals)
+            first_row = len(values) - len(states)  # this game's first example
+            bits, at, count = _pack(flat, first_row)
+            planes.append(bits)
+            count_at.append(at)
+            counts.append(count)
         self._planes = np.concatenate(planes) if planes else np.zeros((0, 0), np.uint8)
+        self._count_at = np.concatenate(count_at) if count_at else np.zeros(0, np.int64)
+        self._count = np.concatenate(counts) if counts else np.zeros(0, np.uint8)
         self._globals = np.concatenate(globals_) if globals_ else np.zeros((0, 0), np.float32)
         self._values = np.array(values, np.float32)
         self._margins = np.array(margins, np.float32)
@@ -356,8 +387,10 @@ class TrajectoryDataset:
         import torch
 
         size = int(np.prod(self._shape))
-        planes = np.unpackbits(self._planes[i], count=size, bitorder="little").reshape(self._shape)
-        planes = planes.astype(np.float32)
+        flat = np.unpackbits(self._planes[i], count=size, bitorder="little")
+        lo, hi = np.searchsorted(self._count_at, [i * size, (i + 1) * size])
+        flat[self._count_at[lo:hi] - i * size] = self._count[lo:hi]
+        planes = flat.reshape(self._shape).astype(np.float32)
         policy = np.zeros(self._space.size, np.float32)
         indices, probs = self._policy[i]
         policy[indices] = probs

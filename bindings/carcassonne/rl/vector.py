@@ -16,12 +16,16 @@ ended games. The reward is 0 until the end, then the learner's win share (self-p
 player who made the last move).
 
 Observations: "planes" (uint8 [N, planes, W, W]), "globals" (float32 [N, G]) and
-"action_mask" (uint8 [N, actions]); with `packed=True` the planes and the mask are bit-packed
-(numpy.packbits along the flattened planes and the mask, bitorder="little": recover them with
-numpy.unpackbits(x, axis=1, bitorder="little")[:, :n]), a plane value above 1 (two figures,
-two pennants) shown as 1. With `copy=False` the arrays are the environment's own, read-only
+"action_mask" (int8 [N, actions], as the single environment's: Gymnasium's
+`single_action_space.sample(mask=obs["action_mask"][i])` and
+`action_space.sample(mask=tuple(obs["action_mask"]))` take it); with `packed=True` the planes
+and the mask are bit-packed bytes (uint8: numpy.packbits along the flattened planes and the mask,
+bitorder="little": recover them with numpy.unpackbits(x, axis=1, bitorder="little")[:, :n], or
+`unpack(obs)`, which gives the int8 mask), a plane value above 1 (two figures, two pennants)
+shown as 1. With `copy=False` the arrays are the environment's own, read-only
 and overwritten by the next step: copy what you keep. info["outside"] counts legal actions outside the window
-(not in the mask; docs/observation.md). Needs `gymnasium`.
+(not in the mask; docs/observation.md). Needs `gymnasium`; importing this module registers
+"carcassonne/Carcassonne-v0", whose `gymnasium.make_vec(..., num_envs=N)` is this environment.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from gymnasium.vector.utils import batch_space
 
 from .. import _core
 from ..game import make_config
-from . import DEFAULT_WINDOW
+from . import DEFAULT_WINDOW, _register_gymnasium
 
 _GLOBALS_HIGH = 1.0e6
 
@@ -73,12 +77,14 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
         n_planes, n_actions = self._core.num_planes, self._core.num_actions
         self.num_actions = n_actions
         self.plane_shape = (n_planes, window, window)
+        planes: spaces.Box
+        mask: spaces.Box
         if self._packed:
             planes = spaces.Box(0, 255, (self._core.outputs["planes"].shape[1],), np.uint8)
             mask = spaces.Box(0, 255, ((n_actions + 7) // 8,), np.uint8)
         else:
             planes = spaces.Box(0, 255, self.plane_shape, np.uint8)
-            mask = spaces.Box(0, 1, (n_actions,), np.uint8)
+            mask = spaces.Box(0, 1, (n_actions,), np.int8)
         self.single_observation_space = spaces.Dict(
             {
                 "planes": planes,
@@ -121,8 +127,16 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
     def step(
         self, actions: Any
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One action index per game (IllegalActionError for one not in its mask: no game moves)."""
-        self._core.step(np.asarray(actions, dtype=np.int64))
+        """One action index per game (IllegalActionError for one not in its mask: no game moves;
+        ValueError for a fraction, which is never rounded)."""
+        actions = np.asarray(actions)
+        if actions.dtype.kind == "f" and not (
+            np.isfinite(actions).all() and (actions == np.round(actions)).all()
+        ):
+            raise ValueError("step: action indexes must be whole numbers (they are not rounded)")
+        if actions.dtype.kind not in "iuf":
+            raise TypeError(f"step: action indexes must be integers, not {actions.dtype}")
+        self._core.step(actions.astype(np.int64, copy=False))
         out = self._core.outputs
         reward, terminated = out["reward"], out["terminated"]
         if self._copy:
@@ -132,7 +146,8 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
 
     def _observation(self) -> dict[str, np.ndarray]:
         out = self._core.outputs
-        obs = {"planes": out["planes"], "globals": out["globals"], "action_mask": out["mask"]}
+        mask = out["mask"] if self._packed else out["mask"].view(np.int8)  # 0/1 bytes: the same values
+        obs = {"planes": out["planes"], "globals": out["globals"], "action_mask": mask}
         return {k: v.copy() for k, v in obs.items()} if self._copy else obs
 
     def _info(self) -> dict[str, Any]:
@@ -149,9 +164,13 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
         planes = np.unpackbits(obs["planes"], axis=1, bitorder="little")[:, :size].reshape(
             n, *self.plane_shape
         )
-        mask = np.unpackbits(obs["action_mask"], axis=1, bitorder="little")[:, : self.num_actions]
+        bits = np.unpackbits(obs["action_mask"], axis=1, bitorder="little")
+        mask = bits[:, : self.num_actions].view(np.int8)
         return {"planes": planes, "globals": obs["globals"], "action_mask": mask}
 
     def state(self, index: int) -> _core.State:
         """A copy of game `index`'s state (to render or inspect it)."""
         return self._core.state(index)
+
+
+_register_gymnasium()  # gymnasium.make_vec("carcassonne/Carcassonne-v0", num_envs=N)
