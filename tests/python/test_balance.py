@@ -503,6 +503,14 @@ def test_folders_and_files_of_older_versions_are_still_read(tiny: Path, tmp_path
         (["--deals", "random=1"], "unknown line-up"),
         (["--deals", "mcts@0=1"], "iteration budget"),
         (["--deals", "mcts@x=1"], "iteration budget"),
+        (["--threads", "-1"], "threads must be a count >= 0"),
+        (["--deals", "mcts+greedy=1", "--mcts", "greedy"], "must be an 'mcts:...' agent"),
+        (["--deals", "mcts=1", "--mcts", "mcts:iters=10,time=0.1"], "--allow-nondeterministic"),
+        (["--deals", "mcts@8=1", "--mcts", "mcts:iters=10,threads=2"], "--allow-nondeterministic"),
+        (["--mix", "x=river2+city"], "'river2' sets start:river2 and 'city' sets start:city"),
+        (["--mix", "x=shrines+bogus"], "unknown part 'bogus'"),
+        (["--mix", "x=start:nowhere"], "unknown part 'start:nowhere'"),
+        (["--seed", "-1"], "seed must be an integer"),
     ],
 )
 def test_a_rejected_option_creates_nothing(
@@ -513,6 +521,71 @@ def test_a_rejected_option_creates_nothing(
     assert main([*base, *option]) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_refused_mix_lists_the_known_mixes_and_parts_and_help_lists_the_mixes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SearchError) as refused:
+        parse_mix("x=river2+city")
+    for name in ("everything", "abbey-mayor", "start:tile|river2|city|city_plain"):
+        assert name in str(refused.value)
+    assert parse_mix("x=river2+start:river2").variants == (("start", "river2"),)  # the same value twice
+    with pytest.raises(SystemExit):
+        main(["balance", "run", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "base, abbey-mayor, city, king-robber, shrines, river2, anniv20, everything" in shown
+
+
+def test_an_mcts_agent_that_does_not_replay_needs_the_users_consent(tmp_path: Path) -> None:
+    timed = SweepSpec(
+        mixes=(Mix("base"),), deals=(("mcts", 1),), **{**TINY, "mcts": "mcts:time=0.01,iters=8"}
+    )  # type: ignore[arg-type]
+    with pytest.raises(SearchError, match="allow-nondeterministic"):
+        run_sweep(tmp_path / "s", timed, progress=False)
+    assert not (tmp_path / "s").exists()
+    allowed = SweepSpec(**{**timed.__dict__, "allow_nondeterministic": True})
+    folder = run_sweep(tmp_path / "s", allowed, progress=False)
+    assert json.loads((folder / "_spec.json").read_text())["allow_nondeterministic"] is True
+    assert SweepSpec.from_json((folder / "_spec.json").read_text()) == allowed
+
+
+def test_a_resume_refused_for_other_code_says_what_differs(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = _copy(tiny, tmp_path / "c")
+    real = sweep_module.code_version
+    monkeypatch.setattr(sweep_module, "code_version", lambda: {**real(), "engine": "0123"})
+    with pytest.raises(SearchError) as refused:
+        run_sweep(copy, TINY_SPEC, resume=True, progress=False)
+    assert f"code.engine: '{real()['engine']}' -> '0123'" in str(refused.value)
+    assert "version" not in str(refused.value)  # only what differs
+
+
+def test_the_report_refuses_a_part_that_is_not_its_chunk(tiny: Path, tmp_path: Path) -> None:
+    copy = _copy(tiny, tmp_path / "c")
+    greedy = sorted(copy.glob("base_p2_greedy_*.parquet"))
+    mcts = sorted(copy.glob("base_p2_mcts+greedy_*.parquet"))
+    saved = mcts[0].read_bytes()
+    mcts[0].write_bytes(greedy[0].read_bytes())  # a chunk copied under another chunk's name
+    with pytest.raises(SearchError, match="does not hold the games its name says"):
+        report_module.write_report(copy, tmp_path / "r")
+    assert not (tmp_path / "r").exists()
+    # A part of another sweep under this sweep's chunk name.
+    stronger = SweepSpec(mixes=TINY_SPEC.mixes, deals=TINY_SPEC.deals, **{**TINY, "mcts": "mcts:iters=9"})  # type: ignore[arg-type]
+    other = run_sweep(tmp_path / "o", stronger, progress=False)
+    mcts[0].write_bytes((other / mcts[0].name).read_bytes())
+    with pytest.raises(SearchError, match="was not played by the sweep"):
+        read_sweep(copy)
+    mcts[0].write_bytes(saved)
+    assert len(read_sweep(copy)) == len(read_sweep(tiny))
+    # A folder without a spec file, or a merged file: no game and seat twice.
+    (copy / "_spec.json").unlink()
+    (copy / "zz-copy.parquet").write_bytes(greedy[0].read_bytes())
+    with pytest.raises(SearchError, match="rows twice"):
+        read_sweep(copy)
+    with pytest.raises(SearchError, match="rows twice"):
+        sweep_module.merge_sweep(copy, tmp_path / "all.parquet")
 
 
 def test_an_unreachable_cluster_is_an_error_not_a_hang(tmp_path: Path) -> None:
