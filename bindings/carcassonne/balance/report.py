@@ -374,9 +374,11 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
         f"<p>{games_total} games ({len(df)} seat rows) from <code>{html.escape(str(sweep))}</code>; "
         f"deals per line-up: {html.escape(str(deals))}; agents: {html.escape(agents)}. "
         "Every deal is one deck played from every seat rotation; the intervals are 95% percentile "
-        f"bootstraps over deals ({stats.REPLICATES} replicates), so they respect the pairing, and "
-        "every difference is resampled paired by deal. Group sizes are given beside each figure; "
-        f"an estimate from fewer than {stats.MIN_DEALS} deals shows no interval (n too small).</p>",
+        f"bootstraps over deals ({stats.REPLICATES} replicates; the largest gap's: a band over "
+        "every seat, see Fairness), so they respect the pairing, and every difference is resampled "
+        "paired by deal. Group sizes are given beside each figure; an estimate from fewer than "
+        f"{stats.MIN_DEALS} deals shows no interval or p-value (n too small), and one fixed by "
+        "construction none (by construction).</p>",
     ]
     for title, text_, image, table_html in sections:
         body.append(f"<h2>{html.escape(title)}</h2>")

@@ -7,9 +7,14 @@ bootstrap replicate is the ratio of the resampled deals' sums. Every estimate ov
 of deals uses the same bootstrap draws, so a difference of two estimates (figure used or not; a
 mix against base, over the deal numbers of both) is resampled paired, by deal.
 
+The largest gap of the seats from a fair share is the exception: its interval comes from a band
+that holds every seat's win rate at once (seat_band), and the test that the seats are equal
+permutes the seats of whole deals (equal_seats_p).
+
 Each Estimate carries its group's size (deals, and games or seat-games counted). An interval
 from fewer than MIN_DEALS deals, or of zero width, is not shown as one: a bootstrap of a
-handful of deals has too few distinct resamples to mean anything.
+handful of deals has too few distinct resamples to mean anything (nor is a p-value). A quantity
+fixed by construction has none (by_construction).
 """
 
 from __future__ import annotations
