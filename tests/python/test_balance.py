@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import socket
 import warnings
 from pathlib import Path
@@ -271,6 +272,7 @@ def test_a_tiny_group_gets_no_zero_width_interval() -> None:
             "players": 2,
             "lineup": "greedy",
             "deal": np.repeat(np.arange(30), 2),
+            "rotation": 0,
             "seat": np.tile([0, 1], 30),
             "win_share": np.tile([1.0, 0.0], 30),
             **{f"figures_{k}": 0 for k in ("meeple", "mayor", "wagon", "barn")},
@@ -286,6 +288,38 @@ def test_a_tiny_group_gets_no_zero_width_interval() -> None:
     assert used.n == 2 and used.deals == 2 and "n too small" in used.text()
 
 
+def test_a_win_rate_fixed_by_construction_shows_no_interval() -> None:
+    # Every seat of every game placed a wagon: the win rate of the seat-games that did is the
+    # mean win share of whole games, 50% with 2 players whatever happened. The mayor: both
+    # seats of half the games, so both groups are whole games.
+    rng = np.random.default_rng(4)
+    won = (rng.random(40) < 0.7).astype(float)
+    rows = pd.DataFrame(
+        {
+            "mix": "m",
+            "players": 2,
+            "lineup": "greedy",
+            "deal": np.repeat(np.arange(20), 4),
+            "rotation": np.tile([0, 0, 1, 1], 20),
+            "seat": np.tile([0, 1], 40),
+            "win_share": np.stack([won, 1 - won], axis=1).ravel(),
+            "figures_meeple": 1,
+            "figures_mayor": np.repeat(np.tile([1, 0], 20), 2),
+            "figures_wagon": 1,
+            "figures_barn": 0,
+        }
+    )
+    figures = stats.figure_table(rows).set_index("figure")
+    wagon = figures.loc["wagon"]
+    assert wagon["win_used"].value == 0.5 and not wagon["win_used"].has_interval
+    assert wagon["win_used"].text(percent=True) == "50.0% (by construction)"
+    assert wagon["win_unused"].text() == "n/a" and wagon["difference"].text() == "n/a"
+    mayor = figures.loc["mayor"]
+    for col, value in (("win_used", 0.5), ("win_unused", 0.5), ("difference", 0.0)):
+        assert mayor[col].value == value and "by construction" in mayor[col].text(), col
+    assert mayor["used"].has_interval  # how often a figure is placed is measured, not fixed
+
+
 def test_differences_are_resampled_paired_by_deal() -> None:
     # Every deal has its own luck, shared by the seat-games that used a figure and those that
     # did not: paired, the difference is far narrower than either rate.
@@ -298,6 +332,7 @@ def test_differences_are_resampled_paired_by_deal() -> None:
             "players": 4,
             "lineup": "greedy",
             "deal": np.repeat(np.arange(40), 4),
+            "rotation": 0,
             "seat": np.tile([0, 1, 2, 3], 40),
             "win_share": np.clip(luck + 0.1 * used + rng.normal(0, 0.01, 160), 0, 1),
             "figures_meeple": 1,
@@ -468,6 +503,14 @@ def test_folders_and_files_of_older_versions_are_still_read(tiny: Path, tmp_path
         (["--deals", "random=1"], "unknown line-up"),
         (["--deals", "mcts@0=1"], "iteration budget"),
         (["--deals", "mcts@x=1"], "iteration budget"),
+        (["--threads", "-1"], "threads must be a count >= 0"),
+        (["--deals", "mcts+greedy=1", "--mcts", "greedy"], "must be an 'mcts:...' agent"),
+        (["--deals", "mcts=1", "--mcts", "mcts:iters=10,time=0.1"], "--allow-nondeterministic"),
+        (["--deals", "mcts@8=1", "--mcts", "mcts:iters=10,threads=2"], "--allow-nondeterministic"),
+        (["--mix", "x=river2+city"], "'river2' sets start:river2 and 'city' sets start:city"),
+        (["--mix", "x=shrines+bogus"], "unknown part 'bogus'"),
+        (["--mix", "x=start:nowhere"], "unknown part 'start:nowhere'"),
+        (["--seed", "-1"], "seed must be an integer"),
     ],
 )
 def test_a_rejected_option_creates_nothing(
@@ -478,6 +521,71 @@ def test_a_rejected_option_creates_nothing(
     assert main([*base, *option]) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_refused_mix_lists_the_known_mixes_and_parts_and_help_lists_the_mixes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SearchError) as refused:
+        parse_mix("x=river2+city")
+    for name in ("everything", "abbey-mayor", "start:tile|river2|city|city_plain"):
+        assert name in str(refused.value)
+    assert parse_mix("x=river2+start:river2").variants == (("start", "river2"),)  # the same value twice
+    with pytest.raises(SystemExit):
+        main(["balance", "run", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "base, abbey-mayor, city, king-robber, shrines, river2, anniv20, everything" in shown
+
+
+def test_an_mcts_agent_that_does_not_replay_needs_the_users_consent(tmp_path: Path) -> None:
+    timed = SweepSpec(
+        mixes=(Mix("base"),), deals=(("mcts", 1),), **{**TINY, "mcts": "mcts:time=0.01,iters=8"}
+    )  # type: ignore[arg-type]
+    with pytest.raises(SearchError, match="allow-nondeterministic"):
+        run_sweep(tmp_path / "s", timed, progress=False)
+    assert not (tmp_path / "s").exists()
+    allowed = SweepSpec(**{**timed.__dict__, "allow_nondeterministic": True})
+    folder = run_sweep(tmp_path / "s", allowed, progress=False)
+    assert json.loads((folder / "_spec.json").read_text())["allow_nondeterministic"] is True
+    assert SweepSpec.from_json((folder / "_spec.json").read_text()) == allowed
+
+
+def test_a_resume_refused_for_other_code_says_what_differs(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = _copy(tiny, tmp_path / "c")
+    real = sweep_module.code_version
+    monkeypatch.setattr(sweep_module, "code_version", lambda: {**real(), "engine": "0123"})
+    with pytest.raises(SearchError) as refused:
+        run_sweep(copy, TINY_SPEC, resume=True, progress=False)
+    assert f"code.engine: '{real()['engine']}' -> '0123'" in str(refused.value)
+    assert "version" not in str(refused.value)  # only what differs
+
+
+def test_the_report_refuses_a_part_that_is_not_its_chunk(tiny: Path, tmp_path: Path) -> None:
+    copy = _copy(tiny, tmp_path / "c")
+    greedy = sorted(copy.glob("base_p2_greedy_*.parquet"))
+    mcts = sorted(copy.glob("base_p2_mcts+greedy_*.parquet"))
+    saved = mcts[0].read_bytes()
+    mcts[0].write_bytes(greedy[0].read_bytes())  # a chunk copied under another chunk's name
+    with pytest.raises(SearchError, match="does not hold the games its name says"):
+        report_module.write_report(copy, tmp_path / "r")
+    assert not (tmp_path / "r").exists()
+    # A part of another sweep under this sweep's chunk name.
+    stronger = SweepSpec(mixes=TINY_SPEC.mixes, deals=TINY_SPEC.deals, **{**TINY, "mcts": "mcts:iters=9"})  # type: ignore[arg-type]
+    other = run_sweep(tmp_path / "o", stronger, progress=False)
+    mcts[0].write_bytes((other / mcts[0].name).read_bytes())
+    with pytest.raises(SearchError, match="was not played by the sweep"):
+        read_sweep(copy)
+    mcts[0].write_bytes(saved)
+    assert len(read_sweep(copy)) == len(read_sweep(tiny))
+    # A folder without a spec file, or a merged file: no game and seat twice.
+    (copy / "_spec.json").unlink()
+    (copy / "zz-copy.parquet").write_bytes(greedy[0].read_bytes())
+    with pytest.raises(SearchError, match="rows twice"):
+        read_sweep(copy)
+    with pytest.raises(SearchError, match="rows twice"):
+        sweep_module.merge_sweep(copy, tmp_path / "all.parquet")
 
 
 def test_an_unreachable_cluster_is_an_error_not_a_hang(tmp_path: Path) -> None:
@@ -546,6 +654,103 @@ def test_fairness_names_the_farthest_seat_and_tests_equal_seats() -> None:
     unfair, even = fair.iloc[0], fair.iloc[1]
     assert unfair["largest_gap"].low > 0.2 and unfair["p_equal_seats"] < 0.01
     assert even["p_equal_seats"] > 0.05 and even["largest_gap"].value < unfair["largest_gap"].value
+    # With 2 players both seats are as far from a fair share: the favoured one is named, signed.
+    assert unfair["farthest_seat"] == 1 and unfair["seat_gap"] == pytest.approx(unfair["largest_gap"].value)
+    assert unfair["seat_gap"] > 0.2
+
+
+def test_two_players_name_the_favoured_seat_whatever_the_rounding() -> None:
+    # Seat 0 wins 2 of 3 games in every deal: 0.5 + 1/6 and 0.5 - 1/6 are as far from 1/2, up
+    # to rounding (which once picked the losing seat and showed no sign).
+    share0 = np.tile([1.0, 1.0, 0.0], 20)
+    for favoured in (0, 1):
+        share = share0 if favoured == 0 else 1 - share0
+        rows = pd.DataFrame(
+            {
+                "mix": "m",
+                "players": 2,
+                "lineup": "greedy",
+                "deal": np.repeat(np.arange(30), 4),
+                "rotation": np.tile([0, 0, 1, 1], 30),
+                "seat": np.tile([0, 1], 60),
+                "win_share": np.stack([share, 1 - share], axis=1).ravel(),
+            }
+        )
+        row = stats.fairness(rows).iloc[0]
+        assert row["farthest_seat"] == favoured
+        assert row["seat_gap"] == pytest.approx(1 / 6)
+
+
+def _correlated_cell(
+    rng: np.random.Generator, players: int, deals: int, concentration: float
+) -> pd.DataFrame:
+    """A cell of identical agents with equal seats whose games are correlated within a deal, as
+    a deck's luck is shared by its rotations: per deal, the seats' chances to win are drawn
+    around a fair share (a Dirichlet of concentration `concentration`: seat-win indicators of
+    two rotations correlate 1 / (concentration + 1)) and each rotation's winner from them."""
+    chances = rng.dirichlet(np.full(players, concentration / players), size=deals)
+    draw = rng.random((deals, players))  # one game per rotation
+    winner = (draw[..., None] > np.cumsum(chances, axis=1)[:, None, :]).sum(axis=-1)
+    share = (winner[..., None] == np.arange(players)).astype(float)  # deals x rotations x seats
+    return pd.DataFrame(
+        {
+            "players": players,
+            "deal": np.repeat(np.arange(deals), players * players),
+            "rotation": np.tile(np.repeat(np.arange(players), players), deals),
+            "seat": np.tile(np.arange(players), deals * players),
+            "win_share": share.ravel(),
+        }
+    )
+
+
+# Simulated sweeps per check: a rate near 5% (or 95%) from 1000 of them has a binomial standard
+# deviation of sqrt(0.05 * 0.95 / 1000) = 0.69 points, so 3-7% (93-97%) is +-2.9 of them; the
+# seeded generator makes each check the same every run.
+SIMULATED = 1000
+
+
+def test_the_equal_seats_test_holds_its_level_when_a_deals_rotations_are_correlated() -> None:
+    # Equal seats, 3 players, 20 deals, rotations correlated 0.3: a test at 5% must reject about
+    # 5% of such sweeps. Shuffling each game's seats alone rejected 14% here.
+    rng = np.random.default_rng(7)
+    p = [stats.equal_seats_p(_correlated_cell(rng, 3, 20, 2.33), permutations=199) for _ in range(SIMULATED)]
+    assert 0.03 <= np.mean(np.array(p) <= 0.05) <= 0.07
+
+
+def test_the_largest_gap_interval_covers_the_true_gap() -> None:
+    # Equal seats (a true largest gap of 0), 4 players, 30 deals, rotations correlated 0.25: the
+    # 95% interval must hold 0 in about 95% of sweeps. A basic bootstrap of the largest gap
+    # itself held it in 86%.
+    rng = np.random.default_rng(8)
+    held = [stats._largest_gap(_correlated_cell(rng, 4, 30, 3.0))[0].low <= 0 for _ in range(SIMULATED)]
+    assert 0.93 <= np.mean(held) <= 0.97
+
+
+def test_no_p_value_or_interval_from_too_few_deals(tmp_path: Path) -> None:
+    rows = _correlated_cell(np.random.default_rng(1), 2, stats.MIN_DEALS - 1, 3.0)
+    rows = rows.assign(mix="m", lineup="greedy")
+    row = stats.fairness(rows).iloc[0]
+    assert np.isnan(row["p_equal_seats"]) and not row["largest_gap"].has_interval
+    assert "n too small" in row["largest_gap"].text()
+    enough = rows.assign(deal=rows["deal"] + 100)
+    enough = stats.fairness(pd.concat([rows, enough, enough.assign(deal=enough["deal"] + 100)]))
+    assert 0 < enough["p_equal_seats"].iloc[0] <= 1
+
+
+def _column(page: str, section: str, column: str) -> list[str]:
+    """The cells of a column of a section's table in the report."""
+    part = page.split(f"<h2>{section}</h2>", 1)[1].split("<h2>", 1)[0]
+    header = re.findall(r"<th>(.*?)</th>", part)
+    rows = re.findall(r"<tr>(.*?)</tr>", part.split("<tbody>", 1)[1], flags=re.S)
+    return [re.findall(r"<td>(.*?)</td>", row, flags=re.S)[header.index(column)] for row in rows]
+
+
+def test_the_report_shows_no_p_value_from_three_deals(page: str) -> None:
+    p_values = _column(page, "Fairness", "p_equal_seats")  # the module's sweep: 3 deals or fewer
+    assert p_values and set(p_values) == {"n too small"}
+    assert all(
+        s.startswith("seat ") and (" +" in s or " -" in s) for s in _column(page, "Fairness", "farthest_seat")
+    )
 
 
 def test_a_plot_takes_an_estimate_outside_its_percentile_interval(tmp_path: Path) -> None:

@@ -72,9 +72,11 @@ def test_a_resume_with_other_agent_code_is_refused(tmp_path: Path, monkeypatch: 
     part = next(folder.glob("base_p2_py~my_bots~first_*.parquet"))
     part.unlink()  # a sweep stopped before this chunk
     module.write_text(module.read_text() + "# changed\n")
-    with pytest.raises(SearchError, match="other code or agent options"):
+    with pytest.raises(SearchError, match="other code or agent options") as refused:
         run_sweep(folder, two, resume=True, progress=False)
     assert not part.exists()
+    assert "agents.py:my_bots:first.module_sha256: '" in str(refused.value)  # what differs, only that
+    assert "code" not in str(refused.value).split("(", 1)[1]
 
 
 @pytest.mark.parametrize(

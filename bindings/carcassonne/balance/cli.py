@@ -6,42 +6,69 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from .. import _core
 from .._core import Error, SearchError
+from .mixes import DEFAULT_MIXES, Mix
 
 if TYPE_CHECKING:
-    from .sweep import Mix, SweepSpec
+    from .sweep import SweepSpec
+
+
+def known_parts() -> str:
+    """The parts a --mix may join, for its help and its errors."""
+    variants = ", ".join(f"{v['name']}:{'|'.join(v['values'])}" for v in _core.known_variants())
+    return (
+        f"default mixes: {', '.join(m.name for m in DEFAULT_MIXES)}; "
+        f"expansions: {', '.join(e['name'] for e in _core.known_expansions())}; variants: {variants}"
+    )
 
 
 def parse_mix(text: str) -> Mix:
     """A mix from the command line: "name=part+part+...", each part an expansion
     ("abbey-mayor"), a variant "key:value" ("start:river2") or a mix of the default sweep whose
-    expansions and variants it adds ("river2" is start:river2). Bad rules are refused later, by
-    the spec's check (ConfigError)."""
-    from .sweep import DEFAULT_MIXES, Mix
-
+    expansions and variants it adds ("river2" is start:river2). An unknown part, or parts that
+    give one variant two values ("river2+city": two starts), is refused; rules that do not go
+    together otherwise are refused by the spec's check (ConfigError)."""
     known = {m.name: m for m in DEFAULT_MIXES}
+    expansions_known = {e["name"] for e in _core.known_expansions()}
+    values_known = {v["name"]: list(v["values"]) for v in _core.known_variants()}
     name, sep, parts = text.partition("=")
     name = name.strip()
     if not sep or not name or not parts.strip():
         raise SearchError(f"--mix takes name=part+part, e.g. my-mix=abbey-mayor+river2; not '{text}'")
     expansions: list[str] = []
-    variants: dict[str, str] = {}
+    variants: dict[str, tuple[str, str]] = {}  # key: (value, the part that set it)
     for part in (p.strip() for p in parts.split("+")):
         if not part:
             raise SearchError(f"--mix {text}: an empty part between '+'")
         if part in known:
             expansions += known[part].expansions
-            variants.update(known[part].variants)
+            given = list(known[part].variants)
         elif ":" in part:
-            key, _, value = part.partition(":")
-            variants[key.strip()] = value.strip()
-        else:
+            key, _, value = (x.strip() for x in part.partition(":"))
+            if value not in values_known.get(key, []):
+                raise SearchError(f"--mix {text}: unknown part '{part}' ({known_parts()})")
+            given = [(key, value)]
+        elif part in expansions_known:
             expansions.append(part)
-    return Mix(name, tuple(dict.fromkeys(expansions)), tuple(sorted(variants.items())))
+            given = []
+        else:
+            raise SearchError(f"--mix {text}: unknown part '{part}' ({known_parts()})")
+        for key, value in given:
+            before = variants.get(key)
+            if before is not None and before[0] != value:
+                raise SearchError(
+                    f"--mix {text}: '{before[1]}' sets {key}:{before[0]} and '{part}' sets {key}:{value}; "
+                    f"a mix takes one value of each variant ({known_parts()})"
+                )
+            variants[key] = (value, part)
+    return Mix(
+        name, tuple(dict.fromkeys(expansions)), tuple(sorted((k, v) for k, (v, _) in variants.items()))
+    )
 
 
 def _spec(args: argparse.Namespace) -> SweepSpec:
-    from .sweep import DEFAULT_MIXES, SweepSpec
+    from .sweep import SweepSpec
 
     known = {m.name: m for m in DEFAULT_MIXES}
     custom = [parse_mix(text) for text in args.mix or ()]
@@ -72,6 +99,7 @@ def _spec(args: argparse.Namespace) -> SweepSpec:
         chunk_deals=args.chunk_deals,
         seed=args.seed,
         agent_seed=args.agent_seed,
+        allow_nondeterministic=args.allow_nondeterministic,
     )
 
 
@@ -120,14 +148,16 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument(
         "--mixes",
         default="",
-        help="comma-separated names of the default sweep's mixes (default: all of them; with --mix: base)",
+        help="comma-separated names of the default sweep's mixes: "
+        f"{', '.join(m.name for m in DEFAULT_MIXES)} (default: all of them; with --mix: base)",
     )
     run.add_argument(
         "--mix",
         action="append",
         metavar="NAME=PART+PART",
         help="a mix of your own, compared with base (repeatable): expansions, variants key:value or "
-        "default mixes joined by '+', e.g. my-mix=abbey-mayor+river2 or big=everything+start:city",
+        "default mixes joined by '+', e.g. my-mix=abbey-mayor+river2 or big=everything+shrines; "
+        "a variant takes one value (river2+city is refused). Parts: " + known_parts().replace("%", "%%"),
     )
     run.add_argument("--players", default="2,3,4", help="comma-separated player counts")
     run.add_argument(
@@ -136,13 +166,24 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="deals per line-up (greedy, mcts, mcts+greedy, mcts@N: all MCTS at N iterations a move); "
         "each deal is played from every seat rotation",
     )
-    run.add_argument("--mcts", default="mcts:iters=100,memory=64", help="the MCTS agent of the line-ups")
+    run.add_argument(
+        "--mcts",
+        default="mcts:iters=100,memory=64",
+        help="the MCTS agent of the line-ups (an 'mcts:...' spec with an iteration budget)",
+    )
     run.add_argument("--chunk-deals", type=int, default=8, help="deals per chunk (a part file, a Ray task)")
     run.add_argument("--seed", type=int, default=1, help="picks the decks")
     run.add_argument("--agent-seed", type=int, default=1)
     run.add_argument("--threads", type=int, default=1, help="games at once, locally (0: all cores)")
     run.add_argument("--address", default=None, help="a Ray cluster to run on ('auto' or host:port)")
     run.add_argument("--resume", action="store_true", help="continue a stopped sweep in OUT")
+    run.add_argument(
+        "--allow-nondeterministic",
+        action="store_true",
+        help="accept MCTS agents with a time budget (time=) or several search threads (threads=): "
+        "their games depend on the machine's speed and load, so a rerun gives other rows; the spec "
+        "records it",
+    )
     run.set_defaults(run=_run)
     report = sub.add_parser("report", help="write the HTML report of a sweep")
     report.add_argument("sweep", help="the sweep's parquet folder, or one parquet file of its rows")

@@ -36,6 +36,12 @@ PLOTS = (
 )
 
 
+def _p_text(p: float) -> str:
+    if np.isnan(p):
+        return "n too small"
+    return f"{p:.3f}" if p > 0.001 else "< 0.001"
+
+
 def _plot_first_player(edge: pd.DataFrame, folder: Path) -> str:
     lineups = list(dict.fromkeys(edge["lineup"]))
     fig, axes = plt.subplots(1, len(lineups), figsize=(6 * len(lineups), 4.2), squeeze=False, sharey=True)
@@ -234,16 +240,23 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
     else:
         # The smallest p-value 1000 permutations can give is 1/1001: say "< 0.001", not 0.001.
         shown = fair.assign(
-            p_equal_seats=[f"{p:.3f}" if p > 0.001 else "< 0.001" for p in fair["p_equal_seats"]]
-        )
+            farthest_seat=[
+                f"seat {s} {100 * g:+.1f}"
+                for s, g in zip(fair["farthest_seat"], fair["seat_gap"], strict=True)
+            ],
+            p_equal_seats=[_p_text(p) for p in fair["p_equal_seats"]],
+        ).drop(columns="seat_gap")
         sections.append(
             (
                 "Fairness",
                 "Per mix and player count, the seat whose win rate is farthest from a fair share "
-                "(1/players) and that distance (the largest gap; it is above 0 even in a fair game, by "
-                "chance), with p_equal_seats: the p-value of a permutation test that every seat wins as "
-                "often (small: the seats differ). Whether a mix is fairer than base: largest_gap in "
-                "'Each mix against base'.",
+                "(1/players) and its signed distance in points of win share (+: it wins more than a "
+                "fair share; with 2 players the favoured seat); the largest gap, that distance "
+                "unsigned, with a 95% interval that holds every seat's win rate at once (it is above 0 "
+                "even in a fair game, by chance); and p_equal_seats: the p-value of a permutation test "
+                "that every seat wins as often, the seats of each deal exchanged together (small: the "
+                f"seats differ; none from fewer than {stats.MIN_DEALS} deals). Whether a mix is fairer "
+                "than base: largest_gap in 'Each mix against base'.",
                 _plot_fairness(fair, folder),
                 table(shown, percent=("largest_gap",)),
             )
@@ -361,9 +374,11 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
         f"<p>{games_total} games ({len(df)} seat rows) from <code>{html.escape(str(sweep))}</code>; "
         f"deals per line-up: {html.escape(str(deals))}; agents: {html.escape(agents)}. "
         "Every deal is one deck played from every seat rotation; the intervals are 95% percentile "
-        f"bootstraps over deals ({stats.REPLICATES} replicates), so they respect the pairing, and "
-        "every difference is resampled paired by deal. Group sizes are given beside each figure; "
-        f"an estimate from fewer than {stats.MIN_DEALS} deals shows no interval (n too small).</p>",
+        f"bootstraps over deals ({stats.REPLICATES} replicates; the largest gap's: a band over "
+        "every seat, see Fairness), so they respect the pairing, and every difference is resampled "
+        "paired by deal. Group sizes are given beside each figure; an estimate from fewer than "
+        f"{stats.MIN_DEALS} deals shows no interval or p-value (n too small), and one fixed by "
+        "construction none (by construction).</p>",
     ]
     for title, text_, image, table_html in sections:
         body.append(f"<h2>{html.escape(title)}</h2>")

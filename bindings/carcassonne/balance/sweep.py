@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 
 from .. import CAUSES, SearchError, __version__, _core, arena, make_config
 from ..agents import REFERENCE_PREFIX, load_agent, reference_record
+from .mixes import DEFAULT_MIXES, Mix
 
 FIGURE_KINDS = ("meeple", "mayor", "wagon", "barn")
 # "_": parquet readers (pandas.read_parquet(folder)) skip it. Folders of older versions hold
@@ -41,29 +42,6 @@ PART_KEY = b"carcassonne.sweep"
 # The key of a merged file's parquet metadata that holds the spec files of its sweeps.
 SPECS_KEY = b"carcassonne.specs"
 
-
-@dataclass(frozen=True)
-class Mix:
-    """A rule mix: a name for tables and plots, the expansions and the variants."""
-
-    name: str
-    expansions: tuple[str, ...] = ()
-    variants: tuple[tuple[str, str], ...] = ()
-
-
-# The default sweep's mixes: the base game, each expansion alone (Count, King & Robber in its
-# parts: the City start, King & Robber, the shrines, River II) and everything with the City start
-# (River II cannot be played with the City, CK-0).
-DEFAULT_MIXES = (
-    Mix("base"),
-    Mix("abbey-mayor", ("abbey-mayor",)),
-    Mix("city", (), (("start", "city"),)),
-    Mix("king-robber", ("king-robber",)),
-    Mix("shrines", ("shrines",)),
-    Mix("river2", (), (("start", "river2"),)),
-    Mix("anniv20", ("anniv20",)),
-    Mix("everything", ("abbey-mayor", "king-robber", "shrines", "anniv20"), (("start", "city"),)),
-)
 
 # Line-ups: every seat greedy, every seat MCTS, one MCTS among greedy bots (the skill gradient);
 # "mcts@N": every seat the sweep's MCTS at N iterations a move (a ladder of budgets tells a rules
@@ -123,6 +101,9 @@ class SweepSpec:
     chunk_deals: int = 8
     seed: int = 1
     agent_seed: int = 1
+    # MCTS agents with a time budget or several search threads play otherwise on every run (the
+    # machine's speed and load decide how far they search): refused unless this is set.
+    allow_nondeterministic: bool = False
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -145,10 +126,27 @@ class SweepSpec:
                 raise SearchError(f"deals of line-up '{lineup}' must be a count >= 1, got {n!r}")
         if self.chunk_deals < 1:
             raise SearchError(f"chunk_deals must be >= 1, got {self.chunk_deals}")
+        for name, seed in (("seed", self.seed), ("agent_seed", self.agent_seed)):
+            if not isinstance(seed, int) or not 0 <= seed < 2**64:
+                raise SearchError(f"{name} must be an integer in [0, 2^64), got {seed!r}")
+        if self.mcts.partition(":")[0] != "mcts":
+            raise SearchError(
+                f"the MCTS agent of the line-ups must be an 'mcts:...' agent, not '{self.mcts}'"
+            )
         for mix in self.mixes:
             for players in self.players:
                 make_config(players, mix.expansions, dict(mix.variants), self.seed)  # rules: ConfigError
-        self.agent_options()
+        for agent, options in self.agent_options().items():
+            if agent.startswith("mcts") and not self.allow_nondeterministic:
+                timed = float(options.get("time", "0")) > 0
+                threaded = int(options.get("threads", "1")) > 1
+                if timed or threaded:
+                    raise SearchError(
+                        f"'{agent}' searches {'for a time' if timed else 'on several threads'}: its games "
+                        "depend on the machine's speed and load, so the sweep would not replay. Give it "
+                        "an iteration budget on one thread (iters=N, no time=, threads=1), or accept "
+                        "that with --allow-nondeterministic"
+                    )
 
     def agent_options(self) -> dict[str, dict[str, str]]:
         """Every agent of the sweep with all its options, defaults filled in (a changed default
@@ -174,6 +172,7 @@ class SweepSpec:
             chunk_deals=d["chunk_deals"],
             seed=d["seed"],
             agent_seed=d["agent_seed"],
+            allow_nondeterministic=d.get("allow_nondeterministic", False),  # older spec files: none
         )
 
 
@@ -463,10 +462,14 @@ def open_sweep(out: str | os.PathLike[str], spec: SweepSpec, resume: bool) -> tu
                 raise SearchError(f"{spec_path} cannot be read ({e}); the folder is left alone") from e
             if not same:
                 raise SearchError(f"{folder} holds a sweep of another spec; it is left alone")
-            if old.get("code") != record["code"] or old.get("agents") != record["agents"]:
+            changed = _differences(
+                {"code": old.get("code"), "agents": old.get("agents")},
+                {"code": record["code"], "agents": record["agents"]},
+            )
+            if changed:
                 raise SearchError(
-                    f"{folder} was played by other code or agent options ({old.get('code', 'not recorded')}, "
-                    f"now {record['code']}); its games would not be of one experiment: start a new folder"
+                    f"{folder} was played by other code or agent options ({'; '.join(changed)}); its "
+                    "games would not be of one experiment: start a new folder"
                 )
             names = {c.name for c in every}
             strangers = sorted(p.name for p in parts if p.stem not in names)
@@ -474,6 +477,8 @@ def open_sweep(out: str | os.PathLike[str], spec: SweepSpec, resume: bool) -> tu
                 raise SearchError(
                     f"{folder} holds part files that are not of its spec: {', '.join(strangers)}"
                 )
+    elif folder.exists() and not folder.is_dir():
+        raise SearchError(f"{folder} is a file; a sweep writes a folder")
     elif folder.exists() and any(folder.iterdir()):
         raise SearchError(f"{folder} is not empty and holds no sweep ({SPEC_FILE})")
     folder.mkdir(parents=True, exist_ok=True)
@@ -491,6 +496,17 @@ def open_sweep(out: str | os.PathLike[str], spec: SweepSpec, resume: bool) -> tu
             warnings.warn(f"{part} is damaged; its chunk is played again", stacklevel=2)
         todo.append(c)
     return folder, todo
+
+
+def _differences(old: Any, new: Any, where: str = "") -> list[str]:
+    """What differs between two records, one "where: old -> new" per differing value."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        found: list[str] = []
+        for key in sorted(set(old) | set(new), key=str):
+            path = f"{where}.{key}" if where else str(key)
+            found += _differences(old.get(key, "not recorded"), new.get(key, "not recorded"), path)
+        return found
+    return [] if old == new else [f"{where}: {old!r} -> {new!r}"]
 
 
 Runner = Callable[[Sequence[Chunk]], Iterator[tuple[Chunk, pa.Table]]]
@@ -523,6 +539,8 @@ def run_sweep(
 
     spec = spec or SweepSpec()
     spec.validate()
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise SearchError(f"threads must be a count >= 0 (0: every core), not {threads!r}")
     if address is None:
         runner = local_runner(threads)
     else:
@@ -568,15 +586,73 @@ def _sources(path: Path) -> list[Path]:
     return [path]
 
 
-def read_sweep(path: str | os.PathLike[str]) -> Any:
-    """A sweep's rows as a pandas DataFrame: every part file of a sweep folder, or one parquet
-    file of rows (e.g. a finished sweep merged with `merge_sweep`)."""
-    import pandas as pd
+# A row's key: a game (cell, deal, rotation) and a seat.
+ROW_KEY = ["mix", "players", "lineup", "deal", "rotation", "seat"]
 
-    parts = _sources(Path(path))
+
+def _check_part(path: Path, table: pa.Table, chunk: Chunk, fingerprint: str) -> None:
+    """Refuses a part file of a sweep folder that is not its name's chunk of the folder's sweep:
+    a part of another sweep (another spec or code), or one copied under another chunk's name."""
+    stored = (table.schema.metadata or {}).get(PART_KEY)  # parts of older versions have none
+    if stored is not None and stored.decode() != fingerprint:
+        raise SearchError(
+            f"{path} was not played by the sweep of {path.parent / SPEC_FILE} (another spec, agent or "
+            "code): move it out of the folder"
+        )
+    cells = table.select(["mix", "players", "lineup"]).to_pylist()
+    deals = set(table.column("deal").to_pylist())
+    expected = {"mix": chunk.mix.name, "players": chunk.players, "lineup": chunk.lineup}
+    if (
+        any(row != expected for row in cells)
+        or deals != set(range(chunk.first_deal, chunk.first_deal + chunk.deals))
+        or table.num_rows != chunk.games * chunk.players
+    ):
+        raise SearchError(
+            f"{path} does not hold the games its name says (deals {chunk.first_deal}-"
+            f"{chunk.first_deal + chunk.deals - 1} of {chunk.mix.name}, {chunk.players} players, "
+            f"{chunk.lineup}): a part copied or renamed? Move it out of the folder"
+        )
+
+
+def _read_source(path: Path, skip: Path | None = None) -> list[pa.Table]:
+    """The rows of a sweep folder (each part file checked against its chunk) or of one parquet
+    file, leaving out `skip`; SearchError for a folder without games, a part that is not its
+    chunk, or a game and seat stored twice."""
+    parts = [p for p in _sources(path) if skip is None or p.resolve() != skip.resolve()]
     if not parts:
         raise SearchError(f"{path}: no games (no parquet files)")
-    return pd.concat([pq.read_table(p).to_pandas() for p in parts], ignore_index=True)
+    spec_file = _spec_file(path) if path.is_dir() else None
+    chunk_of: dict[str, Chunk] = {}
+    fingerprint = ""
+    if spec_file is not None:
+        text = spec_file.read_text()
+        fingerprint = _fingerprint(json.loads(text))
+        chunk_of = {c.name: c for c in chunks(SweepSpec.from_json(text))}
+    tables = []
+    for part in parts:
+        table = pq.read_table(part)
+        if part.stem in chunk_of:
+            _check_part(part, table, chunk_of[part.stem], fingerprint)
+        tables.append(table)
+    keys = pa.concat_tables([t.select(ROW_KEY) for t in tables]).to_pandas()
+    twice = keys[keys.duplicated()]
+    if len(twice):
+        first = dict(twice.iloc[0])
+        raise SearchError(
+            f"{path} holds {len(twice)} rows twice (the same game and seat), e.g. {first}: "
+            "a part file copied under another name? Move the copy away"
+        )
+    return tables
+
+
+def read_sweep(path: str | os.PathLike[str]) -> Any:
+    """A sweep's rows as a pandas DataFrame: every part file of a sweep folder, or one parquet
+    file of rows (e.g. a finished sweep merged with `merge_sweep`). A folder's part files must
+    be the chunks their names say, of the folder's sweep, and no game may be stored twice
+    (SearchError)."""
+    import pandas as pd
+
+    return pd.concat([t.to_pandas() for t in _read_source(Path(path))], ignore_index=True)
 
 
 def replay_deal(spec: SweepSpec, mix: str, players: int, lineup: str, deal: int) -> Any:
@@ -626,10 +702,8 @@ def merge_sweep(
     seen: set[tuple[Any, ...]] = set()
     for source in sources:
         records += sweep_records(source)
-        parts = [p for p in _sources(Path(source)) if p.resolve() != target.resolve()]
-        if not parts:
-            raise SearchError(f"{source}: no games (no parquet files)")
-        table = pa.concat_tables([pq.read_table(p).replace_schema_metadata(None) for p in parts])
+        parts = _read_source(Path(source), skip=target)
+        table = pa.concat_tables([t.replace_schema_metadata(None) for t in parts])
         games = table.select(["mix", "players", "lineup", "deal"]).to_pandas().drop_duplicates()
         keys = set(games.itertuples(index=False, name=None))
         shared = sorted(keys & seen)
