@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 
 from .. import CAUSES, SearchError, __version__, _core, arena, make_config
 from ..agents import REFERENCE_PREFIX, load_agent, reference_record
+from ..mixes import DEFAULT_MIXES, Mix
 
 FIGURE_KINDS = ("meeple", "mayor", "wagon", "barn")
 # "_": parquet readers (pandas.read_parquet(folder)) skip it. Folders of older versions hold
@@ -41,29 +42,6 @@ PART_KEY = b"carcassonne.sweep"
 # The key of a merged file's parquet metadata that holds the spec files of its sweeps.
 SPECS_KEY = b"carcassonne.specs"
 
-
-@dataclass(frozen=True)
-class Mix:
-    """A rule mix: a name for tables and plots, the expansions and the variants."""
-
-    name: str
-    expansions: tuple[str, ...] = ()
-    variants: tuple[tuple[str, str], ...] = ()
-
-
-# The default sweep's mixes: the base game, each expansion alone (Count, King & Robber in its
-# parts: the City start, King & Robber, the shrines, River II) and everything with the City start
-# (River II cannot be played with the City, CK-0).
-DEFAULT_MIXES = (
-    Mix("base"),
-    Mix("abbey-mayor", ("abbey-mayor",)),
-    Mix("city", (), (("start", "city"),)),
-    Mix("king-robber", ("king-robber",)),
-    Mix("shrines", ("shrines",)),
-    Mix("river2", (), (("start", "river2"),)),
-    Mix("anniv20", ("anniv20",)),
-    Mix("everything", ("abbey-mayor", "king-robber", "shrines", "anniv20"), (("start", "city"),)),
-)
 
 # Line-ups: every seat greedy, every seat MCTS, one MCTS among greedy bots (the skill gradient);
 # "mcts@N": every seat the sweep's MCTS at N iterations a move (a ladder of budgets tells a rules
