@@ -76,10 +76,21 @@ py::array_t<float, py::array::c_style> float_array(py::handle obj, const std::st
   return py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(a);
 }
 
+// A callable's name for results: a function's qualified name, or an object's class.
+std::string callable_name(const py::object& fn) {
+  if (py::hasattr(fn, "__qualname__")) return py::str(fn.attr("__qualname__"));
+  return std::string(py::str(py::type::handle_of(fn).attr("__qualname__"))) + " object";
+}
+
 class PythonEvaluator final : public BatchEvaluator {
  public:
   PythonEvaluator(py::object fn, int batch_size, int window, const RolloutConfig& config)
-      : BatchEvaluator(batch_size, config), fn_(std::move(fn)), window_(window), space_(window) {
+      : BatchEvaluator(batch_size, config),
+        fn_(std::move(fn)),
+        window_(window),
+        space_(window),
+        description_("the Python evaluator " + callable_name(fn_) + " (batches of up to " + std::to_string(batch_size) +
+                     ")") {
     RolloutConfig fallback = config;  // the priors when fn gives none: the config's, never a network's
     if (fallback.prior == PriorKind::Net) fallback.prior = PriorKind::Greedy;
     if (fallback.heuristic == Heuristic::Net) fallback.heuristic = Heuristic::Greedy;
@@ -91,6 +102,9 @@ class PythonEvaluator final : public BatchEvaluator {
     planes_buffer_.release().dec_ref();
     globals_buffer_.release().dec_ref();
   }
+
+  // Kept from construction: results ask for it after the search, possibly without the GIL.
+  std::string describe(const State&) const override { return description_; }
 
   void check(const State& state) const override {
     ObservationEncoder(state.num_players(), window_);  // throws for a player count it cannot encode
@@ -253,6 +267,7 @@ class PythonEvaluator final : public BatchEvaluator {
   py::object fn_;
   int window_;
   ActionSpace space_;
+  std::string description_;
   std::unique_ptr<RolloutEvaluator> rollout_;
   // One thread uses these (the batched search's), with the GIL.
   mutable std::optional<ObservationEncoder> encoder_;

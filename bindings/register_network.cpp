@@ -23,8 +23,8 @@ void register_value_net(py::module_& m) {
       .def(py::init<const std::string&>(), "path"_a,
            "Reads and validates the file; raises SearchError naming the problem.")
       .def_property_readonly(
-          "mix", [](const ValueNet& n) { return n.mix().name(); },
-          "The expansions it was trained for ('base' or names joined by '+').")
+          "mix", [](const ValueNet& n) { return n.every_mix() ? std::string("every") : n.mix().name(); },
+          "The expansions it was trained for ('base' or names joined by '+'), or 'every' (every_mix).")
       .def_property_readonly(
           "player_counts",
           [](const ValueNet& n) {
@@ -36,19 +36,28 @@ void register_value_net(py::module_& m) {
           "The player counts it was trained for (the search uses it for these only).")
       .def_property_readonly("inputs", &ValueNet::inputs,
                              "How many of value_inputs' columns it reads: SUMMARY_VALUE_INPUTS or VALUE_INPUTS.")
-      .def("describe", &ValueNet::describe)
+      .def_property_readonly("every_mix", &ValueNet::every_mix,
+                             "Made for every mix: it reads value_context after value_inputs (EVERY_MIX_INPUTS).")
+      .def_property_readonly("width", &ValueNet::width,
+                             "The columns forward() reads: inputs, plus CONTEXT_INPUTS for a network of every mix.")
+      .def_property_readonly("sha256", &ValueNet::sha256,
+                             "The SHA-256 of the file (hex, as sha256sum prints it): which network played.")
+      .def("describe", &ValueNet::describe,
+           "Its mix, player counts, file name and the first 16 digits of its SHA-256.")
       .def("fits", &ValueNet::fits, "state"_a, "Whether the search uses it for this game (mix and player count).")
       .def(
           "forward",
           [](const ValueNet& net, py::array_t<float, py::array::c_style | py::array::forcecast> inputs) {
-            if (inputs.ndim() != 2 || inputs.shape(1) != net.inputs())
-              throw SearchError("ValueNet.forward: expected inputs [n, " + std::to_string(net.inputs()) + "]");
+            if (inputs.ndim() != 2 || inputs.shape(1) != net.width())
+              throw SearchError("ValueNet.forward: expected inputs [n, " + std::to_string(net.width()) + "]");
             const py::ssize_t n = inputs.shape(0);
             py::array_t<float> out({n, py::ssize_t(2)});
             for (py::ssize_t i = 0; i < n; ++i) net.forward(inputs.data(i, 0), out.mutable_data(i, 0));
             return out;
           },
-          "inputs"_a, "Per row of value_inputs: (points still to come / the file's scale, win logit), float32 [n, 2].")
+          "inputs"_a,
+          "Per row of value_inputs (then value_context for a network of every mix): (points still to come /\n"
+          "the file's scale, win logit), float32 [n, 2].")
       .def(
           "evaluate",
           [](const ValueNet& net, const State& state) {
@@ -62,6 +71,18 @@ void register_value_net(py::module_& m) {
           "state"_a, "(predicted final score, win estimate) of every player.");
   m.attr("VALUE_INPUTS") = kValueInputs;
   m.attr("SUMMARY_VALUE_INPUTS") = kSummaryInputs;
+  m.attr("CONTEXT_INPUTS") = kContextInputs;
+  m.attr("EVERY_MIX_INPUTS") = kEveryMixInputs;
+  m.def(
+      "value_context",
+      [](const State& state) {
+        py::array_t<float> out(kContextInputs);
+        value_context(state, out.mutable_data());
+        return out;
+      },
+      "state"_a,
+      "What a value network of every mix reads after a seat's value_inputs, float32 [CONTEXT_INPUTS]: the\n"
+      "rule switches (abbey-mayor, anniv20, city, king-robber, river2, shrines) and the player count one-hot (2-6).");
   m.def(
       "value_input_names", [] { return std::vector<std::string>(kValueInputNames.begin(), kValueInputNames.end()); },
       "What each of value_inputs' columns holds.");

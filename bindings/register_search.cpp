@@ -303,6 +303,9 @@ void register_search(py::module_& m) {
       .def_readonly("elo_high", &EntrantStats::elo_high)
       .def_readonly("seconds_per_move", &EntrantStats::seconds_per_move)
       .def_readonly("iterations_per_move", &EntrantStats::iterations_per_move)
+      .def_readonly("evaluator", &EntrantStats::evaluator,
+                    "What valued its searches' leaves, with the network file and its SHA-256 (as\n"
+                    "SearchResult.evaluator); '' for agents without search and games read from a csv.")
       .def("__repr__", [](const EntrantStats& s) {
         return "EntrantStats('" + s.agent + "', games=" + std::to_string(s.games) +
                ", win_rate=" + std::to_string(s.win_rate) + ")";

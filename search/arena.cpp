@@ -66,6 +66,7 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
   r.figures.assign(size_t(players), std::vector<int>(kNumFigureKinds, 0));
   r.tiles.assign(size_t(players), 0);
   r.tiles_by_kind.assign(size_t(players), {});
+  r.evaluators.assign(size_t(players), "");
   r.moves.resize(size_t(players));
   Config game = config.game;
   game.seed = mix(config.game.seed, uint64_t(deal));
@@ -96,6 +97,8 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
     const auto t = Clock::now();
     Action a = agents[size_t(seat)]->choose(state, rngs[size_t(seat)]);
     r.think_seconds[size_t(seat)] += seconds_since(t);
+    if (r.evaluators[size_t(seat)].empty())
+      if (const SearchResult* searched = last_search(*agents[size_t(seat)])) r.evaluators[size_t(seat)] = searched->evaluator;
     ++r.decisions[size_t(seat)];
     ++r.moves[size_t(seat)][move_kind(state, a)];
     state.apply(a);  // checked: an agent's illegal move is an error, not a silent corruption
@@ -273,6 +276,7 @@ std::vector<EntrantStats> summarise(const std::vector<GameRecord>& games, const 
           seconds += g->think_seconds[s];
           moves += g->decisions[s];
           iterations += double(g->iterations[s]);
+          if (st.evaluator.empty() && s < g->evaluators.size()) st.evaluator = g->evaluators[s];
           ++n;
           ++st.games;
         }
@@ -482,6 +486,8 @@ std::string ArenaResult::report() const {
                   win.c_str(), double(s.entrants.size()) / players, margin.c_str());
     out += line;
   }
+  for (size_t e = 0; e < entrants.size(); ++e)
+    if (!entrants[e].evaluator.empty()) out += "#" + std::to_string(e) + " valued its leaves with " + entrants[e].evaluator + "\n";
   if (sprt) out += "sprt " + sprt->text() + "\n";
   return out;
 }

@@ -44,8 +44,10 @@ RolloutEvaluator::RolloutEvaluator(const RolloutConfig& config) : config_(config
 RolloutEvaluator::~RolloutEvaluator() = default;
 
 const ValueNet* RolloutEvaluator::value_net(const State& state) const {
-  if (!config_.value_net.empty())  // a file given: any player count of its mix (check() tells)
-    return ValueMix::of(state.rules()) == value_nets_[0]->mix() ? value_nets_[0].get() : nullptr;
+  if (!config_.value_net.empty()) {  // a file given: any player count of its mix (check() tells)
+    const ValueNet& net = *value_nets_[0];
+    return net.every_mix() || ValueMix::of(state.rules()) == net.mix() ? &net : nullptr;
+  }
   for (const auto& net : value_nets_)
     if (net->fits(state)) return net.get();
   return nullptr;

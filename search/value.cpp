@@ -10,6 +10,7 @@
 
 #include "agents.h"
 #include "evaluator.h"
+#include "sha256.h"
 
 namespace carc {
 
@@ -353,6 +354,13 @@ ValueMix ValueMix::of(const Rules& rules) {
   return m;
 }
 
+void value_context(const State& state, float* out) {
+  const ValueMix m = ValueMix::of(state.rules());
+  const bool switches[] = {m.abbey_mayor, m.anniv20, m.city, m.king_robber, m.river, m.shrines};
+  for (int i = 0; i < 6; ++i) out[i] = switches[i] ? 1.0f : 0.0f;
+  for (int p = 2; p <= 6; ++p) out[6 + p - 2] = state.num_players() == p ? 1.0f : 0.0f;
+}
+
 std::string ValueMix::name() const {
   std::string s;
   auto add = [&](bool on, const char* part) {
@@ -418,17 +426,22 @@ ValueNet::ValueNet(const std::string& path) : path_(path) {
   if (version != uint32_t(kValueFormatVersion))
     r.fail("format version " + std::to_string(version) + ", this build reads " + std::to_string(kValueFormatVersion));
   const uint32_t inputs = r.u32();
-  if (inputs != uint32_t(kSummaryInputs) && inputs != uint32_t(kValueInputs))
-    r.fail("made for " + std::to_string(inputs) + " inputs, this build computes " + std::to_string(kSummaryInputs) +
-           " or " + std::to_string(kValueInputs));
-  inputs_ = int(inputs);
   hidden1_ = int(r.u32());
   hidden2_ = int(r.u32());
   if (hidden1_ < 1 || hidden1_ > 1024 || hidden2_ < 1 || hidden2_ > 1024) r.fail("hidden sizes out of [1, 1024]");
   const uint32_t mix = r.u32();
-  if (mix >= 64) r.fail("unknown expansions in its mix");
+  if (mix >= 128) r.fail("unknown expansions in its mix");
+  every_mix_ = mix & 64;  // bit 6: made for every mix (no other bit set)
+  if (every_mix_ && mix != 64) r.fail("made for every mix and for some expansions at once");
   mix_.abbey_mayor = mix & 1, mix_.anniv20 = mix & 2, mix_.city = mix & 4, mix_.king_robber = mix & 8;
   mix_.river = mix & 16, mix_.shrines = mix & 32;
+  // The inputs field counts every column of the first layer, the context's included.
+  if (every_mix_ ? inputs != uint32_t(kEveryMixInputs)
+                 : inputs != uint32_t(kSummaryInputs) && inputs != uint32_t(kValueInputs))
+    r.fail("made for " + std::to_string(inputs) + " inputs, this build computes " +
+           (every_mix_ ? std::to_string(kEveryMixInputs) + " for a network of every mix"
+                       : std::to_string(kSummaryInputs) + " or " + std::to_string(kValueInputs)));
+  inputs_ = every_mix_ ? kValueInputs : int(inputs);
   player_counts_ = r.u32();
   if ((player_counts_ & ~uint32_t(0x7c)) != 0 || player_counts_ == 0) r.fail("player counts outside 2-6");
   points_scale_ = r.f32();
@@ -439,17 +452,18 @@ ValueNet::ValueNet(const std::string& path) : path_(path) {
       for (int c = 0; c < cols; ++c) t[size_t(c) * size_t(rows) + size_t(r)] = w[size_t(r) * size_t(cols) + size_t(c)];
     return t;
   };
-  w1_ = transposed(r.floats(size_t(hidden1_) * size_t(inputs_)), hidden1_, inputs_);
+  w1_ = transposed(r.floats(size_t(hidden1_) * size_t(width())), hidden1_, width());
   b1_ = r.floats(size_t(hidden1_));
   w2_ = transposed(r.floats(size_t(hidden2_) * size_t(hidden1_)), hidden2_, hidden1_);
   b2_ = r.floats(size_t(hidden2_));
   w3_ = transposed(r.floats(2 * size_t(hidden2_)), 2, hidden2_);
   b3_ = r.floats(2);
   r.expect_end();
+  sha256_ = file_sha256_hex(path);
 }
 
 bool ValueNet::fits(const State& state) const {
-  return ValueMix::of(state.rules()) == mix_ && (player_counts_ >> state.num_players() & 1);
+  return (every_mix_ || ValueMix::of(state.rules()) == mix_) && (player_counts_ >> state.num_players() & 1);
 }
 
 std::string ValueNet::describe() const {
@@ -457,7 +471,8 @@ std::string ValueNet::describe() const {
   for (int p = 2; p <= kMaxPlayers; ++p)
     if (player_counts_ >> p & 1) hi = p, lo = lo ? lo : p;
   std::string counts = lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
-  return mix_.name() + ", " + counts + " players (" + std::filesystem::path(path_).filename().string() + ")";
+  return (every_mix_ ? std::string("every mix") : mix_.name()) + ", " + counts + " players (" + std::filesystem::path(path_).filename().string() + ", sha256 " +
+         sha256_.substr(0, 16) + ")";
 }
 
 namespace {
@@ -478,7 +493,7 @@ void layer(const float* w, const float* bias, const float* x, int inputs, int ro
 
 void ValueNet::forward(const float* inputs, float* out) const {
   float h1[1024], h2[1024];
-  layer(w1_.data(), b1_.data(), inputs, inputs_, hidden1_, true, h1);
+  layer(w1_.data(), b1_.data(), inputs, width(), hidden1_, true, h1);
   layer(w2_.data(), b2_.data(), h1, hidden1_, hidden2_, true, h2);
   layer(w3_.data(), b3_.data(), h2, hidden2_, 2, false, out);
 }
@@ -488,10 +503,17 @@ void ValueNet::evaluate(const State& state, std::array<double, kMaxPlayers>& fin
   const int players = state.num_players();
   float inputs[kMaxPlayers * kValueInputs];
   value_inputs(state, inputs, inputs_);
+  float seat[kEveryMixInputs];  // a network of every mix: the seat's inputs, then the context
+  if (every_mix_) value_context(state, seat + kValueInputs);
   std::array<float, kMaxPlayers> logits{};
   for (int p = 0; p < players; ++p) {
     float y[2];
-    forward(inputs + p * inputs_, y);
+    if (every_mix_) {
+      std::copy_n(inputs + p * inputs_, inputs_, seat);
+      forward(seat, y);
+    } else {
+      forward(inputs + p * inputs_, y);
+    }
     final_scores[size_t(p)] = state.score(p) + double(points_scale_) * y[0];
     logits[size_t(p)] = y[1];
   }
@@ -543,6 +565,8 @@ const std::vector<std::shared_ptr<const ValueNet>>& shipped_value_nets() {
       if (entry.path().extension() == ".value") files.push_back(entry.path().string());
     std::sort(files.begin(), files.end());
     for (const std::string& file : files) it->second.push_back(load_value_net(file));
+    // A game takes the network made for its mix before one made for every mix.
+    std::stable_partition(it->second.begin(), it->second.end(), [](const auto& net) { return !net->every_mix(); });
   }
   return it->second;
 }

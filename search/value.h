@@ -32,6 +32,13 @@ extern const std::array<const char*, kValueInputs> kValueInputNames;
 // out[p * inputs + i] for p in 0 .. players-1.
 void value_inputs(const State& state, float* out, int inputs = kValueInputs);
 
+// What a network made for every mix reads after a seat's kValueInputs: the game's rule switches
+// (the ValueMix, in its file order: abbey-mayor, anniv20, city, king-robber, river2, shrines) and
+// the player count as one-hot (2 .. 6). The same for every seat of a position.
+inline constexpr int kContextInputs = 11;
+inline constexpr int kEveryMixInputs = kValueInputs + kContextInputs;
+void value_context(const State& state, float* out);
+
 // Which rules a value network was trained for: the expansions (Rules' switches), compared exactly.
 struct ValueMix {
   bool abbey_mayor = false, anniv20 = false, king_robber = false, shrines = false, river = false, city = false;
@@ -46,15 +53,22 @@ class ValueNet {
   explicit ValueNet(const std::string& path);
 
   const std::string& path() const { return path_; }
+  // The SHA-256 of the file's bytes (hex, as sha256sum prints it): which network played.
+  const std::string& sha256() const { return sha256_; }
   const ValueMix& mix() const { return mix_; }
-  int inputs() const { return inputs_; }  // kSummaryInputs or kValueInputs
+  // Made for every mix: it reads the rule switches and the player count too (value_context), and
+  // fits a game of any mix with one of its player counts. mix() is then the base game's.
+  bool every_mix() const { return every_mix_; }
+  int inputs() const { return inputs_; }  // value_inputs' columns it reads: kSummaryInputs or kValueInputs
+  int width() const { return inputs_ + (every_mix_ ? kContextInputs : 0); }  // what forward() reads
   // Bit p set: trained on games of p players (it runs on any count; the search picks by this).
   uint32_t player_counts() const { return player_counts_; }
   bool fits(const State& state) const;
-  // "base, 2-4 players (value-base.value)"
+  // "base, 2-4 players (value-base.value, sha256 0bd9e930313baf2b)": the hash's first 16 digits.
   std::string describe() const;
 
-  // One seat's outputs from its inputs: points still to come (out[0]) and the win logit (out[1]).
+  // One seat's outputs from its width() inputs (its value_inputs, then value_context for a
+  // network of every mix): points still to come (out[0]) and the win logit (out[1]).
   void forward(const float* inputs, float* out) const;
   // Per player: the predicted final score and the win estimate (a softmax of the logits).
   void evaluate(const State& state, std::array<double, kMaxPlayers>& final_scores,
@@ -62,7 +76,9 @@ class ValueNet {
 
  private:
   std::string path_;
+  std::string sha256_;
   ValueMix mix_;
+  bool every_mix_ = false;
   uint32_t player_counts_ = 0;
   int inputs_ = kValueInputs;
   int hidden1_ = 0, hidden2_ = 0;

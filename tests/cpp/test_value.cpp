@@ -15,6 +15,7 @@
 #include "search/agents.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
+#include "search/sha256.h"
 #include "search/value.h"
 
 namespace carc {
@@ -308,7 +309,9 @@ TEST(ValueNet, TheSearchUsesItWithOrWithoutRolloutsAndSaysSo) {
   // Priors from the value's one-ply margins, with rollouts or with the value too.
   for (const auto& [options, said] : std::vector<std::pair<std::string, std::string>>{
            {"prior=value,eval=greedy", "rollouts, priors from the value network base"},
-           {"prior=value,eval=value,rollout=none", "the value network base, 2 players (search.value), priors too"}}) {
+           {"prior=value,eval=value,rollout=none",
+            "the value network base, 2 players (search.value, sha256 " + file_sha256_hex(path).substr(0, 16) +
+                "), priors too"}}) {
     MctsAgent agent(parse_mcts_options("iters=200,value=" + path + "," + options));
     Rng rng(1);
     EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
@@ -325,6 +328,11 @@ TEST(ValueNet, TheSearchUsesItWithOrWithoutRolloutsAndSaysSo) {
     EXPECT_NE(std::string(e.what()).find("trained for abbey-mayor games, not base"), std::string::npos) << e.what();
   }
   EXPECT_THROW(parse_mcts_options("iters=50,eval=greedy,rollout=none"), SearchError);  // no rollout needs eval=value
+}
+
+// How results name a shipped network: its file and the first 16 digits of its SHA-256.
+std::string shipped(const std::string& file) {
+  return "(" + file + ", sha256 " + file_sha256_hex(value_net_dir() + "/" + file).substr(0, 16) + ")";
 }
 
 // What the search says it valued its leaves with, at the first decision of a game of `config`
@@ -345,7 +353,7 @@ TEST(ValueNet, TheDefaultSearchUsesTheShippedNetworkWhereOneFitsAndRolloutsElsew
   Config three;
   three.players = 3;
   EXPECT_EQ(evaluator_used(two, "iters=50"),
-            "rollouts to a cutoff, then the value network base, 2 players (value-base.value)");
+            "rollouts to a cutoff, then the value network base, 2 players " + shipped("value-base.value"));
   EXPECT_EQ(evaluator_used(three, "iters=50"), "rollouts: no value network for base with 3 players");
   EXPECT_EQ(evaluator_used(two, reference_options("ref-rollout", "iters=50")), "rollouts");
   EXPECT_EQ(parse_mcts_options("").rollout.heuristic, Heuristic::Value);
@@ -405,14 +413,27 @@ TEST(ValueNet, TheShippedNetworksCoverTwoPlayerBaseAndFourPlayerEveryExpansionGa
   every.expansions = {"abbey-mayor", "king-robber", "shrines", "anniv20"};
   every.variants = {{"start", "city"}};
   const std::vector<std::pair<Config, std::string>> cases = {
-      {Config{}, "the value network base, 2 players (value-base.value)"},
-      {every, "the value network abbey-mayor+anniv20+city+king-robber+shrines, 4 players (value-all-city-4p.value)"},
+      {Config{}, "the value network base, 2 players " + shipped("value-base.value")},
+      {every, "the value network abbey-mayor+anniv20+city+king-robber+shrines, 4 players " +
+                  shipped("value-all-city-4p.value")},
   };
   for (const auto& [config, said] : cases) EXPECT_EQ(evaluator_used(config, "iters=100,eval=value,rollout=none"), said);
   // The same mix with 2 players has no network.
   every.players = 2;
   EXPECT_EQ(evaluator_used(every, "iters=100,eval=value,rollout=none"),
             "rollouts: no value network for abbey-mayor+anniv20+city+king-robber+shrines with 2 players");
+}
+
+TEST(Sha256, MatchesTheStandardsVectorsAcrossBlockBoundaries) {
+  // FIPS 180-4's examples and the padding's edge cases (55, 56 and 64 bytes), as sha256sum prints them.
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(55, 'a')), "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
+  EXPECT_EQ(sha256_hex(std::string(56, 'a')), "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
+  EXPECT_EQ(sha256_hex(std::string(64, 'a')), "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+  EXPECT_THROW(file_sha256_hex("/no/such/file"), std::runtime_error);
 }
 
 }  // namespace

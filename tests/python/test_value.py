@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 import torch  # the `learn` extra (tools/deps.sh installs it for CI)
 
-from carcassonne import Game, SearchError, _core
+from carcassonne import Game, Mcts, SearchError, _core, mcts_config
 from carcassonne.learn.value import (
+    EVERY_MIX,
+    EVERY_MIX_INPUTS,
     INPUTS,
     SUMMARY_INPUTS,
     ValueMLP,
@@ -45,17 +47,21 @@ def trajectories(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_trajectories(path, agents=("greedy", "random"), deals=2, seed=3, progress=False)
 
 
-@pytest.mark.parametrize("inputs", [INPUTS, SUMMARY_INPUTS])
+@pytest.mark.parametrize("inputs", [INPUTS, SUMMARY_INPUTS, EVERY_MIX_INPUTS])
 def test_the_cpp_forward_pass_equals_pytorchs(tmp_path: Path, trajectories: Path, inputs: int) -> None:
     samples = load_value_samples([trajectories])
-    x = samples.inputs[2].reshape(-1, INPUTS)
+    x = samples.inputs[2].reshape(-1, EVERY_MIX_INPUTS)
     assert len(x) > 200 and np.isfinite(x).all()
     # Some positions have features that can no longer close (the closing inputs are read).
     assert (x[:, _core.value_input_names().index("own figures on features that cannot close / 7")] > 0).any()
+    # The context: no expansion, 2 players (one-hot from 2 to 6).
+    assert (x[:, INPUTS:] == [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0]).all()
     model = _random_model(inputs=inputs)
-    path = export(model, tmp_path / "m.value", "base", [2, 3])
+    mix = EVERY_MIX if inputs == EVERY_MIX_INPUTS else "base"
+    path = export(model, tmp_path / "m.value", mix, [2, 3])
     net = _core.ValueNet(str(path))
-    assert (net.mix, net.player_counts, net.inputs) == ("base", [2, 3], inputs)
+    assert (net.mix, net.player_counts, net.width) == (mix, [2, 3], inputs)
+    assert net.every_mix == (mix == EVERY_MIX) and net.inputs == min(inputs, INPUTS)
     with pytest.raises(SearchError, match="expected inputs"):
         net.forward(x[:, : inputs - 1])
     x = x[:, :inputs]  # the C++ side reads the columns it was made for
@@ -69,10 +75,43 @@ def test_the_cpp_forward_pass_equals_pytorchs(tmp_path: Path, trajectories: Path
     game = Game(2, seed=4)
     game.apply_random_chance()
     finals, win = net.evaluate(game._state)
+    seats = np.hstack([_core.value_inputs(game._state), np.tile(_core.value_context(game._state), (2, 1))])
     with torch.no_grad():
-        y = model(torch.from_numpy(_core.value_inputs(game._state))).numpy()
+        y = model(torch.from_numpy(seats)).numpy()
     assert finals == pytest.approx(list(50 * y[:, 0]), abs=1e-3)
     assert win == pytest.approx(list(np.exp(y[:, 1]) / np.exp(y[:, 1]).sum()), abs=1e-5)
+
+
+def test_one_network_for_every_mix(tmp_path: Path, trajectories: Path) -> None:
+    # Games of two mixes train one network that reads the rules; it fits any mix of its counts,
+    # the search uses it there and names it.
+    other = write_trajectories(
+        tmp_path / "abbey.npz",
+        agents=("greedy", "random", "greedy"),
+        deals=1,
+        players=3,
+        expansions=("abbey-mayor",),
+        seed=4,
+        progress=False,
+    )
+    samples = load_value_samples([trajectories, other])
+    assert samples.mix == EVERY_MIX and sorted(samples.inputs) == [2, 3]
+    context = samples.inputs[3][0, 0, INPUTS:]
+    assert context.tolist() == [1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]  # abbey-mayor, 3 players
+    model, _ = fit(samples, ValueMLP(hidden1=8, hidden2=8, inputs=EVERY_MIX_INPUTS), epochs=1)
+    path = export(model, tmp_path / "every.value", EVERY_MIX, [2, 3, 4])
+    net = _core.ValueNet(str(path))
+    shrines = Game(4, ["shrines"], seed=1)
+    assert net.fits(shrines._state) and not net.fits(Game(5, seed=1)._state)
+    assert net.describe().startswith("every mix, 2-4 players (every.value, sha256 ")
+    shrines.apply_random_chance()
+    result = Mcts(mcts_config(iterations=50, eval="value", value=str(path))).search(shrines.core_state())
+    assert "the value network every mix, 2-4 players" in result.evaluator
+    # A network reads the context only if it is made for every mix, and the reverse.
+    with pytest.raises(SearchError, match="every mix"):
+        export(model, tmp_path / "x.value", "base", [2])
+    with pytest.raises(SearchError, match="every mix"):
+        export(ValueMLP(), tmp_path / "x.value", EVERY_MIX, [2])
 
 
 def test_samples_hold_the_final_result(trajectories: Path) -> None:

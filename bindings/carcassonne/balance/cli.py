@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .. import _core
 from .._core import Error, SearchError
-from .mixes import DEFAULT_MIXES, Mix
+from ..mixes import DEFAULT_MIXES, Mix
 
 if TYPE_CHECKING:
     from .sweep import SweepSpec

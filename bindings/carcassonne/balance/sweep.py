@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 
 from .. import CAUSES, SearchError, __version__, _core, arena, make_config
 from ..agents import REFERENCE_PREFIX, load_agent, reference_record
-from .mixes import DEFAULT_MIXES, Mix
+from ..mixes import DEFAULT_MIXES, Mix
 
 FIGURE_KINDS = ("meeple", "mayor", "wagon", "barn")
 # "_": parquet readers (pandas.read_parquet(folder)) skip it. Folders of older versions hold

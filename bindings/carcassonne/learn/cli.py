@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from .._common import variant_options
+from ..mixes import DEFAULT_MIXES
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -93,7 +94,7 @@ def add_parser(commands: Any) -> None:
 
 def _value_train(args: argparse.Namespace) -> int:
     try:
-        from .value_loop import ValueLoopConfig, run
+        from .value_loop import ALL_MIXES, ValueLoopConfig, run
     except ImportError as e:  # torch, matplotlib, tqdm: the `learn` extra
         from .. import Error
 
@@ -102,6 +103,9 @@ def _value_train(args: argparse.Namespace) -> int:
         players=tuple(int(n) for n in args.players.split(",")),
         expansions=tuple(e.strip() for e in args.expansions.split(",") if e.strip()),
         variants=variant_options(args.variant),
+        mixes=ALL_MIXES
+        if args.mixes == "all"
+        else tuple(m for m in map(str.strip, args.mixes.split(",")) if m),
         generations=args.generations,
         deals=args.deals,
         iterations=args.iterations,
@@ -141,8 +145,17 @@ def _add_value_parser(commands: Any) -> None:
     p.add_argument(
         "--variant", action="append", metavar="KEY=VALUE", help="a rule variant, e.g. start=city (repeatable)"
     )
+    p.add_argument(
+        "--mixes",
+        default="",
+        help="one network for every mix, from games of these mixes (comma-separated, of: "
+        + ", ".join(m.name for m in DEFAULT_MIXES)
+        + "; or 'all'); the gate and the ladder play the first",
+    )
     p.add_argument("--generations", type=int, default=3)
-    p.add_argument("--deals", type=int, default=100, help="self-play deals per player count and generation")
+    p.add_argument(
+        "--deals", type=int, default=100, help="self-play deals per mix, player count and generation"
+    )
     p.add_argument(
         "--iterations", "--iters", type=int, default=300, help="self-play MCTS iterations per move"
     )

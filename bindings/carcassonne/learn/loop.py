@@ -86,7 +86,8 @@ class Run:
             _rename_old_settings(saved["config"])
             mine = json.loads(json.dumps(asdict(config)))
             # The shape of the run must stay; its length (generations) may grow on a rerun.
-            for key, default in (("variants", {}), ("search_weight", 0.0)):  # runs from before these settings
+            # Runs from before these settings had their defaults.
+            for key, default in (("variants", {}), ("search_weight", 0.0), ("mixes", [])):
                 if key in mine:
                     saved["config"].setdefault(key, default)
             fixed = {k: v for k, v in saved["config"].items() if k != "generations"}

@@ -4,10 +4,11 @@ the PyTorch model, training, and the VALUE file the C++ search reads.
 The model is one small MLP applied to every seat of a position with the same weights. Its inputs
 are the engine's summaries of that seat (`_core.value_inputs`: score, supply, the features it
 leads, shares or trails by type, tiles still to place...) and the closing inputs (which of those
-features the tiles left in the bag can still close). It has two outputs per seat: the points
-that seat will still score (divided by POINTS_SCALE), and a win logit. A softmax over the seats
-turns the logits into win shares. So one network serves any player count, and an evaluation is a
-few thousand multiply-adds per seat.
+features the tiles left in the bag can still close). A network made for every mix also reads the
+game's rule switches and player count (`_core.value_context`), so one file serves every table. It
+has two outputs per seat: the points that seat will still score (divided by POINTS_SCALE), and a
+win logit. A softmax over the seats turns the logits into win shares. So one network serves any
+player count, and an evaluation is a few thousand multiply-adds per seat.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ MAGIC = b"CARCVAL\0"
 POINTS_SCALE = 50.0  # the first output times this is points still to come
 INPUTS = _core.VALUE_INPUTS
 SUMMARY_INPUTS = _core.SUMMARY_VALUE_INPUTS
+EVERY_MIX_INPUTS = _core.EVERY_MIX_INPUTS  # INPUTS, then the context (rule switches, player count)
+EVERY_MIX = "every"  # the mix of samples from several mixes, and of a network made for every mix
+EVERY_MIX_BIT = 64  # the mix field's bit for a network of every mix (search/value.cpp)
 MIN_STD = 0.25  # the input normalisation divides by at least this
 # Bits of the mix field, in the order of search/value.cpp.
 MIX_BITS = {"abbey-mayor": 1, "anniv20": 2, "city": 4, "king-robber": 8, "river2": 16, "shrines": 32}
@@ -39,9 +43,10 @@ MIX_BITS = {"abbey-mayor": 1, "anniv20": 2, "city": 4, "king-robber": 8, "river2
 
 @dataclass
 class ValueSamples:
-    """Positions with targets, grouped by player count: inputs [n, players, INPUTS], points still
-    to come [n, players] (points / POINTS_SCALE), final win shares [n, players], and the game each
-    position comes from (hold-outs split by game)."""
+    """Positions with targets, grouped by player count: inputs [n, players, EVERY_MIX_INPUTS]
+    (value_inputs, then value_context), points still to come [n, players] (points / POINTS_SCALE),
+    final win shares [n, players], and the game each position comes from (hold-outs split by
+    game). `mix` is the games' mix, or EVERY_MIX when they come from several."""
 
     inputs: dict[int, np.ndarray]
     gain: dict[int, np.ndarray]
@@ -102,7 +107,9 @@ def load_value_samples(
     mean margin reward at `margin_scale`): each seat's points still to come move by half its
     change, so with 2 players, whose changes are opposite, the margin moves by the whole change
     and the total is kept. The win target mixes the final shares with the search's win
-    estimates the same way."""
+    estimates the same way.
+
+    Files of several mixes give samples of EVERY_MIX, for a network made for every mix."""
     from tqdm import tqdm
 
     if not 0.0 <= search_weight <= 1.0:
@@ -112,15 +119,12 @@ def load_value_samples(
     gain: dict[int, list[np.ndarray]] = {}
     win: dict[int, list[np.ndarray]] = {}
     game: dict[int, list[int]] = {}
-    mix = None
+    mixes: set[str] = set()
     game_id = 0
     for path in paths:
         data = load_trajectories(path)
         config = data["config"]
-        this_mix = mix_name(config["expansions"], config["variants"])
-        if mix is not None and this_mix != mix:
-            raise SearchError(f"{path} holds {this_mix} games, the others {mix}: train one mix at a time")
-        mix = this_mix
+        mixes.add(mix_name(config["expansions"], config["variants"]))
         n = int(config["players"])
         starts = data["game_start"]
         if search_weight > 0 and "search_reward" not in data:
@@ -129,6 +133,7 @@ def load_value_samples(
             range(len(starts) - 1), desc=f"replaying {Path(path).name}", unit="game", disable=not progress
         ):
             state = Game(n, config["expansions"], config["variants"])._state
+            context = np.broadcast_to(_core.value_context(state), (n, _core.CONTEXT_INPUTS))  # all game long
             final = np.asarray(data["scores"][g], np.float32)
             share = np.asarray(data["win_share"][g], np.float32)
             start, end = int(starts[g]), int(starts[g + 1])
@@ -142,20 +147,20 @@ def load_value_samples(
                         change = searched_margin[k] - final_margins(final)
                         points = points + search_weight * change / 2
                         shares = (1 - search_weight) * share + search_weight * searched_win[k]
-                    inputs.setdefault(n, []).append(_core.value_inputs(state))
+                    inputs.setdefault(n, []).append(np.hstack([_core.value_inputs(state), context]))
                     gain.setdefault(n, []).append((points / POINTS_SCALE).astype(np.float32))
                     win.setdefault(n, []).append(np.asarray(shares, np.float32))
                     game.setdefault(n, []).append(game_id)
                 state.apply(int(data["actions"][i]))
             game_id += 1
-    if mix is None:
+    if not mixes:
         raise SearchError("no trajectory files given")
     return ValueSamples(
         {n: np.stack(v) for n, v in inputs.items()},
         {n: np.stack(v) for n, v in gain.items()},
         {n: np.stack(v) for n, v in win.items()},
         {n: np.asarray(v) for n, v in game.items()},
-        mix,
+        mixes.pop() if len(mixes) == 1 else EVERY_MIX,
     )
 
 
@@ -168,17 +173,20 @@ def final_margins(scores: np.ndarray) -> np.ndarray:
 
 class ValueMLP(nn.Module):
     """inputs [..., inputs] -> [..., 2]: points still to come / POINTS_SCALE, win logit. It reads
-    the first `inputs` columns of value_inputs: all of them (INPUTS), or the summaries alone
-    (SUMMARY_INPUTS, as the first networks did). The input normalisation (mean, std of the
-    training inputs) is part of the model and folded into the first layer on export."""
+    the first `inputs` columns of a sample: value_inputs and the context (EVERY_MIX_INPUTS, a
+    network for every mix), value_inputs alone (INPUTS), or the summaries alone (SUMMARY_INPUTS,
+    as the first networks did). The input normalisation (mean, std of the training inputs) is
+    part of the model and folded into the first layer on export."""
 
     mean: torch.Tensor
     std: torch.Tensor
 
     def __init__(self, hidden1: int = 32, hidden2: int = 32, inputs: int = INPUTS) -> None:
         super().__init__()
-        if inputs not in (SUMMARY_INPUTS, INPUTS):
-            raise SearchError(f"a value network reads {SUMMARY_INPUTS} or {INPUTS} inputs, not {inputs}")
+        if inputs not in (SUMMARY_INPUTS, INPUTS, EVERY_MIX_INPUTS):
+            raise SearchError(
+                f"a value network reads {SUMMARY_INPUTS}, {INPUTS} or {EVERY_MIX_INPUTS} inputs, not {inputs}"
+            )
         self.register_buffer("mean", torch.zeros(inputs))
         self.register_buffer("std", torch.ones(inputs))
         self.layers = nn.Sequential(
@@ -320,9 +328,15 @@ def evaluate_held(model: ValueMLP, held: list[tuple[torch.Tensor, ...]]) -> tupl
 
 def export(model: ValueMLP, path: str | os.PathLike[str], mix: str, player_counts: Sequence[int]) -> Path:
     """Writes the VALUE file (docs/value.md): header, then float32 weights with the input
-    normalisation folded into the first layer."""
-    bits = 0
-    for part in [] if mix == "base" else mix.split("+"):
+    normalisation folded into the first layer. A model reading the context (EVERY_MIX_INPUTS) is
+    a network of every mix (`mix` EVERY_MIX); the others are made for one mix."""
+    if (mix == EVERY_MIX) != (model.inputs == EVERY_MIX_INPUTS):
+        raise SearchError(
+            f"a network for every mix reads {EVERY_MIX_INPUTS} inputs (the context too); "
+            f"this one reads {model.inputs} and was trained for {mix!r}"
+        )
+    bits = EVERY_MIX_BIT if mix == EVERY_MIX else 0
+    for part in [] if mix in ("base", EVERY_MIX) else mix.split("+"):
         if part not in MIX_BITS:
             raise SearchError(f"unknown expansion {part!r} in mix {mix!r}")
         bits |= MIX_BITS[part]

@@ -20,6 +20,10 @@ Each generation:
      ladder.csv (the learning curve; ladder.png plots it).
 Every step's output is a file in the run folder and run.json records what is done, so rerunning
 the same command after Ctrl-C (or a crash) continues where it stopped.
+
+With `mixes` (names of carcassonne.mixes) the self-play covers a grid, every mix at every player
+count, and the network is made for every mix: it reads the rules and the player count
+(value_context), so one file serves every table. The gate and the ladder play the first mix.
 """
 
 from __future__ import annotations
@@ -35,9 +39,19 @@ from typing import Any
 import torch
 
 from .. import SearchError, arena
+from ..mixes import DEFAULT_MIXES, find_mix
 from ..rl.trajectories import write_trajectories
 from .loop import Run
-from .value import ValueMLP, ValueSamples, export, fit, load_value_samples, mix_name
+from .value import (
+    EVERY_MIX,
+    EVERY_MIX_INPUTS,
+    ValueMLP,
+    ValueSamples,
+    export,
+    fit,
+    load_value_samples,
+    mix_name,
+)
 
 LADDER_FIELDS = [
     "generation",
@@ -64,8 +78,9 @@ class ValueLoopConfig:
     players: tuple[int, ...] = (2,)
     expansions: tuple[str, ...] = ()
     variants: dict[str, str] = field(default_factory=dict)
+    mixes: tuple[str, ...] = ()  # a grid of named mixes (carcassonne.mixes): a network of every mix
     generations: int = 3
-    deals: int = 100  # per player count and generation
+    deals: int = 100  # per mix, player count and generation
     iterations: int = 300  # self-play search iterations per move
     replay: int = 2  # generations of games in the training window
     epochs: int = 20
@@ -104,6 +119,22 @@ class ValueLoopConfig:
         if not 0.0 <= self.search_weight <= 1.0:
             raise SearchError(f"search_weight must lie in [0, 1], got {self.search_weight}")
         mix_name(self.expansions, self.variants)
+        if self.mixes and (self.expansions or self.variants):
+            raise SearchError("give either mixes (a grid) or expansions and variants (one mix), not both")
+        if len(set(self.mixes)) != len(self.mixes):
+            raise SearchError(f"a mix is given twice: {list(self.mixes)}")
+        for name in self.mixes:
+            find_mix(name)
+
+    def cells(self) -> list[tuple[str, tuple[str, ...], dict[str, str]]]:
+        """The mixes self-play covers: (name for file names, expansions, variants). One mix
+        without a grid, named ''."""
+        if not self.mixes:
+            return [("", self.expansions, dict(self.variants))]
+        return [(m.name, m.expansions, dict(m.variants)) for m in map(find_mix, self.mixes)]
+
+
+ALL_MIXES = tuple(m.name for m in DEFAULT_MIXES)  # `mixes` of the grid of every table
 
 
 def value_agent(network: Path | None, budget: str, rollout: str = "cutoff") -> str:
@@ -117,6 +148,7 @@ def value_agent(network: Path | None, budget: str, rollout: str = "cutoff") -> s
 def _match(
     agents: list[str],
     config: ValueLoopConfig,
+    cell: tuple[str, tuple[str, ...], dict[str, str]],
     players: int,
     deals: int,
     seed: int,
@@ -134,8 +166,8 @@ def _match(
                 agents,
                 deals=n,
                 players=players,
-                expansions=config.expansions,
-                variants=config.variants,
+                expansions=cell[1],
+                variants=cell[2],
                 seed=seed,
                 threads=config.threads,
                 csv=path,
@@ -169,8 +201,13 @@ def run(
     is best.value in the folder."""
     config.check()
     r = Run(directory, config)
-    mix = mix_name(config.expansions, config.variants)
+    mix = EVERY_MIX if config.mixes else mix_name(config.expansions, config.variants)
+    cells = config.cells()
     first = config.players[0]
+
+    def step_name(kind: str, g: int, cell: str, n: int) -> str:
+        return f"{kind}-{g}-{cell}-{n}p" if cell else f"{kind}-{g}-{n}p"
+
     for g in range(1, config.generations + 1):
         best = Path(r.state["best"]) if r.state["best"] else None
         budget = f"iters={config.iterations}"
@@ -179,8 +216,10 @@ def run(
         players = [("games", best)]
         if g > 1 and not r.state["done"][f"gate-{g - 1}"]["promoted"]:
             players.append(("explore", last))
-        for (kind, network), n in ((p, n) for p in players for n in config.players):
-            step = f"{kind}-{g}-{n}p"
+        for (kind, network), (c, (cell, expansions, variants)), n in (
+            (p, c, n) for p in players for c in enumerate(cells) for n in config.players
+        ):
+            step = step_name(kind, g, cell, n)
             if not r.done(step):
                 out = r.dir / f"{step}.npz"
                 write_trajectories(
@@ -188,10 +227,10 @@ def run(
                     agents=[value_agent(network, budget + ",memory=64", config.rollout)] * n,
                     deals=config.deals,
                     players=n,
-                    expansions=config.expansions,
-                    variants=config.variants,
-                    seed=config.seed * 100_000 + g * 1000 + n,
-                    agent_seed=config.seed * 100_000 + g * 1000 + n + 500,
+                    expansions=expansions,
+                    variants=variants,
+                    seed=config.seed * 100_000 + g * 1000 + 10 * c + n,
+                    agent_seed=config.seed * 100_000 + g * 1000 + 10 * c + n + 500,
                     threads=config.threads,
                     chunk_deals=max(1, config.deals // 20),
                     progress=progress,
@@ -201,17 +240,18 @@ def run(
         # 2. Training on the replay window.
         candidate = r.dir / f"candidate-{g}.value"
         if not r.done(f"train-{g}"):
-            files = [
-                r.state["done"][f"{kind}-{h}-{n}p"]
+            steps = [
+                step_name(kind, h, cell, n)
                 for h in range(max(1, g - config.replay + 1), g + 1)
                 for kind in ("games", "explore")
+                for cell, _, _ in cells
                 for n in config.players
-                if f"{kind}-{h}-{n}p" in r.state["done"]
             ]
+            files = [r.state["done"][step] for step in steps if step in r.state["done"]]
             samples: ValueSamples = load_value_samples(
                 files, every=config.every, progress=progress, search_weight=config.search_weight
             )
-            start = None
+            start = ValueMLP(inputs=EVERY_MIX_INPUTS) if config.mixes else None
             if best is not None:
                 start = ValueMLP.from_state_dict(torch.load(best.with_suffix(".pt")))
             model, report = fit(samples, start, epochs=config.epochs, seed=config.seed + g, progress=progress)
@@ -227,6 +267,7 @@ def run(
             result = _match(
                 agents,
                 config,
+                cells[0],
                 first,
                 config.gate_deals,
                 config.seed * 1000 + 500 + g,
@@ -260,6 +301,7 @@ def run(
             result = _match(
                 agents,
                 config,
+                cells[0],
                 first,
                 config.ladder_deals,
                 config.seed * 1000 + 700,

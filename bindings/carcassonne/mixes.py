@@ -1,9 +1,11 @@
-"""Rule mixes of a balance sweep: the Mix record and the default sweep's mixes. Needs nothing of
-the `balance` extra, so the command line's help can list them."""
+"""The named rule mixes that balance sweeps and the learned value's grid cover: the base game,
+each expansion alone and everything together. Standard library only: every extra may import it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from . import SearchError
 
 
 @dataclass(frozen=True)
@@ -28,3 +30,11 @@ DEFAULT_MIXES = (
     Mix("anniv20", ("anniv20",)),
     Mix("everything", ("abbey-mayor", "king-robber", "shrines", "anniv20"), (("start", "city"),)),
 )
+
+
+def find_mix(name: str) -> Mix:
+    """The mix of DEFAULT_MIXES with this name; SearchError listing them for another."""
+    for mix in DEFAULT_MIXES:
+        if mix.name == name:
+            return mix
+    raise SearchError(f"unknown mix {name!r} (known: {', '.join(m.name for m in DEFAULT_MIXES)})")
