@@ -42,8 +42,7 @@ void register_value_net(py::module_& m) {
                              "The columns forward() reads: inputs, plus CONTEXT_INPUTS for a network of every mix.")
       .def_property_readonly("sha256", &ValueNet::sha256,
                              "The SHA-256 of the file (hex, as sha256sum prints it): which network played.")
-      .def("describe", &ValueNet::describe,
-           "Its mix, player counts, file name and the first 16 digits of its SHA-256.")
+      .def("describe", &ValueNet::describe, "Its mix, player counts, file name and the first 16 digits of its SHA-256.")
       .def("fits", &ValueNet::fits, "state"_a, "Whether the search uses it for this game (mix and player count).")
       .def(
           "forward",

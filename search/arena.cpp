@@ -98,7 +98,8 @@ GameRecord play_one(const ArenaConfig& config, int deal, int rotation, const std
     Action a = agents[size_t(seat)]->choose(state, rngs[size_t(seat)]);
     r.think_seconds[size_t(seat)] += seconds_since(t);
     if (r.evaluators[size_t(seat)].empty())
-      if (const SearchResult* searched = last_search(*agents[size_t(seat)])) r.evaluators[size_t(seat)] = searched->evaluator;
+      if (const SearchResult* searched = last_search(*agents[size_t(seat)]))
+        r.evaluators[size_t(seat)] = searched->evaluator;
     ++r.decisions[size_t(seat)];
     ++r.moves[size_t(seat)][move_kind(state, a)];
     state.apply(a);  // checked: an agent's illegal move is an error, not a silent corruption
@@ -487,7 +488,8 @@ std::string ArenaResult::report() const {
     out += line;
   }
   for (size_t e = 0; e < entrants.size(); ++e)
-    if (!entrants[e].evaluator.empty()) out += "#" + std::to_string(e) + " valued its leaves with " + entrants[e].evaluator + "\n";
+    if (!entrants[e].evaluator.empty())
+      out += "#" + std::to_string(e) + " valued its leaves with " + entrants[e].evaluator + "\n";
   if (sprt) out += "sprt " + sprt->text() + "\n";
   return out;
 }

@@ -61,8 +61,8 @@ struct GameRecord {
   int turns = 0;                          // turns played (State::turn_number at the end)
   // Not in the csv (empty for games read back from one):
   std::vector<std::map<std::string, int>> tiles_by_kind;  // per seat: tiles placed per kind name
-  std::vector<std::string> evaluators;  // per seat: what valued its first search's leaves
-                                        // (SearchResult::evaluator); "" for agents without search
+  std::vector<std::string> evaluators;                    // per seat: what valued its first search's leaves
+                                                          // (SearchResult::evaluator); "" for agents without search
   // With ArenaConfig::record_actions: every action of the game in order, draws included (they
   // replay it), the seat that chose each (-1 for draws), and at each one an MCTS agent's root
   // visits (action code, visits), most visited first; empty for draws, forced moves and agents

@@ -471,8 +471,8 @@ std::string ValueNet::describe() const {
   for (int p = 2; p <= kMaxPlayers; ++p)
     if (player_counts_ >> p & 1) hi = p, lo = lo ? lo : p;
   std::string counts = lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
-  return (every_mix_ ? std::string("every mix") : mix_.name()) + ", " + counts + " players (" + std::filesystem::path(path_).filename().string() + ", sha256 " +
-         sha256_.substr(0, 16) + ")";
+  return (every_mix_ ? std::string("every mix") : mix_.name()) + ", " + counts + " players (" +
+         std::filesystem::path(path_).filename().string() + ", sha256 " + sha256_.substr(0, 16) + ")";
 }
 
 namespace {

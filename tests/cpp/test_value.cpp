@@ -309,9 +309,8 @@ TEST(ValueNet, TheSearchUsesItWithOrWithoutRolloutsAndSaysSo) {
   // Priors from the value's one-ply margins, with rollouts or with the value too.
   for (const auto& [options, said] : std::vector<std::pair<std::string, std::string>>{
            {"prior=value,eval=greedy", "rollouts, priors from the value network base"},
-           {"prior=value,eval=value,rollout=none",
-            "the value network base, 2 players (search.value, sha256 " + file_sha256_hex(path).substr(0, 16) +
-                "), priors too"}}) {
+           {"prior=value,eval=value,rollout=none", "the value network base, 2 players (search.value, sha256 " +
+                                                       file_sha256_hex(path).substr(0, 16) + "), priors too"}}) {
     MctsAgent agent(parse_mcts_options("iters=200,value=" + path + "," + options));
     Rng rng(1);
     EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
