@@ -33,6 +33,7 @@ std::string Evaluator::describe(const State&) const { return "rollouts"; }
 RolloutEvaluator::RolloutEvaluator(const RolloutConfig& config) : config_(config) {
   if (config_.heuristic != Heuristic::Value && config_.prior != PriorKind::Value) return;
   if (!config_.value_net.empty()) value_nets_.push_back(load_value_net(config_.value_net));
+  else if (!config_.value_dir.empty()) value_nets_ = value_nets_in(resolve_value_dir(config_.value_dir));
   else value_nets_ = shipped_value_nets();
   RolloutConfig fallback = config_;
   if (fallback.heuristic == Heuristic::Value) fallback.heuristic = Heuristic::Greedy;

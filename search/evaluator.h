@@ -85,7 +85,8 @@ struct RolloutConfig {
   // Networks (issue 19; heuristic or prior Net, search/network.h).
   std::string network;       // the CARCNET file; empty: the shipped one (default_network_path)
   double network_mix = 0.0;  // heuristic Net: this share of a rollout's value is mixed in
-  std::string value_net;     // heuristic Value: the VALUE file; empty: the shipped one that fits
+  std::string value_net;     // heuristic Value: the VALUE file; empty: the one of value_dir that fits
+  std::string value_dir;     // the folder of VALUE files (resolve_value_dir); empty: the shipped ones
 };
 
 struct Evaluation {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -17,6 +18,7 @@
 #include "network.h"
 #include "parallel.h"
 #include "tree.h"
+#include "value.h"
 
 namespace carc {
 
@@ -854,6 +856,18 @@ Option file(const char* key, std::string help, Field field) {
           [=](MctsConfig& c) { return field(c); }};
 }
 
+template <class Field>
+Option folder(const char* key, std::string help, Field field) {
+  const std::string values = "a folder of VALUE files, or @NAME";
+  return {key, help, values,
+          [=](MctsConfig& c, const std::string& value) {
+            if (!value.empty() && !std::filesystem::is_directory(resolve_value_dir(value)))
+              bad_value(key, value, values);
+            field(c) = value;
+          },
+          [=](MctsConfig& c) { return field(c); }};
+}
+
 // One of the named choices (the first name of a value is the one shown as its default).
 template <class E, class Field>
 Option choice(const char* key, std::string help, Field field, std::vector<std::pair<std::string, E>> choices) {
@@ -952,6 +966,10 @@ const std::vector<Option>& option_table() {
       file("value",
            "eval=value or prior=value: the value network's file (default: the shipped one for the game, docs/value.md)",
            CARC_FIELD(rollout.value_net)),
+      folder("values",
+             "eval=value or prior=value without value=: the folder whose VALUE files the search picks from "
+             "(default: the shipped ones; @NAME: a folder of pinned ones)",
+             CARC_FIELD(rollout.value_dir)),
       real("vmix", "eval=net: share of a rollout's value mixed into the network's value",
            CARC_FIELD(rollout.network_mix), 0, 1),
       real("memory", "MB of node pool per search (a full pool stops growth, not the search)", CARC_FIELD(memory_mb), 1,

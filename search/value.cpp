@@ -553,9 +553,16 @@ void set_value_net_dir(const std::string& dir) {
 
 const std::vector<std::shared_ptr<const ValueNet>>& shipped_value_nets() {
   // Read once per folder: the Python package sets its folder before any search runs.
+  return value_nets_in(value_net_dir());
+}
+
+std::string resolve_value_dir(const std::string& option) {
+  return option.starts_with('@') ? value_net_dir() + "/" + option.substr(1) : option;
+}
+
+const std::vector<std::shared_ptr<const ValueNet>>& value_nets_in(const std::string& dir) {
   static std::mutex mutex;
   static std::map<std::string, std::vector<std::shared_ptr<const ValueNet>>> by_dir;
-  const std::string dir = value_net_dir();
   std::lock_guard<std::mutex> lock(mutex);
   auto [it, fresh] = by_dir.try_emplace(dir);
   if (fresh) {

@@ -96,7 +96,14 @@ std::shared_ptr<const ValueNet> load_value_net(const std::string& path);
 std::string value_net_dir();
 void set_value_net_dir(const std::string& dir);
 
-// The shipped networks (every *.value file in value_net_dir()), loaded once.
+// The networks of a folder (every *.value file in it, those made for one mix first), loaded once
+// per folder; a folder that cannot be read has none.
+const std::vector<std::shared_ptr<const ValueNet>>& value_nets_in(const std::string& dir);
+// The shipped networks: value_nets_in(value_net_dir()).
 const std::vector<std::shared_ptr<const ValueNet>>& shipped_value_nets();
+
+// A folder of networks as the mcts option values= names it: "@NAME" is the folder NAME inside
+// value_net_dir() (where the pinned networks of reference players live), anything else a path.
+std::string resolve_value_dir(const std::string& option);
 
 }  // namespace carc

@@ -2,12 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <map>
 
 #include "search/agents.h"
 #include "search/arena.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
 #include "search/sprt.h"
+#include "search/value.h"
 
 namespace carc {
 namespace {
@@ -198,6 +201,50 @@ TEST(ReferencePlayers, Ref202612PlaysTheDecember2026Search) {
   EXPECT_THROW(make_agent("ref-2026-12:c=1"), SearchError);
   EXPECT_THROW(make_agent("ref-2026-12:fields=1"), SearchError);
   EXPECT_THROW(make_agent("ref-2026-13"), SearchError);
+}
+
+TEST(ReferencePlayers, RefValuePlaysTheLearnedSearchOf5December2026WithItsNetworksPinned) {
+  // Today's default (the learned value, rollouts elsewhere), reading its own copies of the two
+  // networks: retrained shipped networks change mcts, not this reference. The hashes are the
+  // files' as they shipped on 5 December 2026.
+  MctsConfig c = config_of(*make_agent("ref-value-2026-12"));
+  MctsConfig rollout = config_of(*make_agent("ref-rollout"));
+  EXPECT_EQ(c.rollout.heuristic, Heuristic::Value);
+  EXPECT_EQ(c.rollout.value_net, "");
+  EXPECT_EQ(c.rollout.value_dir, "@references/ref-value-2026-12");
+  EXPECT_EQ(c.rollout.field_weight, rollout.rollout.field_weight);  // the fallback plays ref-rollout
+  EXPECT_EQ(c.rollout.cutoff_turns, rollout.rollout.cutoff_turns);
+  std::map<std::string, std::string> pinned;
+  for (const auto& net : value_nets_in(resolve_value_dir(c.rollout.value_dir)))
+    pinned[std::filesystem::path(net->path()).filename().string()] = net->sha256();
+  EXPECT_EQ(pinned, (std::map<std::string, std::string>{
+                        {"value-all-city-4p.value", "37bc91145dd46f545f86dde546a1f36b6c222ada15cd5591fd25b132a86b52d8"},
+                        {"value-base.value", "0bd9e930313baf2bd2174e5209851d06e1212824da650b224a08c12b6629f879"}}));
+  // It says which of them played.
+  State s{Config{}};
+  s.apply(s.sample_chance());
+  Rng rng(1);
+  MctsAgent small(parse_mcts_options(reference_options("ref-value-2026-12", "iters=50")));
+  EXPECT_TRUE(s.is_legal(small.choose(s, rng)));
+  EXPECT_NE(small.last_result().evaluator.find("(value-base.value, sha256 0bd9e930313baf2b)"), std::string::npos)
+      << small.last_result().evaluator;
+  EXPECT_THROW(make_agent("ref-value-2026-12:values=/tmp"), SearchError);  // play is pinned
+}
+
+TEST(MctsOptions, ValuesNamesAFolderOfNetworks) {
+  EXPECT_EQ(parse_mcts_options("values=@references/ref-value-2026-12").rollout.value_dir,
+            "@references/ref-value-2026-12");
+  EXPECT_THROW(parse_mcts_options("values=@no-such-folder"), SearchError);
+  EXPECT_THROW(parse_mcts_options("values=/no/such/folder"), SearchError);
+  // A folder without networks: every game is searched with rollouts, and the search says so.
+  const std::string empty = ::testing::TempDir() + "no-networks";
+  std::filesystem::create_directories(empty);
+  State s{Config{}};
+  s.apply(s.sample_chance());
+  MctsAgent agent(parse_mcts_options("iters=50,values=" + empty));
+  Rng rng(1);
+  EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
+  EXPECT_EQ(agent.last_result().evaluator, "rollouts: no value network for base with 2 players");
 }
 
 TEST(Fields, PotentialPaysThreePerClosedCityToTheFieldsLeader) {
