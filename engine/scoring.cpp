@@ -194,7 +194,8 @@ void State::final_scoring() {
 }
 
 std::array<int, kMaxPlayers> State::scores_if_ended() const {
-  State copy = *this;
+  State copy;  // the used parts only: a whole copy would move every byte of the board's grid
+  copy.copy_from(*this);
   if (turn_.phase != Phase::GameOver) copy.final_scoring();
   std::array<int, kMaxPlayers> out{};
   for (int p = 0; p < rules_.players; ++p) out[p] = copy.scores_[p];
