@@ -41,14 +41,15 @@ uint16_t Features::add_tile(int slot, const TileKind& kind) {
   assert(size_ + kind.num_segments <= kMaxSegments);
   const uint16_t first = uint16_t(size_);
   const NewSegments& news = table[kind.id];
-  for (int i = 0; i < kind.num_segments; ++i) {
+  const int n = kind.num_segments;  // in a local: the segment copies may alias kind for the compiler
+  for (int i = 0; i < n; ++i) {
     const uint16_t id = uint16_t(first + i);
     Segment& s = segs_[id];
     s = news[i];
     s.root = s.next = id;
     s.tile = uint8_t(slot);
   }
-  size_ += kind.num_segments;
+  size_ = first + n;
   return first;
 }
 
@@ -84,7 +85,7 @@ static_assert(offsetof(Segment, size) == kCounters + 4 && offsetof(Segment, penn
                   offsetof(Segment, occupants) == kCounters + 7 && offsetof(Segment, meeples) == kCounters + 8 &&
                   offsetof(Segment, barns) == kCounters + 14 && offsetof(Segment, mayors) == kCounters + 15 &&
                   kFlags == kCounters + 16 && offsetof(Segment, carcassonne) == kFlags + 3 &&
-                  sizeof(Segment) == kFlags + 4,
+                  offsetof(Segment, unused) == kFlags + 4 && sizeof(Segment) == 32,
               "Segment's aggregates moved: update merge");
 
 template <class T>

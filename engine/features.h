@@ -25,7 +25,7 @@ inline constexpr uint16_t kNoSegment = 0xFFFF;
 // No default member values: the segment array of a new state is left unset (add_tile sets a
 // segment whole, Segment{} is all zeros). The aggregates are laid out for Features::merge, which
 // combines them a word at a time: bytes 8-22 are counters summed lane by lane (no lane can
-// overflow into the next), bytes 23-27 flags OR-ed.
+// overflow into the next), bytes 23-27 flags OR-ed, bytes 28-31 unused.
 struct Segment {
   uint16_t root;
   uint16_t next;
@@ -47,6 +47,7 @@ struct Segment {
   uint8_t done;         // completed and scored (road, city, cloister-like)
   uint8_t pig;          // a field with the pig herd (RV-4)
   uint8_t carcassonne;  // a field on the City of Carcassonne's squares: touches the City (CK-1)
+  uint8_t unused[4];    // always 0: 32 bytes make a segment's address a shift of its index
 
   bool operator==(const Segment&) const = default;
 };

@@ -163,17 +163,19 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
     int ns = neighbours[s];
     if (ns < 0) continue;
     const PlacedTile& nt = board_.tile(ns);
-    const RotatedTile& nr = rotated(nt);
+    // Point k of side s touches point 2 - k of the neighbour's facing side (types.h).
+    const int8_t* mine = &rt.segment_at[side_point(Side(s), 0)];
+    const int8_t* theirs = &rotated(nt).segment_at[side_point(opposite(Side(s)), 0)];
     for (int k = 0; k < 3; ++k) {
-      int p = side_point(Side(s), k);
-      int a = rt.segment_at[p], b = nr.segment_at[facing_point(p)];
-      if (a >= 0 && b >= 0) features_.merge(uint16_t(first + a), uint16_t(nt.first_segment + b));
+      int a = mine[k], b = theirs[2 - k];
+      // The second field half of a side mostly joins the same two fields as the first: skipped.
+      if (a >= 0 && b >= 0 && (k < 2 || a != mine[0] || b != theirs[2]))
+        features_.merge(uint16_t(first + a), uint16_t(nt.first_segment + b));
     }
     // The sides meet: each road/city end there is closed (an abbey closes without joining).
     // A road or city is complete when the last of its open ends closes, here (no merge adds
     // an end: a side of the new tile stays open until its turn in this loop).
-    int mid = side_point(Side(s), 1);
-    int a = rt.segment_at[mid], b = nr.segment_at[facing_point(mid)];
+    int a = mine[1], b = theirs[1];
     if (a >= 0) {  // the new tile's feature, closed here by an abbey if b < 0
       uint16_t root = features_.root(first + a);
       if (--features_[root].open == 0 && features_[root].type != FeatureType::River) add_pending(root);
@@ -186,10 +188,9 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
 
   // Cloister-like features around the new tile gain a neighbour.
   for (int i = 0; i < open_cloisters_.size();) {
-    uint16_t seg = open_cloisters_[i];
-    Cell at = board_.tile(features_[seg].tile).cell;
-    if (std::abs(at.x - c.x) <= 1 && std::abs(at.y - c.y) <= 1 && --features_[seg].open == 0) {
-      add_pending(seg);
+    const OpenCloister& o = open_cloisters_[i];
+    if (unsigned(o.cell.x - c.x + 1) <= 2 && unsigned(o.cell.y - c.y + 1) <= 2 && --features_[o.segment].open == 0) {
+      add_pending(o.segment);
       open_cloisters_.swap_remove(i);
     } else {
       ++i;
@@ -205,7 +206,7 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
     if (empty == 0) {
       add_pending(seg);
     } else {
-      open_cloisters_.push_back(seg);
+      open_cloisters_.push_back(OpenCloister{seg, c});
     }
   }
   // AM-B-5: this tile joined a field with farmers to a field with a barn.
@@ -461,12 +462,16 @@ Action State::sample_placement(const TileKind& kind, Rng& rng) const {
   constexpr int kTries = 24;
   const bool limited = rules_.shrines && kind.cloister_segment >= 0;  // SH-2 limits cloisters
   const uint64_t rotations = kind.num_distinct_rotations, cells = uint64_t(board_.frontier_size());
+  Rng local = rng;  // a local copy stays in registers across the tries
   for (int t = 0; t < kTries; ++t) {
-    uint64_t bits = rng.next();  // two uniform draws (Lemire's multiply-shift, bias below 2^-32)
+    uint64_t bits = local.next();  // two uniform draws (Lemire's multiply-shift, bias below 2^-32)
     int f = int(((bits >> 32) * cells) >> 32), r = kind.distinct_rotations[((bits & 0xFFFFFFFFu) * rotations) >> 32];
-    if (board_.fits(f, kind.rotations[r].signature) && (!limited || cult_limit_ok(board_.frontier_cell(f), kind)))
+    if (board_.fits(f, kind.rotations[r].signature) && (!limited || cult_limit_ok(board_.frontier_cell(f), kind))) {
+      rng = local;
       return Action::place_at_key(board_.frontier_key(f), r);
+    }
   }
+  rng = local;
   Action buffer[kMaxActions];
   int n = legal_actions(buffer);
   return buffer[rng.below(uint32_t(n))];

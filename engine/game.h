@@ -507,8 +507,15 @@ class State {
   FixedList<KindId, kMaxTiles, int16_t> bag_;
   std::array<uint8_t, kMaxKinds> bag_count_{};
 
-  // Cloister-like segments not yet completed (their `open` counts empty neighbours).
-  FixedList<uint16_t, 64> open_cloisters_;
+  // Cloister-like segments not yet completed (their `open` counts empty neighbours), with the
+  // cell of their tile.
+  struct OpenCloister {
+    uint16_t segment = kNoSegment;
+    Cell cell;
+
+    bool operator==(const OpenCloister&) const = default;
+  };
+  FixedList<OpenCloister, 64> open_cloisters_;
 
   Rng rng_;
 
@@ -521,6 +528,6 @@ class State {
 static_assert(std::is_trivially_copyable_v<State>);
 // A member added to State outside its groups changes its size: compare it in same_position
 // (consistency.cpp) and set the new size here (on x86-64 and AArch64 with GCC or Clang).
-static_assert(sizeof(void*) != 8 || sizeof(State) == 33640, "State changed: see same_position");
+static_assert(sizeof(void*) != 8 || sizeof(State) == 35944, "State changed: see same_position");
 
 }  // namespace carc
