@@ -16,7 +16,9 @@
 // copied and compared.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 
@@ -92,7 +94,8 @@ class Board {
   // board rebuilt from its tiles in order equals the original: State::from_bytes checks bytes so).
   bool same_layout(const Board& o) const;
 
-  // Puts a tile on an empty cell (legality is the caller's business). Returns its slot. If
+  // Puts a tile on an empty cell (legality is the caller's business); inline, as the tile's
+  // features are (State::put_tile, most of a game). Returns its slot. If
   // neighbours is given, neighbours[s] is set to the slot of the tile beyond side s, or -1.
   // The tiles' bounding box, a cell wider each way, must hold at most kMaxGridCells cells, as the
   // tiles of a game do (each touches an earlier one); std::length_error otherwise.
@@ -159,6 +162,68 @@ inline bool Board::fits_anywhere(uint16_t signature) const {
   for (int w = 0; w < words; ++w)
     if (fits_in_word(w, s4)) return true;
   return false;
+}
+
+inline void Board::remove_frontier(int i) {
+  int last = --frontier_size_;
+  if (i != last) {
+    need_[i] = need_[last];
+    care_[i] = care_[last];
+    frontier_keys_[i] = frontier_keys_[last];
+    frontier_present_[i] = frontier_present_[last];
+    grid_[index_of(frontier_cell(i))] = uint16_t(kFrontierFlag | i);
+  }
+  need_[last] = 0;
+  care_[last] = 0xFFFF;
+}
+
+inline int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated,
+                        std::array<int, kNumSides>* neighbours) {
+  assert(num_tiles_ < kMaxTiles);
+  assert(c.x > -kCoordLimit + 1 && c.x < kCoordLimit - 1 && c.y > -kCoordLimit + 1 && c.y < kCoordLimit - 1);
+  cover(c);
+  int slot = num_tiles_++;
+  tiles_[slot] = PlacedTile{c, kind, uint8_t(rotation), first_segment};
+  const int at = index_of(c);
+  assert(grid_[at] == kEmpty || (grid_[at] & kFrontierFlag));
+  if (grid_[at] != kEmpty) remove_frontier(grid_[at] & kValueMask);
+  grid_[at] = uint16_t(slot);
+
+  // The neighbours' entries: the window holds them (cover).
+  const int step[kNumSides] = {-int(width_), 1, int(width_), -1};
+  for (int s = 0; s < kNumSides; ++s) {
+    const int e = at + step[s];
+    const uint16_t v = grid_[e];
+    if (v < kFrontierFlag) {  // a tile
+      if (neighbours) (*neighbours)[s] = v;
+      continue;
+    }
+    if (neighbours) (*neighbours)[s] = -1;
+    int f;
+    if (v == kEmpty) {  // a new frontier cell
+      assert(frontier_size_ < kMaxFrontier);
+      f = frontier_size_++;
+      if (f % 4 == 0) {  // the first in its word: the word's other lanes never fit
+        std::fill_n(need_ + f, 4, uint16_t(0));
+        std::fill_n(care_ + f, 4, uint16_t(0xFFFF));
+      }
+      frontier_keys_[f] = pack_cell(neighbour(c, Side(s)));
+      frontier_present_[f] = 0;
+      need_[f] = 0;
+      care_[f] = 0;
+      grid_[e] = uint16_t(kFrontierFlag | f);
+    } else {
+      f = v & kValueMask;
+    }
+    int facing = opposite(Side(s));
+    frontier_present_[f] |= uint8_t(1u << facing);
+    Edge edge = rotated.edges[s];
+    if (edge != Edge::Abbey) {  // an abbey side fits any side
+      need_[f] |= uint16_t(uint16_t(edge) << (4 * facing));
+      care_[f] |= uint16_t(0xFu << (4 * facing));
+    }
+  }
+  return slot;
 }
 
 template <class Visit>
