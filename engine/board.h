@@ -120,7 +120,11 @@ class Board {
   uint16_t lookup(Cell c) const { return in_window(c) ? grid_[index_of(c)] : kEmpty; }
   // Makes the window hold c and its neighbours, growing it if need be.
   void cover(Cell c) {
-    if (c.x - 1 < min_x_ || c.x + 1 >= min_x_ + width_ || c.y - 1 < min_y_ || c.y + 1 >= min_y_ + height_) grow(c);
+    // c must lie inside the window's border: 1 <= c.x - min_x_ <= width_ - 2 (a window that holds
+    // a tile is 3 x 3 at least), likewise for y.
+    if (num_tiles_ == 0 || unsigned(c.x - min_x_ - 1) >= unsigned(width_ - 2) ||
+        unsigned(c.y - min_y_ - 1) >= unsigned(height_ - 2))
+      grow(c);
   }
   void grow(Cell c);
   void remove_frontier(int i);
@@ -189,8 +193,11 @@ inline int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segmen
   if (grid_[at] != kEmpty) remove_frontier(grid_[at] & kValueMask);
   grid_[at] = uint16_t(slot);
 
-  // The neighbours' entries: the window holds them (cover).
+  // The neighbours' entries: the window holds them (cover). Their packed cells are c's plus a
+  // step (pack_cell: y in bits 9 and up).
   const int step[kNumSides] = {-int(width_), 1, int(width_), -1};
+  constexpr int kKeyStep[kNumSides] = {-(1 << 9), 1, 1 << 9, -1};
+  const uint32_t key = pack_cell(c);
   for (int s = 0; s < kNumSides; ++s) {
     const int e = at + step[s];
     const uint16_t v = grid_[e];
@@ -199,28 +206,29 @@ inline int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segmen
       continue;
     }
     if (neighbours) (*neighbours)[s] = -1;
-    int f;
+    // What this side demands of the cell beyond it (an abbey side fits any side).
+    const int facing = opposite(Side(s));
+    const Edge edge = rotated.edges[s];
+    const uint16_t need = edge != Edge::Abbey ? uint16_t(uint16_t(edge) << (4 * facing)) : 0;
+    const uint16_t care = edge != Edge::Abbey ? uint16_t(0xFu << (4 * facing)) : 0;
+    const uint8_t present = uint8_t(1u << facing);
     if (v == kEmpty) {  // a new frontier cell
       assert(frontier_size_ < kMaxFrontier);
-      f = frontier_size_++;
+      const int f = frontier_size_++;
       if (f % 4 == 0) {  // the first in its word: the word's other lanes never fit
         std::fill_n(need_ + f, 4, uint16_t(0));
         std::fill_n(care_ + f, 4, uint16_t(0xFFFF));
       }
-      frontier_keys_[f] = pack_cell(neighbour(c, Side(s)));
-      frontier_present_[f] = 0;
-      need_[f] = 0;
-      care_[f] = 0;
+      frontier_keys_[f] = uint32_t(int(key) + kKeyStep[s]);
+      frontier_present_[f] = present;
+      need_[f] = need;
+      care_[f] = care;
       grid_[e] = uint16_t(kFrontierFlag | f);
     } else {
-      f = v & kValueMask;
-    }
-    int facing = opposite(Side(s));
-    frontier_present_[f] |= uint8_t(1u << facing);
-    Edge edge = rotated.edges[s];
-    if (edge != Edge::Abbey) {  // an abbey side fits any side
-      need_[f] |= uint16_t(uint16_t(edge) << (4 * facing));
-      care_[f] |= uint16_t(0xFu << (4 * facing));
+      const int f = v & kValueMask;
+      frontier_present_[f] |= present;
+      need_[f] |= need;
+      care_[f] |= care;
     }
   }
   return slot;

@@ -291,8 +291,13 @@ int State::figure_options(Action* out, int limit) const {
     if (!can_hold_figure(type)) continue;
     const Segment& f = features_.feature(t.first_segment + i);
     if (f.occupants || !first_on_its_tile(uint16_t(t.first_segment + i))) continue;
-    for (FigureKind kind : {FigureKind::Meeple, FigureKind::Mayor, FigureKind::Wagon})
-      if (supply[int(kind)] && may_stand_on(kind, type) && !barn_keeps_out(kind, f)) out[n++] = Action::figure(kind, i);
+    if (!rules_.abbey_mayor) {  // meeples only, and no barn keeps them out (may_stand_on: anywhere)
+      if (supply[int(FigureKind::Meeple)]) out[n++] = Action::figure(FigureKind::Meeple, i);
+    } else {
+      for (FigureKind kind : {FigureKind::Meeple, FigureKind::Mayor, FigureKind::Wagon})
+        if (supply[int(kind)] && may_stand_on(kind, type) && !barn_keeps_out(kind, f))
+          out[n++] = Action::figure(kind, i);
+    }
     if (n >= limit) return n;
   }
   if (supply[int(FigureKind::Barn)]) {
@@ -315,6 +320,20 @@ int State::figure_options(Action* out, int limit) const {
 }
 
 // ---- Turn flow -------------------------------------------------------------------------------
+
+// Flattened: the turn's end (finish_turn, start_turn) compiles in.
+[[gnu::flatten]] void State::after_figure() {
+  // Phase 3: completed features (cities, roads, cloister-like), then barn-triggered fields.
+  scoring_.start_scores = scores_;
+  scoring_.scored = false;
+  scoring_.moved_out = 0;
+  if (!scoring_.pending.empty() || !scoring_.barn_fields.empty()) return score_completed();
+  // Most turns: nothing to score.
+  scoring_.next = 0;
+  scoring_.city_step = 0;
+  if (rules_.count) return end_of_phase3();  // CK-3 may follow
+  finish_turn();
+}
 
 void State::start_turn() {
   const int players = rules_.players;

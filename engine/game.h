@@ -282,7 +282,10 @@ class State {
   Action checked(Action a) const;
 
   // ---- Phase 3 and the final scoring: scoring.cpp -------------------------------------------
+  // Phase 3 (game.cpp, beside the turn's end it leads to on most turns, so that it compiles in).
   void after_figure();
+  // Phase 3 when the placement completed something: sorts and scores it.
+  void score_completed();
   // Phase 3 as a resumable loop (the City's moves interrupt it before each scoring, CK-4/CK-5).
   void continue_scoring();
   void score_feature(uint16_t root, bool final);
