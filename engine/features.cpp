@@ -13,6 +13,7 @@ features_detail::NewSegments* build_new_segments() {
       const SegmentSpec& spec = kind.rotations[0].segments[i];
       Segment& s = table[kind.id][i];
       s = Segment{};
+      s.root = s.next = uint16_t(i);  // add_tile adds the tile's first segment id
       s.local = uint8_t(i);
       s.type = spec.type;
       s.has_twin = s.twins = spec.same_type != 0;

@@ -96,8 +96,9 @@ class Features {
 };
 
 namespace features_detail {
-// Every kind's segments as add_tile writes them, but for root, next and tile: what they hold
-// does not depend on the rotation. Built at start-up from the builtin catalogue (features.cpp).
+// Every kind's segments as add_tile writes them, but for root and next (segment i has i, which
+// add_tile offsets) and tile (0): what they hold does not depend on the rotation. Built at
+// start-up from the builtin catalogue (features.cpp).
 using NewSegments = std::array<Segment, kMaxSegmentsPerTile>;
 extern const NewSegments* const g_new_segments;
 
@@ -129,12 +130,17 @@ inline uint16_t Features::add_tile(int slot, const TileKind& kind) {
   const uint16_t first = uint16_t(size_);
   const features_detail::NewSegments& news = features_detail::g_new_segments[kind.id];
   const int n = kind.num_segments;  // in a local: the segment copies may alias kind for the compiler
+  // The table's segment i has root = next = i and tile 0: one 64-bit add of first, first and the
+  // slot to its first 8 bytes (root, next, tile, ...) makes them this tile's (no lane carries).
+  static_assert(offsetof(Segment, root) == 0 && offsetof(Segment, next) == 2 && offsetof(Segment, tile) == 4);
+  const uint64_t head_delta = uint64_t(first) | uint64_t(first) << 16 | uint64_t(uint8_t(slot)) << 32;
   for (int i = 0; i < n; ++i) {
-    const uint16_t id = uint16_t(first + i);
-    Segment& s = segs_[id];
+    Segment& s = segs_[first + i];
     s = news[i];
-    s.root = s.next = id;
-    s.tile = uint8_t(slot);
+    uint64_t head;
+    std::memcpy(&head, &s, sizeof head);
+    head += head_delta;
+    std::memcpy(&s, &head, sizeof head);
   }
   size_ = first + n;
   return first;

@@ -321,8 +321,7 @@ int State::figure_options(Action* out, int limit) const {
 
 // ---- Turn flow -------------------------------------------------------------------------------
 
-// Flattened: the turn's end (finish_turn, start_turn) compiles in.
-[[gnu::flatten]] void State::after_figure() {
+void State::after_figure() {
   // Phase 3: completed features (cities, roads, cloister-like), then barn-triggered fields.
   scoring_.start_scores = scores_;
   scoring_.scored = false;
@@ -427,7 +426,11 @@ void State::apply_unchecked(Action a) {
       turn_.last_placer = int8_t(turn_.player);
       const TileKind& kind = catalogue().kind(turn_.drawn);
       if (kind.river_sides && !after_river_tile(a.cell(), kind, a.rotation())) return;
-      after_placement(a.cell());
+      if (rules_.anniv20) {
+        after_placement(a.cell());  // arrows, then the figure decision
+      } else {
+        enter_figure_phase();
+      }
       return;
     }
     case Phase::ArrowChoice: choose_arrow(a.cell()); return;

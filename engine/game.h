@@ -282,7 +282,7 @@ class State {
   Action checked(Action a) const;
 
   // ---- Phase 3 and the final scoring: scoring.cpp -------------------------------------------
-  // Phase 3 (game.cpp, beside the turn's end it leads to on most turns, so that it compiles in).
+  // Phase 3: a turn that completed nothing ends at once (game.cpp), else score_completed().
   void after_figure();
   // Phase 3 when the placement completed something: sorts and scores it.
   void score_completed();
