@@ -166,12 +166,12 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
     // Point k of side s touches point 2 - k of the neighbour's facing side (types.h).
     const int8_t* mine = &rt.segment_at[side_point(Side(s), 0)];
     const int8_t* theirs = &rotated(nt).segment_at[side_point(opposite(Side(s)), 0)];
-    for (int k = 0; k < 3; ++k) {
-      int a = mine[k], b = theirs[2 - k];
-      // The second field half of a side mostly joins the same two fields as the first: skipped.
-      if (a >= 0 && b >= 0 && (k < 2 || a != mine[0] || b != theirs[2]))
-        features_.merge(uint16_t(first + a), uint16_t(nt.first_segment + b));
-    }
+    const int a0 = mine[0], b0 = theirs[2], a1 = mine[1], b1 = theirs[1], a2 = mine[2], b2 = theirs[0];
+    if (a0 >= 0 && b0 >= 0) features_.merge(uint16_t(first + a0), uint16_t(nt.first_segment + b0));
+    if (a1 >= 0 && b1 >= 0) features_.merge(uint16_t(first + a1), uint16_t(nt.first_segment + b1));
+    // The second field half of a side mostly joins the same two fields as the first: skipped.
+    if (a2 >= 0 && b2 >= 0 && (a2 != a0 || b2 != b0))
+      features_.merge(uint16_t(first + a2), uint16_t(nt.first_segment + b2));
     // The sides meet: each road/city end there is closed (an abbey closes without joining).
     // A road or city is complete when the last of its open ends closes, here (no merge adds
     // an end: a side of the new tile stays open until its turn in this loop).
@@ -230,7 +230,7 @@ void State::enter_figure_phase() {
   if (!any || figure_options(buffer, 1) == 0) after_figure();
 }
 
-bool State::placeable(KindId kind_id) const {
+inline bool State::placeable(KindId kind_id) const {  // inline: its one caller is apply_unchecked
   const TileKind& kind = catalogue().kind(kind_id);
   if (kind.river_sides) {
     Action buffer[kMaxActions];
@@ -271,13 +271,6 @@ void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_
     case FigureKind::Barn: ++f.barns; break;
   }
   if (rules_.shrines && is_cloister_like(f.type)) start_challenges(segment);
-}
-
-bool State::first_of_twins(uint16_t s) const {
-  const Segment& seg = features_[s];
-  for (int o = s - seg.local; o < s; ++o)  // the tile's segments are consecutive
-    if (features_[o].root == seg.root) return false;
-  return true;
 }
 
 int State::figure_options(Action* out, int limit) const {
@@ -383,7 +376,7 @@ void State::finish_turn() {
   start_turn();
 }
 
-void State::remove_from_bag(KindId kind) {
+inline void State::remove_from_bag(KindId kind) {  // inline: its one caller is apply_unchecked
   assert(bag_count_[kind] > 0);
   auto& river = river_.stack;  // RV-3: river tiles come from their own stack
   if (auto it = std::find(river.begin(), river.end(), kind); it != river.end()) {

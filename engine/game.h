@@ -274,7 +274,12 @@ class State {
   bool first_on_its_tile(uint16_t s) const {
     return !features_[s].has_twin || first_of_twins(s);  // most segments have no twin on their tile
   }
-  bool first_of_twins(uint16_t s) const;
+  bool first_of_twins(uint16_t s) const {
+    const Segment& seg = features_[s];
+    for (int o = s - seg.local; o < s; ++o)  // the tile's segments are consecutive
+      if (features_[o].root == seg.root) return false;
+    return true;
+  }
   void start_turn();
   void finish_turn();
   void remove_from_bag(KindId kind);
