@@ -5,12 +5,20 @@
 // the nibbles that are demanded at all (`care`); a tile rotation with signature S fits the cell
 // iff ((need ^ S) & care) == 0. The frontier keeps these as packed 16-bit lanes, so one 64-bit
 // word operation tests four cells (fits_in_word). The frontier holds only the cells next to a tile,
-// so the test costs O(frontier) words per rotation whatever the extent of the board: a straight
-// line of every tile is as cheap as a compact game, and the state stays a few kilobytes (a dense
-// bitboard window large enough for that line would need hundreds).
+// so the test costs O(frontier) words per rotation whatever the extent of the board.
+//
+// The cell index is a dense grid over a window of cells (row-major, its width the stride) that
+// covers every tile and frontier cell: a lookup is an index computation and one load. The window
+// grows (and is rebuilt from the tiles and the frontier) when a tile is placed next to its edge,
+// with a margin so that it rarely does. Tiles that touch earlier ones (as in any game) span a
+// bounding box of width + height <= tiles + 1, so the grid's fixed capacity holds the window of
+// every game, a straight line of every tile as well as a square; only the window's cells are
+// copied and compared.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 
@@ -21,6 +29,10 @@ namespace carc {
 
 inline constexpr int kMaxTiles = 160;  // every tile of every set in one game is at most 139
 inline constexpr int kMaxFrontier = 2 * kMaxTiles + 4;
+// The grid's capacity: the largest window of kMaxTiles tiles that each touch an earlier one. Their
+// bounding box has width + height <= kMaxTiles + 1, so the window (with the frontier, one more
+// cell each way) is largest as a near-square: 82 x 83 cells.
+inline constexpr int kMaxGridCells = ((kMaxTiles + 1) / 2 + 2) * ((kMaxTiles + 2) / 2 + 2);
 
 struct PlacedTile {
   Cell cell;
@@ -46,8 +58,8 @@ class Board {
   const PlacedTile& tile(int slot) const { return tiles_[slot]; }
   // Returns the slot of the tile at c, or -1 when c is empty.
   int slot_at(Cell c) const {
-    uint32_t v = lookup(c);
-    return (v != kEmpty && !(v & kFrontierFlag)) ? int(v & kValueMask) : -1;
+    uint16_t v = lookup(c);
+    return v < kFrontierFlag ? int(v) : -1;
   }
   bool occupied(Cell c) const { return slot_at(c) >= 0; }
 
@@ -57,7 +69,7 @@ class Board {
   uint32_t frontier_key(int i) const { return frontier_keys_[i]; }
   // Returns the frontier index of c, or -1 when c is not on the frontier.
   int frontier_index(Cell c) const {
-    uint32_t v = lookup(c);
+    uint16_t v = lookup(c);
     return (v != kEmpty && (v & kFrontierFlag)) ? int(v & kValueMask) : -1;
   }
   // Returns the mask of sides (bit s) of frontier cell i that touch a tile.
@@ -74,29 +86,47 @@ class Board {
   // Returns true if a tile with this signature fits somewhere.
   bool fits_anywhere(uint16_t signature) const;
 
-  // Returns true if the counts are in range, the cell index has an empty entry (lookups end)
-  // and each entry names a tile or frontier cell that exists: a damaged board is safe to query.
+  // Returns true if the counts and the window are in range and each cell index entry names a
+  // tile or frontier cell that exists, and each frontier cell's entry names it: a damaged board
+  // is safe to query.
   bool well_formed() const;
-  // Returns true if both hold the same tiles, cell index and frontier, entry for entry (a board
-  // rebuilt from its tiles in order equals the original: State::from_bytes checks bytes so).
+  // Returns true if both hold the same tiles, window, cell index and frontier, entry for entry (a
+  // board rebuilt from its tiles in order equals the original: State::from_bytes checks bytes so).
   bool same_layout(const Board& o) const;
 
-  // Puts a tile on an empty cell (legality is the caller's business). Returns its slot. If
+  // Puts a tile on an empty cell (legality is the caller's business); inline, as the tile's
+  // features are (State::put_tile, most of a game). Returns its slot. If
   // neighbours is given, neighbours[s] is set to the slot of the tile beyond side s, or -1.
+  // The tiles' bounding box, a cell wider each way, must hold at most kMaxGridCells cells, as the
+  // tiles of a game do (each touches an earlier one); std::length_error otherwise.
   int place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated,
             std::array<int, kNumSides>* neighbours = nullptr);
 
  private:
-  static constexpr int kHashSize = 1024;  // > 2 * (kMaxTiles + kMaxFrontier): short probes
-  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
-  static constexpr uint32_t kFrontierFlag = 1u << 11;
-  static constexpr uint32_t kValueMask = kFrontierFlag - 1;
+  static constexpr uint16_t kEmpty = 0xFFFF;
+  static constexpr uint16_t kFrontierFlag = 0x8000;  // with a frontier index; a tile slot without
+  static constexpr uint16_t kValueMask = kFrontierFlag - 1;
   static constexpr int kFrontierWords = (kMaxFrontier + 3) / 4;
+  // Cells added beyond the one that needs them when the window grows: the windows of most random
+  // 2-player base games never grow after the start tile's.
+  static constexpr int kGrowthMargin = 8;
 
-  static uint32_t hash(uint32_t k) { return (k * 0x9E3779B1u) >> (32 - 10); }
-  uint32_t lookup(Cell c) const;
-  // Returns the index of the entry for c, inserting value v if c is new.
-  int find_or_insert(Cell c, uint32_t v);
+  bool in_window(Cell c) const {
+    return unsigned(c.x - min_x_) < unsigned(width_) && unsigned(c.y - min_y_) < unsigned(height_);
+  }
+  // The grid index of a cell in the window.
+  int index_of(Cell c) const { return (c.y - min_y_) * width_ + (c.x - min_x_); }
+  // The entry of c: a tile slot, kFrontierFlag | a frontier index, or kEmpty.
+  uint16_t lookup(Cell c) const { return in_window(c) ? grid_[index_of(c)] : kEmpty; }
+  // Makes the window hold c and its neighbours, growing it if need be.
+  void cover(Cell c) {
+    // c must lie inside the window's border: 1 <= c.x - min_x_ <= width_ - 2 (a window that holds
+    // a tile is 3 x 3 at least), likewise for y.
+    if (num_tiles_ == 0 || unsigned(c.x - min_x_ - 1) >= unsigned(width_ - 2) ||
+        unsigned(c.y - min_y_ - 1) >= unsigned(height_ - 2))
+      grow(c);
+  }
+  void grow(Cell c);
   void remove_frontier(int i);
   uint64_t lane_word(const uint16_t* lanes, int word) const {
     uint64_t w;
@@ -115,18 +145,19 @@ class Board {
 
   int num_tiles_;
   int frontier_size_;
+  // The window: its north-west cell and its size (0 x 0 before the first tile).
+  int16_t min_x_, min_y_;
+  uint16_t width_, height_;
   std::array<PlacedTile, kMaxTiles> tiles_;
-  // Hash entries: key(cell) << 12 | value; value is a tile slot, or kFrontierFlag | frontier index.
-  std::array<uint32_t, kHashSize> index_;
   // Frontier lanes, four to a word. The lanes past frontier_size_ in its last word hold need 0,
   // care 0xFFFF (they never fit); the words past it are set when the frontier reaches them.
   alignas(8) uint16_t need_[kFrontierWords * 4];
   alignas(8) uint16_t care_[kFrontierWords * 4];
   std::array<uint32_t, kMaxFrontier> frontier_keys_;
-  // The index entry of each frontier cell (entries never move: nothing is deleted), so that
-  // remove_frontier renumbers the cell it moves without a lookup.
-  std::array<uint16_t, kMaxFrontier> frontier_entry_;
   std::array<uint8_t, kMaxFrontier> frontier_present_;
+  // The cell index over the window, row-major: entry (y - min_y_) * width_ + (x - min_x_). Only
+  // the first width_ * height_ entries are set.
+  std::array<uint16_t, kMaxGridCells> grid_;
 };
 
 inline bool Board::fits_anywhere(uint16_t signature) const {
@@ -135,6 +166,72 @@ inline bool Board::fits_anywhere(uint16_t signature) const {
   for (int w = 0; w < words; ++w)
     if (fits_in_word(w, s4)) return true;
   return false;
+}
+
+inline void Board::remove_frontier(int i) {
+  int last = --frontier_size_;
+  if (i != last) {
+    need_[i] = need_[last];
+    care_[i] = care_[last];
+    frontier_keys_[i] = frontier_keys_[last];
+    frontier_present_[i] = frontier_present_[last];
+    grid_[index_of(frontier_cell(i))] = uint16_t(kFrontierFlag | i);
+  }
+  need_[last] = 0;
+  care_[last] = 0xFFFF;
+}
+
+inline int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated,
+                        std::array<int, kNumSides>* neighbours) {
+  assert(num_tiles_ < kMaxTiles);
+  assert(c.x > -kCoordLimit + 1 && c.x < kCoordLimit - 1 && c.y > -kCoordLimit + 1 && c.y < kCoordLimit - 1);
+  cover(c);
+  int slot = num_tiles_++;
+  tiles_[slot] = PlacedTile{c, kind, uint8_t(rotation), first_segment};
+  const int at = index_of(c);
+  assert(grid_[at] == kEmpty || (grid_[at] & kFrontierFlag));
+  if (grid_[at] != kEmpty) remove_frontier(grid_[at] & kValueMask);
+  grid_[at] = uint16_t(slot);
+
+  // The neighbours' entries: the window holds them (cover). Their packed cells are c's plus a
+  // step (pack_cell: y in bits 9 and up).
+  const int step[kNumSides] = {-int(width_), 1, int(width_), -1};
+  constexpr int kKeyStep[kNumSides] = {-(1 << 9), 1, 1 << 9, -1};
+  const uint32_t key = pack_cell(c);
+  for (int s = 0; s < kNumSides; ++s) {
+    const int e = at + step[s];
+    const uint16_t v = grid_[e];
+    if (v < kFrontierFlag) {  // a tile
+      if (neighbours) (*neighbours)[s] = v;
+      continue;
+    }
+    if (neighbours) (*neighbours)[s] = -1;
+    // What this side demands of the cell beyond it (an abbey side fits any side).
+    const int facing = opposite(Side(s));
+    const Edge edge = rotated.edges[s];
+    const uint16_t need = edge != Edge::Abbey ? uint16_t(uint16_t(edge) << (4 * facing)) : 0;
+    const uint16_t care = edge != Edge::Abbey ? uint16_t(0xFu << (4 * facing)) : 0;
+    const uint8_t present = uint8_t(1u << facing);
+    if (v == kEmpty) {  // a new frontier cell
+      assert(frontier_size_ < kMaxFrontier);
+      const int f = frontier_size_++;
+      if (f % 4 == 0) {  // the first in its word: the word's other lanes never fit
+        std::fill_n(need_ + f, 4, uint16_t(0));
+        std::fill_n(care_ + f, 4, uint16_t(0xFFFF));
+      }
+      frontier_keys_[f] = uint32_t(int(key) + kKeyStep[s]);
+      frontier_present_[f] = present;
+      need_[f] = need;
+      care_[f] = care;
+      grid_[e] = uint16_t(kFrontierFlag | f);
+    } else {
+      const int f = v & kValueMask;
+      frontier_present_[f] |= present;
+      need_[f] |= need;
+      care_[f] |= care;
+    }
+  }
+  return slot;
 }
 
 template <class Visit>

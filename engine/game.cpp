@@ -163,17 +163,19 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
     int ns = neighbours[s];
     if (ns < 0) continue;
     const PlacedTile& nt = board_.tile(ns);
-    const RotatedTile& nr = rotated(nt);
-    for (int k = 0; k < 3; ++k) {
-      int p = side_point(Side(s), k);
-      int a = rt.segment_at[p], b = nr.segment_at[facing_point(p)];
-      if (a >= 0 && b >= 0) features_.merge(uint16_t(first + a), uint16_t(nt.first_segment + b));
-    }
+    // Point k of side s touches point 2 - k of the neighbour's facing side (types.h).
+    const int8_t* mine = &rt.segment_at[side_point(Side(s), 0)];
+    const int8_t* theirs = &rotated(nt).segment_at[side_point(opposite(Side(s)), 0)];
+    const int a0 = mine[0], b0 = theirs[2], a1 = mine[1], b1 = theirs[1], a2 = mine[2], b2 = theirs[0];
+    if (a0 >= 0 && b0 >= 0) features_.merge(uint16_t(first + a0), uint16_t(nt.first_segment + b0));
+    if (a1 >= 0 && b1 >= 0) features_.merge(uint16_t(first + a1), uint16_t(nt.first_segment + b1));
+    // The second field half of a side mostly joins the same two fields as the first: skipped.
+    if (a2 >= 0 && b2 >= 0 && (a2 != a0 || b2 != b0))
+      features_.merge(uint16_t(first + a2), uint16_t(nt.first_segment + b2));
     // The sides meet: each road/city end there is closed (an abbey closes without joining).
     // A road or city is complete when the last of its open ends closes, here (no merge adds
     // an end: a side of the new tile stays open until its turn in this loop).
-    int mid = side_point(Side(s), 1);
-    int a = rt.segment_at[mid], b = nr.segment_at[facing_point(mid)];
+    int a = mine[1], b = theirs[1];
     if (a >= 0) {  // the new tile's feature, closed here by an abbey if b < 0
       uint16_t root = features_.root(first + a);
       if (--features_[root].open == 0 && features_[root].type != FeatureType::River) add_pending(root);
@@ -186,10 +188,9 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
 
   // Cloister-like features around the new tile gain a neighbour.
   for (int i = 0; i < open_cloisters_.size();) {
-    uint16_t seg = open_cloisters_[i];
-    Cell at = board_.tile(features_[seg].tile).cell;
-    if (std::abs(at.x - c.x) <= 1 && std::abs(at.y - c.y) <= 1 && --features_[seg].open == 0) {
-      add_pending(seg);
+    const OpenCloister& o = open_cloisters_[i];
+    if (unsigned(o.cell.x - c.x + 1) <= 2 && unsigned(o.cell.y - c.y + 1) <= 2 && --features_[o.segment].open == 0) {
+      add_pending(o.segment);
       open_cloisters_.swap_remove(i);
     } else {
       ++i;
@@ -205,7 +206,7 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
     if (empty == 0) {
       add_pending(seg);
     } else {
-      open_cloisters_.push_back(seg);
+      open_cloisters_.push_back(OpenCloister{seg, c});
     }
   }
   // AM-B-5: this tile joined a field with farmers to a field with a barn.
@@ -229,7 +230,7 @@ void State::enter_figure_phase() {
   if (!any || figure_options(buffer, 1) == 0) after_figure();
 }
 
-bool State::placeable(KindId kind_id) const {
+inline bool State::placeable(KindId kind_id) const {  // inline: its one caller is apply_unchecked
   const TileKind& kind = catalogue().kind(kind_id);
   if (kind.river_sides) {
     Action buffer[kMaxActions];
@@ -272,13 +273,6 @@ void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_
   if (rules_.shrines && is_cloister_like(f.type)) start_challenges(segment);
 }
 
-bool State::first_of_twins(uint16_t s) const {
-  const Segment& seg = features_[s];
-  for (int o = s - seg.local; o < s; ++o)  // the tile's segments are consecutive
-    if (features_[o].root == seg.root) return false;
-  return true;
-}
-
 int State::figure_options(Action* out, int limit) const {
   int n = 0;
   const int p = turn_.player;
@@ -290,8 +284,13 @@ int State::figure_options(Action* out, int limit) const {
     if (!can_hold_figure(type)) continue;
     const Segment& f = features_.feature(t.first_segment + i);
     if (f.occupants || !first_on_its_tile(uint16_t(t.first_segment + i))) continue;
-    for (FigureKind kind : {FigureKind::Meeple, FigureKind::Mayor, FigureKind::Wagon})
-      if (supply[int(kind)] && may_stand_on(kind, type) && !barn_keeps_out(kind, f)) out[n++] = Action::figure(kind, i);
+    if (!rules_.abbey_mayor) {  // meeples only, and no barn keeps them out (may_stand_on: anywhere)
+      if (supply[int(FigureKind::Meeple)]) out[n++] = Action::figure(FigureKind::Meeple, i);
+    } else {
+      for (FigureKind kind : {FigureKind::Meeple, FigureKind::Mayor, FigureKind::Wagon})
+        if (supply[int(kind)] && may_stand_on(kind, type) && !barn_keeps_out(kind, f))
+          out[n++] = Action::figure(kind, i);
+    }
     if (n >= limit) return n;
   }
   if (supply[int(FigureKind::Barn)]) {
@@ -314,6 +313,19 @@ int State::figure_options(Action* out, int limit) const {
 }
 
 // ---- Turn flow -------------------------------------------------------------------------------
+
+void State::after_figure() {
+  // Phase 3: completed features (cities, roads, cloister-like), then barn-triggered fields.
+  scoring_.start_scores = scores_;
+  scoring_.scored = false;
+  scoring_.moved_out = 0;
+  if (!scoring_.pending.empty() || !scoring_.barn_fields.empty()) return score_completed();
+  // Most turns: nothing to score.
+  scoring_.next = 0;
+  scoring_.city_step = 0;
+  if (rules_.count) return end_of_phase3();  // CK-3 may follow
+  finish_turn();
+}
 
 void State::start_turn() {
   const int players = rules_.players;
@@ -364,7 +376,7 @@ void State::finish_turn() {
   start_turn();
 }
 
-void State::remove_from_bag(KindId kind) {
+inline void State::remove_from_bag(KindId kind) {  // inline: its one caller is apply_unchecked
   assert(bag_count_[kind] > 0);
   auto& river = river_.stack;  // RV-3: river tiles come from their own stack
   if (auto it = std::find(river.begin(), river.end(), kind); it != river.end()) {
@@ -407,7 +419,11 @@ void State::apply_unchecked(Action a) {
       turn_.last_placer = int8_t(turn_.player);
       const TileKind& kind = catalogue().kind(turn_.drawn);
       if (kind.river_sides && !after_river_tile(a.cell(), kind, a.rotation())) return;
-      after_placement(a.cell());
+      if (rules_.anniv20) {
+        after_placement(a.cell());  // arrows, then the figure decision
+      } else {
+        enter_figure_phase();
+      }
       return;
     }
     case Phase::ArrowChoice: choose_arrow(a.cell()); return;
@@ -461,12 +477,16 @@ Action State::sample_placement(const TileKind& kind, Rng& rng) const {
   constexpr int kTries = 24;
   const bool limited = rules_.shrines && kind.cloister_segment >= 0;  // SH-2 limits cloisters
   const uint64_t rotations = kind.num_distinct_rotations, cells = uint64_t(board_.frontier_size());
+  Rng local = rng;  // a local copy stays in registers across the tries
   for (int t = 0; t < kTries; ++t) {
-    uint64_t bits = rng.next();  // two uniform draws (Lemire's multiply-shift, bias below 2^-32)
+    uint64_t bits = local.next();  // two uniform draws (Lemire's multiply-shift, bias below 2^-32)
     int f = int(((bits >> 32) * cells) >> 32), r = kind.distinct_rotations[((bits & 0xFFFFFFFFu) * rotations) >> 32];
-    if (board_.fits(f, kind.rotations[r].signature) && (!limited || cult_limit_ok(board_.frontier_cell(f), kind)))
+    if (board_.fits(f, kind.rotations[r].signature) && (!limited || cult_limit_ok(board_.frontier_cell(f), kind))) {
+      rng = local;
       return Action::place_at_key(board_.frontier_key(f), r);
+    }
   }
+  rng = local;
   Action buffer[kMaxActions];
   int n = legal_actions(buffer);
   return buffer[rng.below(uint32_t(n))];

@@ -274,7 +274,12 @@ class State {
   bool first_on_its_tile(uint16_t s) const {
     return !features_[s].has_twin || first_of_twins(s);  // most segments have no twin on their tile
   }
-  bool first_of_twins(uint16_t s) const;
+  bool first_of_twins(uint16_t s) const {
+    const Segment& seg = features_[s];
+    for (int o = s - seg.local; o < s; ++o)  // the tile's segments are consecutive
+      if (features_[o].root == seg.root) return false;
+    return true;
+  }
   void start_turn();
   void finish_turn();
   void remove_from_bag(KindId kind);
@@ -282,7 +287,10 @@ class State {
   Action checked(Action a) const;
 
   // ---- Phase 3 and the final scoring: scoring.cpp -------------------------------------------
+  // Phase 3: a turn that completed nothing ends at once (game.cpp), else score_completed().
   void after_figure();
+  // Phase 3 when the placement completed something: sorts and scores it.
+  void score_completed();
   // Phase 3 as a resumable loop (the City's moves interrupt it before each scoring, CK-4/CK-5).
   void continue_scoring();
   void score_feature(uint16_t root, bool final);
@@ -507,8 +515,15 @@ class State {
   FixedList<KindId, kMaxTiles, int16_t> bag_;
   std::array<uint8_t, kMaxKinds> bag_count_{};
 
-  // Cloister-like segments not yet completed (their `open` counts empty neighbours).
-  FixedList<uint16_t, 64> open_cloisters_;
+  // Cloister-like segments not yet completed (their `open` counts empty neighbours), with the
+  // cell of their tile.
+  struct OpenCloister {
+    uint16_t segment = kNoSegment;
+    Cell cell;
+
+    bool operator==(const OpenCloister&) const = default;
+  };
+  FixedList<OpenCloister, 64> open_cloisters_;
 
   Rng rng_;
 
@@ -521,6 +536,6 @@ class State {
 static_assert(std::is_trivially_copyable_v<State>);
 // A member added to State outside its groups changes its size: compare it in same_position
 // (consistency.cpp) and set the new size here (on x86-64 and AArch64 with GCC or Clang).
-static_assert(sizeof(void*) != 8 || sizeof(State) == 24768, "State changed: see same_position");
+static_assert(sizeof(void*) != 8 || sizeof(State) == 35944, "State changed: see same_position");
 
 }  // namespace carc

@@ -8,16 +8,7 @@ namespace carc {
 
 using namespace internal;
 
-void State::after_figure() {
-  // Phase 3: completed features (cities, roads, cloister-like), then barn-triggered fields.
-  scoring_.start_scores = scores_;
-  scoring_.scored = false;
-  scoring_.moved_out = 0;
-  if (scoring_.pending.empty() && scoring_.barn_fields.empty()) {  // most turns: nothing to score
-    scoring_.next = 0;
-    scoring_.city_step = 0;
-    return end_of_phase3();
-  }
+void State::score_completed() {
   // RULES 5.4b: cities, roads, cloister-like, then fields; ties by creation order. A feature is
   // as old as its oldest segment (segments are numbered as tiles are placed, but a merge keeps
   // the larger side's root). Found by a walk, as scorings are rare: no stamp on the hot copies.
@@ -194,7 +185,8 @@ void State::final_scoring() {
 }
 
 std::array<int, kMaxPlayers> State::scores_if_ended() const {
-  State copy = *this;
+  State copy;  // the used parts only: a whole copy would move every byte of the board's grid
+  copy.copy_from(*this);
   if (turn_.phase != Phase::GameOver) copy.final_scoring();
   std::array<int, kMaxPlayers> out{};
   for (int p = 0; p < rules_.players; ++p) out[p] = copy.scores_[p];

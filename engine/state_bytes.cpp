@@ -22,7 +22,7 @@ namespace {
 
 // The header refuses bytes of another layout (size), format or tile catalogue.
 constexpr char kStateMagic[8] = {'c', 'a', 'r', 'c', 'S', 'T', 'A', 'T'};
-constexpr uint32_t kStateFormat = 3;  // 3: the segment aggregates in merge order
+constexpr uint32_t kStateFormat = 4;  // 3: the segment aggregates in merge order; 4: the board's grid
 struct StateHeader {
   char magic[8];
   uint32_t format;

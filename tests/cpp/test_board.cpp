@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
 
 #include "engine/board.h"
 #include "engine/catalogue.h"
@@ -67,6 +68,44 @@ TEST(Board, FillingAHoleRemovesItFromTheFrontier) {
   EXPECT_EQ(b.frontier_size(), before - 1);
   EXPECT_TRUE(b.occupied(Cell{0, 0}));
   for (int f = 0; f < b.frontier_size(); ++f) EXPECT_FALSE(b.frontier_cell(f) == (Cell{0, 0}));
+}
+
+TEST(Board, StaircaseOfEveryTileFitsTheGrid) {
+  // kMaxTiles tiles in a staircase, each beside the last: the widest window a game can need
+  // (width + height of the tiles is kMaxTiles + 1), which the grid holds only without margins.
+  Board b;
+  const TileKind& cloister = cat().kind(cat().find("base.B"));
+  auto cell = [](int i) { return Cell{int16_t((i + 1) / 2), int16_t(i / 2)}; };
+  for (int i = 0; i < kMaxTiles; ++i) b.place(cell(i), cloister.id, 0, 0, cloister.rotations[0]);
+  EXPECT_TRUE(b.well_formed());
+  for (int i = 0; i < kMaxTiles; ++i) EXPECT_EQ(b.slot_at(cell(i)), i);
+  // The frontier is every empty cell beside a tile, each once.
+  std::set<std::pair<int, int>> expected, frontier;
+  for (int i = 0; i < kMaxTiles; ++i)
+    for (int s = 0; s < kNumSides; ++s) {
+      Cell n = neighbour(cell(i), Side(s));
+      if (!b.occupied(n)) expected.insert({n.x, n.y});
+    }
+  for (int f = 0; f < b.frontier_size(); ++f) {
+    frontier.insert({b.frontier_cell(f).x, b.frontier_cell(f).y});
+    EXPECT_EQ(b.frontier_index(b.frontier_cell(f)), f);
+  }
+  EXPECT_EQ(frontier, expected);
+  EXPECT_EQ(b.frontier_size(), int(expected.size()));
+  Board copy;
+  copy.copy_from(b);
+  EXPECT_TRUE(copy.same_layout(b));
+}
+
+TEST(Board, TilesSpreadBeyondTheGridAreRefused) {
+  // Two tiles far apart need a window larger than any game's: refused, the board unchanged.
+  Board b;
+  const TileKind& cloister = cat().kind(cat().find("base.B"));
+  b.place(Cell{0, 0}, cloister.id, 0, 0, cloister.rotations[0]);
+  EXPECT_THROW(b.place(Cell{150, 150}, cloister.id, 0, 0, cloister.rotations[0]), std::length_error);
+  EXPECT_EQ(b.num_tiles(), 1);
+  EXPECT_EQ(b.frontier_size(), 4);
+  EXPECT_TRUE(b.well_formed());
 }
 
 }  // namespace
