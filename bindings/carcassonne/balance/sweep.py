@@ -273,8 +273,16 @@ def _network_named(evaluator: str) -> tuple[str, str] | None:
 
 
 def _network_path(options: dict[str, str], file: str) -> Path:
-    """Where a network of this name is read from: the value= file given, else the shipped one."""
-    return Path(options["value"]) if options.get("value") else Path(_core.value_net_dir()) / file
+    """Where a network of this name is read from: the value= file given, else the file of that
+    name in the values= folder given (@NAME: the folder NAME among the shipped networks), else
+    the shipped one."""
+    if options.get("value"):
+        return Path(options["value"])
+    shipped = Path(_core.value_net_dir())
+    folder = options.get("values", "")
+    if folder:
+        return (shipped / folder[1:] if folder.startswith("@") else Path(folder)) / file
+    return shipped / file
 
 
 def value_network(evaluator: str, options: dict[str, str]) -> dict[str, str] | None:
