@@ -22,7 +22,7 @@ from .plots import (
     _save,
 )
 from .stats import Estimate
-from .sweep import read_sweep
+from .sweep import bots_summary, read_sweep, sweep_records
 
 PLOTS = (
     "first_player.png",
@@ -380,6 +380,9 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
         f"{stats.MIN_DEALS} deals shows no interval or p-value (n too small), and one fixed by "
         "construction none (by construction).</p>",
     ]
+    bots = bots_summary(sweep_records(sweep))
+    if bots:
+        body.append(f"<p>{html.escape(bots)}</p>")
     for title, text_, image, table_html in sections:
         body.append(f"<h2>{html.escape(title)}</h2>")
         if text_:

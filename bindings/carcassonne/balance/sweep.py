@@ -9,8 +9,11 @@ finished chunk is written as its own part file of the output folder, a parquet d
 readers skip), so a killed sweep continues with the chunks that have no part file yet.
 
 The spec file also records the code that played (package version, engine commit, every agent
-option with its default filled in); a resume with other code, or with part files of another
-spec, is refused: it would mix games that are not of one experiment.
+option with its default filled in) and the bot behind every MCTS cell ("bots": its full options,
+the evaluator that valued its leaves, the value network's file and SHA-256 where one played); a
+resume with other code, a package that would value a cell otherwise, or part files of another
+spec, is refused: it would mix games that are not of one experiment. `replay_deal` plays a deal
+with the recorded bot, not with today's defaults.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -41,6 +45,9 @@ OLD_SPEC_FILE = "spec.json"
 PART_KEY = b"carcassonne.sweep"
 # The key of a merged file's parquet metadata that holds the spec files of its sweeps.
 SPECS_KEY = b"carcassonne.specs"
+# The key of a chunk's table metadata that lists what valued each entrant's leaves (the arena's
+# EntrantStats.evaluator; "" for an agent that does not search).
+EVALUATORS_KEY = b"carcassonne.evaluators"
 
 
 # Line-ups: every seat greedy, every seat MCTS, one MCTS among greedy bots (the skill gradient);
@@ -154,9 +161,36 @@ class SweepSpec:
         agents = {a for lineup, _ in self.deals for a in lineup_agents(lineup, 2, self.mcts)}
         return {a: agent_options(a) for a in sorted(agents)}
 
+    def bots(self) -> list[dict[str, Any]]:
+        """The bot behind each MCTS agent of each cell, as this package plays it: the agent, its
+        full options (options_text), the evaluator that values its leaves in the cell's games and
+        the value network's file and SHA-256 (None when none plays)."""
+        found = []
+        for mix in self.mixes:
+            for players in self.players:
+                for lineup, _ in self.deals:
+                    for agent in dict.fromkeys(lineup_agents(lineup, players, self.mcts)):
+                        if agent.partition(":")[0] != "mcts":
+                            continue
+                        options = agent_options(agent)
+                        evaluator = probe_evaluator(options, mix, players, self.seed)
+                        found.append(
+                            {
+                                "mix": mix.name,
+                                "players": players,
+                                "lineup": lineup,
+                                "agent": agent,
+                                "options": options_text(options),
+                                "evaluator": evaluator,
+                                "network": value_network(evaluator, options),
+                            }
+                        )
+        return found
+
     def record(self) -> dict[str, Any]:
-        """What the spec file holds: the spec, every agent option and the code that plays it."""
-        return {**asdict(self), "agents": self.agent_options(), "code": code_version()}
+        """What the spec file holds: the spec, every agent option, the bot of every MCTS cell and
+        the code that plays it."""
+        return {**asdict(self), "agents": self.agent_options(), "bots": self.bots(), "code": code_version()}
 
     @staticmethod
     def from_json(text: str) -> SweepSpec:
@@ -193,7 +227,74 @@ def agent_options(agent: str) -> dict[str, str]:
         raise SearchError(f"a sweep plays greedy and an 'mcts:...' agent, not '{agent}'")
     _core.parse_mcts_options(options)  # raises SearchError naming a bad option or value
     given = dict(item.strip().split("=", 1) for item in options.split(",") if item.strip())
-    return {**{o["key"]: str(o["default"]) for o in _core.mcts_options()}, **given}
+    full = {**{o["key"]: str(o["default"]) for o in _core.mcts_options()}, **given}
+    # The engine's defaults that depend on other options (parse_mcts_options).
+    if full["select"] == "uct" and "c" not in given:
+        full["c"] = f"{_core.parse_mcts_options('select=uct').exploration:g}"
+    if full["eval"] == "net" and "prior" not in given:
+        full["prior"] = "net"
+    if "time" in given and "iters" not in given:
+        del full["iters"]  # a time budget alone: no iteration limit, which no iters= value gives
+    return full
+
+
+def options_text(options: dict[str, str]) -> str:
+    """The "mcts:..." spec of every option in `options` (agent_options), which plays as the spec
+    they were read from: time=0 (no time limit) cannot be given, so it is left out."""
+    return "mcts:" + ",".join(f"{k}={v}" for k, v in options.items() if not (k == "time" and v == "0"))
+
+
+def _options_of(text: str) -> dict[str, str]:
+    """The options of an options_text."""
+    return dict(item.split("=", 1) for item in text.partition(":")[2].split(",") if item)
+
+
+def probe_evaluator(options: dict[str, str], mix: Mix, players: int, seed: int) -> str:
+    """What the MCTS agent of these options values its leaves with in the games of a cell (the
+    engine's SearchResult.evaluator of one iteration at the cell's first position: it depends
+    only on the rules and the player count)."""
+    probe = {**options, "iters": "1", "threads": "1", "time": "0", "memory": "1"}
+    state = _core.State(make_config(players, mix.expansions, dict(mix.variants), seed))
+    while state.is_chance():  # a search starts at a decision
+        state.apply(state.legal_actions()[0])
+    search = _core.Mcts(_core.parse_mcts_options(options_text(probe).partition(":")[2]))
+    return str(search.search(state).evaluator)
+
+
+# "... the value network base, 2 players (value-base.value, sha256 0bd9e930313baf2b)": the file
+# and the first 16 digits of its SHA-256 (ValueNet.describe).
+_NETWORK_NAMED = re.compile(r"the value network .*\((?P<file>[^()]+), sha256 (?P<sha>[0-9a-f]+)\)")
+
+
+def _network_named(evaluator: str) -> tuple[str, str] | None:
+    """The value network's file name and SHA-256 digits an evaluator names, None for rollouts."""
+    found = _NETWORK_NAMED.search(evaluator)
+    return (found["file"], found["sha"]) if found else None
+
+
+def _network_path(options: dict[str, str], file: str) -> Path:
+    """Where a network of this name is read from: the value= file given, else the file of that
+    name in the values= folder given (@NAME: the folder NAME among the shipped networks), else
+    the shipped one."""
+    if options.get("value"):
+        return Path(options["value"])
+    shipped = Path(_core.value_net_dir())
+    folder = options.get("values", "")
+    if folder:
+        return (shipped / folder[1:] if folder.startswith("@") else Path(folder)) / file
+    return shipped / file
+
+
+def value_network(evaluator: str, options: dict[str, str]) -> dict[str, str] | None:
+    """The file name and full SHA-256 of the value network an evaluator names, None for rollouts."""
+    named = _network_named(evaluator)
+    if named is None:
+        return None
+    file, digits = named
+    sha = str(_core.ValueNet(str(_network_path(options, file))).sha256)
+    if not sha.startswith(digits):  # the search read another file than the one found here
+        raise SearchError(f"the search played the value network {file} (sha256 {digits}...), not {sha}")
+    return {"file": file, "sha256": sha}
 
 
 def code_version() -> dict[str, str]:
@@ -272,14 +373,16 @@ def chunks(spec: SweepSpec) -> list[Chunk]:
     return [chunk for _, _, chunk in sorted(keyed, key=lambda t: t[:2])]
 
 
-def play_chunk(chunk: Chunk, threads: int = 1) -> pa.Table:
+def play_chunk(chunk: Chunk, threads: int = 1, agents: Sequence[str] | None = None) -> pa.Table:
     """Plays one chunk in C++ threads and returns its rows (one per game and seat). With one
     thread, or with agents that are deterministic given their seeds (greedy; MCTS on one thread
     with an iteration budget), the rows do not depend on `threads` or on the machine, except the
     timing columns think_seconds. A Python agent (a "py:" reference) is made anew for each of
-    its entrants; the arena plays a chunk with one on one thread, one game at a time."""
+    its entrants; the arena plays a chunk with one on one thread, one game at a time. `agents`
+    (one per entrant) play in place of the chunk's, which still name the rows (a replay's
+    pinned bots). The table's metadata lists what valued each entrant's leaves (EVALUATORS_KEY)."""
     result = arena(
-        [load_agent(a) if a.startswith(REFERENCE_PREFIX) else a for a in chunk.agents],
+        [load_agent(a) if a.startswith(REFERENCE_PREFIX) else a for a in agents or chunk.agents],
         deals=chunk.deals,
         first_deal=chunk.first_deal,
         players=chunk.players,
@@ -290,7 +393,42 @@ def play_chunk(chunk: Chunk, threads: int = 1) -> pa.Table:
         threads=threads,
         record_actions=True,  # replayed for the per-turn columns (game flow, tile value)
     )
-    return records_table(chunk, result.games)
+    evaluators = json.dumps([e.evaluator for e in result.entrants]).encode()
+    return records_table(chunk, result.games).replace_schema_metadata({EVALUATORS_KEY: evaluators})
+
+
+def _cell_name(bot: dict[str, Any]) -> str:
+    return f"{bot['mix']}, {bot['players']} players, {bot['lineup']}"
+
+
+def _bots_of(record: dict[str, Any]) -> dict[tuple[str, int, str, str], dict[str, Any]]:
+    """A spec record's bots by (mix, players, line-up, agent)."""
+    return {(b["mix"], b["players"], b["lineup"], b["agent"]): b for b in record.get("bots", [])}
+
+
+def _check_evaluators(chunk: Chunk, table: pa.Table, record: dict[str, Any], pinned: bool = False) -> None:
+    """Refuses a chunk whose MCTS entrants valued their leaves otherwise than the record's bots
+    say: the whole text must match, or for `pinned` agents (a replay) the network file and hash."""
+    played = json.loads((table.schema.metadata or {}).get(EVALUATORS_KEY, b"[]"))
+    bots = _bots_of(record)
+    for agent, evaluator in zip(chunk.agents, played, strict=False):
+        bot = bots.get((chunk.mix.name, chunk.players, chunk.lineup, agent))
+        if bot is None:
+            continue
+        network = bot["network"]
+        if pinned:
+            named = _network_named(evaluator)
+            if network is None:
+                same = named is None
+            else:
+                same = named is not None and network["sha256"].startswith(named[1])
+        else:
+            same = evaluator == bot["evaluator"]
+        if not same:
+            raise SearchError(
+                f"{chunk.name}: {agent} valued its leaves with {evaluator!r}; the spec records "
+                f"{bot['evaluator']!r}: the games would not be those of the sweep"
+            )
 
 
 def game_turns(chunk: Chunk, game: Any) -> tuple[list[int], list[str], list[list[int]]]:
@@ -462,6 +600,13 @@ def open_sweep(out: str | os.PathLike[str], spec: SweepSpec, resume: bool) -> tu
                 raise SearchError(f"{spec_path} cannot be read ({e}); the folder is left alone") from e
             if not same:
                 raise SearchError(f"{folder} holds a sweep of another spec; it is left alone")
+            bots = _bot_differences(old.get("bots"), record["bots"])
+            if bots:
+                raise SearchError(
+                    f"{folder} was played by other bots than this package would play: {'; '.join(bots)}. "
+                    "Its games would not be of one experiment: resume with the package that played "
+                    "it, or start a new folder"
+                )
             changed = _differences(
                 {"code": old.get("code"), "agents": old.get("agents")},
                 {"code": record["code"], "agents": record["agents"]},
@@ -496,6 +641,48 @@ def open_sweep(out: str | os.PathLike[str], spec: SweepSpec, resume: bool) -> tu
             warnings.warn(f"{part} is damaged; its chunk is played again", stacklevel=2)
         todo.append(c)
     return folder, todo
+
+
+def _network_now(bot: dict[str, Any]) -> str:
+    """Whether the value network a bot played is still where the search reads it: "" when it
+    is, else what became of it."""
+    network = bot["network"]
+    path = _network_path(_options_of(bot["options"]), network["file"])
+    if not path.is_file():
+        return f"{network['file']} is not in {path.parent} any more"
+    sha = _core.ValueNet(str(path)).sha256
+    if sha == network["sha256"]:
+        return ""
+    return f"{network['file']} of {path.parent} is another network (sha256 {sha})"
+
+
+def _played_with(bot: dict[str, Any]) -> str:
+    network = bot["network"]
+    if network is None:
+        return f"its leaves were valued by {bot['evaluator']}"
+    return f"its leaves were valued by the value network {network['file']} (sha256 {network['sha256']})"
+
+
+def _bot_differences(old: list[dict[str, Any]] | None, new: list[dict[str, Any]]) -> list[str]:
+    """Per cell whose bot this package would play otherwise than recorded: what differs."""
+    if old is None:
+        return ["the spec does not record its cells' evaluators and value networks (an older version)"]
+    now = {(b["mix"], b["players"], b["lineup"], b["agent"]): b for b in new}
+    found = []
+    for was in old:
+        bot = now.get((was["mix"], was["players"], was["lineup"], was["agent"]))
+        if bot is None:
+            found.append(f"{_cell_name(was)}: {was['agent']} is not played by this spec")
+        elif was["options"] != bot["options"]:
+            changed = _differences(_options_of(was["options"]), _options_of(bot["options"]))
+            found.append(f"{_cell_name(was)}: other options ({', '.join(changed)})")
+        elif (was["evaluator"], was["network"]) != (bot["evaluator"], bot["network"]):
+            gone = _network_now(was) if was["network"] else ""
+            found.append(
+                f"{_cell_name(was)}: {_played_with(was)}{f', and {gone}' if gone else ''}; "
+                f"this package would value them with {bot['evaluator']}"
+            )
+    return found
 
 
 def _differences(old: Any, new: Any, where: str = "") -> list[str]:
@@ -548,12 +735,14 @@ def run_sweep(
 
         runner = ray_runner(address, play_chunk)  # checks that the cluster answers
     folder, todo = open_sweep(out, spec, resume)
-    fingerprint = _fingerprint(spec.record())
+    record = json.loads((folder / SPEC_FILE).read_text())
+    fingerprint = _fingerprint(record)
     total = sum(c.games for c in chunks(spec))
     with tqdm(
         total=total, initial=total - sum(c.games for c in todo), unit="game", disable=not progress
     ) as bar:
         for chunk, table in runner(todo):
+            _check_evaluators(chunk, table, record)  # a worker whose package values otherwise
             _write_part(folder, chunk, table, fingerprint)
             bar.update(chunk.games)
     return folder
@@ -655,17 +844,131 @@ def read_sweep(path: str | os.PathLike[str]) -> Any:
     return pd.concat([t.to_pandas() for t in _read_source(Path(path))], ignore_index=True)
 
 
-def replay_deal(spec: SweepSpec, mix: str, players: int, lineup: str, deal: int) -> Any:
+def replay_deal(
+    sweep: SweepSpec | dict[str, Any] | str | os.PathLike[str], mix: str, players: int, lineup: str, deal: int
+) -> Any:
     """Plays one deal of a sweep's cell again (every seat rotation) and returns its rows as a
     pandas DataFrame, as the sweep stored them: a chunk's games depend only on the spec's seeds
     and their deal numbers, so the rows equal the stored ones when the code is the same (the
-    timing column think_seconds aside)."""
+    timing column think_seconds aside).
+
+    `sweep`: a sweep folder or merged file (its spec record that holds the cell), a spec record
+    (sweep_records) or a SweepSpec (played as this package plays it today). Each MCTS agent plays
+    the cell's recorded bot: its full options, with the value network it played (the same file,
+    its SHA-256 checked; SearchError when it is gone or changed) or, where none played, the
+    rollouts it fell back to. A spec of an older version, which records no bots, replays its
+    recorded options (or today's defaults) with a warning that its bots are not pinned."""
+    record = _record_of(sweep, mix, players, lineup)
+    spec = SweepSpec.from_json(json.dumps(record))
     chosen = [m for m in spec.mixes if m.name == mix]
     if not chosen or players not in spec.players or lineup not in dict(spec.deals):
         raise SearchError(f"the sweep has no cell ({mix}, {players} players, {lineup})")
     agents = tuple(lineup_agents(lineup, players, spec.mcts))
     chunk = Chunk(chosen[0], players, lineup, agents, deal, 1, spec.seed, spec.agent_seed)
-    return play_chunk(chunk).to_pandas()
+    note = bots_note(record)
+    if note is not None and any(a.partition(":")[0] == "mcts" for a in agents):
+        warnings.warn(note, stacklevel=2)
+    bots = _bots_of(record)
+    played = []
+    for agent in agents:
+        bot = bots.get((mix, players, lineup, agent))
+        if bot is not None:
+            played.append(pinned_agent(bot))
+        elif agent.partition(":")[0] == "mcts" and agent in record.get("agents", {}):
+            played.append(options_text(record["agents"][agent]))  # an older spec: its options
+        else:
+            played.append(agent)
+    table = play_chunk(chunk, agents=played)
+    _check_evaluators(chunk, table, record, pinned=True)
+    return table.to_pandas()
+
+
+def _record_of(
+    sweep: SweepSpec | dict[str, Any] | str | os.PathLike[str], mix: str, players: int, lineup: str
+) -> dict[str, Any]:
+    """The spec record of the sweep that holds a cell."""
+    if isinstance(sweep, SweepSpec):
+        return sweep.record()
+    if isinstance(sweep, dict):
+        return sweep
+    records = sweep_records(sweep)
+    if not records:
+        raise SearchError(f"{sweep} keeps no spec (a file of an older version): pass its SweepSpec")
+    for record in records:
+        spec = SweepSpec.from_json(json.dumps(record))
+        if mix in [m.name for m in spec.mixes] and players in spec.players and lineup in dict(spec.deals):
+            return record
+    raise SearchError(f"{sweep} has no cell ({mix}, {players} players, {lineup})")
+
+
+def pinned_agent(bot: dict[str, Any]) -> str:
+    """The "mcts:..." spec that plays a recorded bot as it was played: its full options, with the
+    value network it played named by its file (SearchError when that file is gone or is another
+    network now), or, where none played, the rollouts that eval=value and prior=value fall back
+    to (so a network shipped since does not take over)."""
+    options = _options_of(bot["options"])
+    network = bot["network"]
+    if network is not None:
+        gone = _network_now(bot)
+        if gone:
+            raise SearchError(
+                f"the cell ({_cell_name(bot)}) was played with the value network {network['file']} (sha256 "
+                f"{network['sha256']}), and {gone}: its deals cannot be replayed as they were played"
+            )
+        options["value"] = str(_network_path(options, network["file"]))
+    else:
+        if options.get("eval") == "value":
+            options["eval"] = "greedy"
+            if options.get("rollout") == "none":
+                options["rollout"] = "random"
+        if options.get("prior") == "value":
+            options["prior"] = "greedy"
+    return options_text(options)
+
+
+def bots_note(record: dict[str, Any]) -> str | None:
+    """None for a spec record that pins its bots; for one of an older version, what that means."""
+    if "bots" in record:
+        return None
+    if "agents" in record:
+        return (
+            "the bots of this sweep are not pinned: its spec (of an older version) records their options "
+            "but not what valued their leaves; a replay plays the recorded options, which with eval=value "
+            "or prior=value take the value network shipped today, maybe not the one that played"
+        )
+    return (
+        "the bots of this sweep are not pinned: its spec (of an older version) records neither their "
+        "options nor what valued their leaves; a replay plays today's defaults, which may differ"
+    )
+
+
+def bots_summary(records: Sequence[dict[str, Any]]) -> str:
+    """One sentence for a report: which value network valued the MCTS bots' leaves in which
+    cells, or that the bots are not pinned; "" without records."""
+    notes = [note for note in (bots_note(r) for r in records) if note is not None]
+    if notes:
+        return notes[0][0].upper() + notes[0][1:] + "."
+    networks: dict[str, list[str]] = {}
+    rollouts = 0
+    for record in records:
+        for bot in record["bots"]:
+            if bot["network"] is None:
+                rollouts += 1
+                continue
+            name = f"{bot['network']['file']} (sha256 {bot['network']['sha256'][:16]})"
+            cell = f"{bot['mix']} {bot['players']} players"
+            networks.setdefault(name, [])
+            if cell not in networks[name]:
+                networks[name].append(cell)
+    if not networks and not rollouts:
+        return ""
+    parts = [f"the value network {name} in {', '.join(cells)}" for name, cells in networks.items()]
+    if rollouts:
+        parts.append("rollouts elsewhere" if networks else "rollouts in every cell")
+    return (
+        f"The MCTS bots' leaves were valued by {'; '.join(parts)}. The spec file records each cell's "
+        "full options, evaluator and network SHA-256."
+    )
 
 
 def sweep_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
