@@ -224,6 +224,31 @@ def test_the_loop_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
         run(tmp_path, ValueLoopConfig(**{**config.__dict__, "iterations": 30}), progress=False)
 
 
+def test_the_loop_over_a_grid_of_mixes_makes_one_network_for_every_mix(tmp_path: Path) -> None:
+    config = ValueLoopConfig(
+        mixes=("base", "abbey-mayor"),
+        players=(2,),
+        generations=1,
+        deals=1,
+        iterations=10,
+        epochs=1,
+        every=4,
+        gate_deals=1,
+        time=0.002,
+        ladder=(),
+        threads=1,
+    )
+    state = run(tmp_path, config, progress=False)
+    assert set(state["done"]) == {"games-1-base-2p", "games-1-abbey-mayor-2p", "train-1", "gate-1"}
+    net = _core.ValueNet(str(tmp_path / "candidate-1.value"))
+    assert net.every_mix and net.mix == "every" and net.player_counts == [2]
+    # One mix or a grid, not both; names of carcassonne.mixes only.
+    with pytest.raises(SearchError, match="not both"):
+        ValueLoopConfig(mixes=("base",), expansions=("abbey-mayor",)).check()
+    with pytest.raises(SearchError, match=r"unknown mix 'dragons' \(known: base, abbey-mayor"):
+        ValueLoopConfig(mixes=("dragons",)).check()
+
+
 def test_the_gate_and_the_elo_measure_one_seat_against_its_fair_share() -> None:
     # One candidate seat against the best player in the others: 0.4 of 3-player games is more
     # than the fair third; of 2-player games it is less than half.
