@@ -195,6 +195,18 @@ def test_two_friends_play_a_game_to_the_end_in_two_browsers(
         assert all(str(score) in summary for score in final["scores"])
     host.save_screenshot(str(folder / "05-host-end.png"))
     friend.save_screenshot(str(folder / "06-friend-end.png"))
+
+    # A rematch: the host starts it from the end dialog, the friend's page offers to go there.
+    click(host, "#end-dialog .rematch-button")
+    wait_until(lambda: page_game(host)["id"] != game_id, what="the host's rematch")
+    rematch = page_game(host)["id"]
+    button = "#end-dialog .rematch-button"
+    offered = "Go to the rematch"
+    wait_until(lambda: friend.find_element(By.CSS_SELECTOR, button).text == offered, what="the offer")
+    friend.save_screenshot(str(folder / "07-friend-offered-the-rematch.png"))
+    click(friend, button)
+    wait_until(lambda: page_game(friend)["id"] == rematch, what="the friend in the rematch")
+    assert page_game(friend)["you"] == [1] and page_game(host)["you"] == [0]
     print(f"\nscreenshots: {folder}")
 
 

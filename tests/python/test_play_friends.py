@@ -398,3 +398,35 @@ def test_every_page_sees_which_seats_have_their_page_open(tmp_path: Path) -> Non
                 assert next(received)[1]["present"] == [0]  # and left
             version = state["version"]
             assert client.get(game).json()["version"] == version  # presence is not a move
+
+
+# ---- Rematch -----------------------------------------------------------------------------------
+
+
+def test_a_rematch_seats_the_same_people_and_their_pages_find_it(tmp_path: Path) -> None:
+    client = TestClient(create_app(tmp_path))
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "remote", "name": "Eve"}, EASY]
+    state = client.post("/api/games", json={"seats": seats, "seed": 5}).json()
+    game, host, friend = f"/api/games/{state['id']}", state["host_token"], state["invites"][0]["token"]
+    rematch = f"{game}/rematch"
+    assert client.post(rematch, headers={"X-Seat-Token": host}).status_code == 409  # not over yet
+    tokens = {0: host, 1: friend}
+    while not state["terminal"]:
+        if state["human_to_move"]:
+            state = move(client, state, tokens[state["current_player"]]).json()
+        else:  # the bot
+            state = client.get(game, headers={"X-Seat-Token": host}).json()
+    for token in (friend, None):
+        assert client.post(rematch, headers={"X-Seat-Token": token} if token else {}).status_code == 403
+    made = client.post(rematch, headers={"X-Seat-Token": host})
+    assert made.status_code == 201, made.text
+    new = made.json()
+    assert new["id"] != state["id"] and not new["terminal"] and new["host_token"] == host
+    assert new["seats"] == state["seats"] and new["config"]["expansions"] == state["config"]["expansions"]
+    assert new["config"]["seed"] != state["config"]["seed"]
+    # The friend's key is their seat's in the rematch too; the finished game points to it.
+    theirs = client.get(f"/api/games/{new['id']}", headers={"X-Seat-Token": friend}).json()
+    assert theirs["you"] == [1]
+    assert client.post(rematch, headers={"X-Seat-Token": host}).status_code == 409  # one rematch
+    client = TestClient(create_app(tmp_path))  # a restart keeps the way there
+    assert client.get(game).json()["rematch"] == new["id"]

@@ -17,6 +17,7 @@ Endpoints (all JSON; errors are 4xx with {"detail": "..."} and change nothing):
   GET  /api/games/{id}/events        server-sent events: the game changed, who is present (friends.py)
   GET  /api/games/{id}/invites       the remote seats' tokens, for the game's creator
   GET  /api/games/{id}/review        a finished game's review (win chances), or its progress
+  POST /api/games/{id}/rematch       a finished game's next game, the same people in the same seats
   DELETE /api/games/{id}
 Bodies over MAX_BODY bytes are refused with a 413 before they are read whole (chunked ones too),
 NaN and Infinity in a JSON body with a 400, and a move the store cannot save with a 503. In a
@@ -245,6 +246,7 @@ class Games:
                 if saved is None:
                     raise HTTPException(404, f"no game with id {game_id!r}")
                 session = GameSession(game_id, saved[0], saved[1], self.store, self.store.host(game_id))
+                session.rematch = self.store.rematch(game_id)
                 session.start()
                 self._sessions[game_id] = session
         return session
@@ -540,6 +542,24 @@ def create_app(
             return reviews.get(games.get(game_id))
         except NotFinishedError as e:
             raise HTTPException(409, str(e)) from e
+
+    @app.post("/api/games/{game_id}/rematch", status_code=201)
+    def rematch(game_id: str, token: SeatToken = None) -> dict[str, Any]:
+        """A finished game's rematch: the same seats (names, bots, friends' keys) and rules, a new
+        seed. Started once, by the game's creator; the finished game's state then names it, so
+        every page finds it."""
+        session = games.get(game_id)
+        check_host(session, token, "start a rematch")
+        with session.lock:
+            if not session.game.is_terminal:
+                raise HTTPException(409, "a rematch starts once the game is over")
+            if session.rematch is not None:
+                raise HTTPException(409, f"the rematch has begun already: game {session.rematch}")
+            config = session.game.config | {"seed": secrets.randbelow(2**53)}
+            seats = [dict(seat) for seat in session.seats]  # the same keys: each friend keeps theirs
+            new = games.add(seats, Game(**config).to_record(), session.host)
+            session.set_rematch(new.id)
+        return _view(new, token) | ({"host_token": new.host} if new.host else {})
 
     @app.get("/api/games/{game_id}/replay/{moves}")
     def replay(game_id: str, moves: int) -> dict[str, Any]:

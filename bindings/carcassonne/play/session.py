@@ -89,6 +89,7 @@ class GameSession:
         self.undo_request: dict[str, Any] | None = None
         # The open event streams by seat: who has the game open (a watcher's stream is no seat's).
         self.streams: dict[int, int] = {}
+        self.rematch: str | None = None  # the id of the game started as this one's rematch
         # Called with a summary after every change (the event streams of the pages showing it).
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         # The MCTS bots' searches by seat, used by the bot thread only (delete() may stop one).
@@ -357,6 +358,15 @@ class GameSession:
             self.version += 1
             self._changed()
 
+    def set_rematch(self, game_id: str) -> None:
+        """Names the game started as this one's rematch (saved): every page showing this game
+        learns of it."""
+        with self.lock:
+            self.store.set_rematch(self.id, game_id)
+            self.rematch = game_id
+            self.version += 1
+            self._changed()
+
     def present(self) -> list[int]:
         """The seats whose player has the game open (an event stream), lock held."""
         return sorted(p for p, n in self.streams.items() if n)
@@ -506,6 +516,7 @@ class GameSession:
                 "seats": public_seats(self.seats),
                 "present": self.present(),
                 "undo_request": self.undo_request and dict(self.undo_request),
+                "rematch": self.rematch,
                 "config": game.config,
                 "phase": game.phase,
                 "current_player": player,

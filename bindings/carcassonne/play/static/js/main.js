@@ -2,7 +2,7 @@
 // (/api/games/{id}), and sends the human's choices as action texts. All rules live in the engine:
 // the page only offers what the server lists as legal. Modules: common, board, panels, dialogs,
 // friends (invite links and the event stream), animate, final, legend.
-import { POLL_MS, IDLE_POLL_MS, page, $, svgElement, api, showStatus, seatName, playerName, keepToken, older, withFriends } from "./common.js";
+import { POLL_MS, IDLE_POLL_MS, page, $, svgElement, api, showStatus, seatName, playerName, keepToken, tokenFor, older, withFriends } from "./common.js";
 import { forgetHover, renderBoard, rotate, placeSelected, fitView, allVisible, setUpBoardControls, zoomForFingers } from "./board.js";
 import { renderTurn, renderScores, renderCity, renderBag, renderLog, showEndSummary, askHint } from "./panels.js";
 import { setUpNewGameDialog, openNewGameDialog } from "./dialogs.js";
@@ -218,6 +218,7 @@ export function render() {
     ? (game.undo.consent ? "Ask the other players to let you take back your last move" : "Back to your previous decision")
     : `No undo now: ${game.undo.why}`;
   renderUndoRequest();
+  renderRematch();
   $("name-button").hidden = !game.you.length;
   $("hint-button").disabled = !game.your_turn;
   $("invite-button").hidden = !game.host;
@@ -250,6 +251,37 @@ async function answerUndo(accept) {
   }
 }
 
+// A finished game's rematch: its creator starts it (anyone, without friends' seats); then every
+// page of the game offers to go there.
+function renderRematch() {
+  const game = page.game;
+  const mayStart = game.host || (!withFriends(game) && game.you.length > 0);
+  for (const button of document.querySelectorAll(".rematch-button")) {
+    button.hidden = !game.terminal || !(game.rematch || mayStart);
+    button.textContent = game.rematch ? "Go to the rematch" : "Rematch";
+    button.title = game.rematch ? "The next game, with the same people in the same seats" : "A new game with the same seats and rules, new tiles";
+  }
+}
+
+async function rematch() {
+  const game = page.game;
+  try {
+    if (game.rematch) {
+      // The same seats: this browser's key for this game is its key for the rematch.
+      const token = tokenFor(game.id);
+      if (token) keepToken(game.rematch, token);
+      setGame(await api("GET", `/api/games/${game.rematch}`), true);
+    } else {
+      const made = await api("POST", `/api/games/${game.id}/rematch`);
+      if (made.host_token) keepToken(made.id, made.host_token);
+      setGame(made, true);
+    }
+    if ($("end-dialog").open) $("end-dialog").close();
+  } catch (error) {
+    showStatus(error.message, true);
+  }
+}
+
 // The tab's title says when it is this page's turn in a game with someone else to wait for
 // (a friend or a bot), so a tab in the background shows it.
 const TITLE = "Carcassonne";
@@ -269,7 +301,7 @@ function renderStatus() {
     const scores = page.replay.scores.join(" : ");
     showStatus(`Replay: after move ${page.replay.moves} (${page.replay.action || "start"}), scores ${scores}`);
   }
-  else if (game.terminal) showStatus("Game over");
+  else if (game.terminal) showStatus(game.rematch ? "Game over: the rematch has begun" : "Game over");
   else if (game.bot_error) showStatus(`The bot stopped: ${game.bot_error}`, true);
   else if (game.your_turn) showStatus(`${seatName(game.current_player)} to play`);
   else if (game.human_to_move) {
@@ -337,6 +369,7 @@ function setUpButtons() {
   $("undo-allow").addEventListener("click", () => answerUndo(true));
   $("undo-refuse").addEventListener("click", () => answerUndo(false));
   setUpNameDialog(setGame);
+  for (const button of document.querySelectorAll(".rematch-button")) button.addEventListener("click", rematch);
   $("name-button").addEventListener("click", openNameDialog);
   $("load-input").addEventListener("change", async (event) => {
     const file = event.target.files[0];
