@@ -131,6 +131,9 @@ def test_two_friends_play_a_game_to_the_end_in_two_browsers(
     friend.get(link)
     wait_until(lambda: page_game(friend), what="the friend's page")
     friend.execute_script("localStorage.setItem('carcassonne-speed', 'fast'); page.speed = 'fast'")
+    # The page asks for a name for the seat; the friend may give none (the seat keeps its colour).
+    wait_until(lambda: friend.find_element(By.ID, "name-dialog").get_attribute("open") is not None)
+    click(friend, "#name-dialog button[value='later']")
     assert "seat=" not in friend.current_url
     assert page_game(friend)["you"] == [1] and page_game(host)["you"] == [0]
     assert not page_game(friend)["host"] and friend.find_element(By.ID, "invite-button").get_attribute(
@@ -192,4 +195,93 @@ def test_two_friends_play_a_game_to_the_end_in_two_browsers(
         assert all(str(score) in summary for score in final["scores"])
     host.save_screenshot(str(folder / "05-host-end.png"))
     friend.save_screenshot(str(folder / "06-friend-end.png"))
+
+    # A rematch: the host starts it from the end dialog, the friend's page offers to go there.
+    click(host, "#end-dialog .rematch-button")
+    wait_until(lambda: page_game(host)["id"] != game_id, what="the host's rematch")
+    rematch = page_game(host)["id"]
+    button = "#end-dialog .rematch-button"
+    offered = "Go to the rematch"
+    wait_until(lambda: friend.find_element(By.CSS_SELECTOR, button).text == offered, what="the offer")
+    friend.save_screenshot(str(folder / "07-friend-offered-the-rematch.png"))
+    click(friend, button)
+    wait_until(lambda: page_game(friend)["id"] == rematch, what="the friend in the rematch")
+    assert page_game(friend)["you"] == [1] and page_game(host)["you"] == [0]
+    print(f"\nscreenshots: {folder}")
+
+
+TRICKY_NAME = "<script>\"Eve's</script>"
+YOUR_TURN_TITLE = "● Your turn — Carcassonne"
+
+
+def test_friends_see_names_who_is_here_their_turn_in_the_tab_title_and_agree_to_an_undo(
+    two_browsers: tuple[Any, Any], server: Server, request: Any
+) -> None:
+    folder = SCREENSHOTS / request.node.name
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.png"):
+        old.unlink()
+    host, friend = two_browsers
+
+    # The host names their own seat when creating the game; Blue is a friend's.
+    host.get(server.url)
+    wait_until(lambda: host.find_element(By.ID, "new-game-dialog").get_attribute("open") is not None)
+    host.find_element(By.CSS_SELECTOR, ".seat-name").send_keys("Ann")
+    host.find_element(By.CSS_SELECTOR, "select[data-seat='1'] option[value='remote']").click()
+    click(host, "#start-button")
+    wait_until(lambda: host.find_element(By.ID, "invite-dialog").get_attribute("open") is not None)
+    link = host.find_element(By.CSS_SELECTOR, ".invite-link").get_attribute("value")
+    host.find_element(By.CSS_SELECTOR, "#invite-dialog form button").click()
+    blue = "#scores tr[data-player='1']"
+    wait_until(lambda: host.find_elements(By.CSS_SELECTOR, f"{blue} .presence.away"), what="Blue away")
+    assert "Ann (you)" in host.find_element(By.ID, "scores").text
+    assert host.title == YOUR_TURN_TITLE  # Ann is to play, and a friend waits
+
+    # The friend opens the link and names their seat (a name that looks like markup).
+    friend.get(link)
+    wait_until(lambda: friend.find_element(By.ID, "name-dialog").get_attribute("open") is not None)
+    friend.find_element(By.CSS_SELECTOR, "#name-list input[data-seat='1']").send_keys(TRICKY_NAME)
+    click(friend, "#name-save")
+    wait_until(lambda: friend.find_element(By.ID, "name-dialog").get_attribute("open") is None, what="saved")
+    friend.execute_script("localStorage.setItem('carcassonne-speed', 'fast'); page.speed = 'fast'")
+    assert friend.title == "Carcassonne"  # not the friend's turn
+    assert "Waiting for Ann (friend)" in friend.find_element(By.ID, "status").text
+    wait_until(
+        lambda: host.find_elements(By.CSS_SELECTOR, f"{blue}[data-present] .presence.here"), what="here"
+    )
+    wait_until(lambda: f"{TRICKY_NAME} (friend)" in host.find_element(By.ID, "scores").text, what="the name")
+    for page in (host, friend):  # shown as text: no element made of it
+        assert page.execute_script("return document.querySelectorAll('body script').length") == 1
+    host.save_screenshot(str(folder / "01-host-sees-the-friends-name.png"))
+
+    # Ann's tile and no figure: the friend's turn, their title says so, Ann's is plain again.
+    take_turn_by_clicks(host, figure=False)
+    take_turn_by_clicks(host, figure=False)
+    wait_for_my_turn(friend)
+    wait_until(lambda: friend.title == YOUR_TURN_TITLE, what="the friend's title")
+    wait_until(lambda: host.title == "Carcassonne", what="the host's title back")
+    assert TRICKY_NAME in friend.find_element(By.ID, "prompt").text
+    assert f"Waiting for {TRICKY_NAME} (friend)" in host.find_element(By.ID, "status").text
+    assert host.find_element(By.ID, "undo-button").get_attribute("disabled")  # Blue's tile is seen
+    assert "drawn" in host.find_element(By.ID, "undo-button").get_attribute("title")
+
+    # The friend places a tile and asks to take it back: Ann allows it on her page.
+    take_turn_by_clicks(friend, figure=False)
+    placed = page_game(friend)["moves"]
+    assert TRICKY_NAME in friend.find_element(By.ID, "log").text
+    click(friend, "#undo-button")
+    wait_until(lambda: host.find_element(By.ID, "undo-allow").is_displayed(), what="the request")
+    assert TRICKY_NAME in host.find_element(By.ID, "undo-request").text
+    assert "waiting for Ann" in friend.find_element(By.ID, "undo-request").text
+    host.save_screenshot(str(folder / "02-host-asked-to-allow-an-undo.png"))
+    friend.save_screenshot(str(folder / "03-friend-waits-for-the-answer.png"))
+    click(host, "#undo-allow")
+    wait_until(lambda: page_game(friend)["moves"] == placed - 1, what="the undo")
+    wait_until(lambda: not friend.find_element(By.ID, "undo-request").is_displayed(), what="no request")
+
+    # The friend closes the game: Ann's page shows them gone.
+    friend.get("about:blank")
+    wait_until(lambda: host.find_elements(By.CSS_SELECTOR, f"{blue} .presence.away"), what="the friend gone")
+    wait_until(lambda: "not connected" in host.find_element(By.ID, "status").text, what="the status")
+    host.save_screenshot(str(folder / "04-host-friend-gone.png"))
     print(f"\nscreenshots: {folder}")

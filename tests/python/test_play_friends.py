@@ -88,11 +88,12 @@ def test_a_spectator_reads_but_may_not_move_hint_undo_delete_or_see_invites(clie
     )
     assert client.post(f"{game}/hint", json={"time": 0.05}, headers={"X-Seat-Token": host}).status_code == 200
     move(client, state, host)
-    # Undo: only the player of the last move takes it back.
+    # Undo: only the player of the last move takes it back (asking the friend, who agrees).
     assert client.post(f"{game}/undo").status_code == 403
     assert client.post(f"{game}/undo", headers={"X-Seat-Token": friend}).status_code == 403
     assert client.get(game).json()["moves"] == state["moves"] + 1
-    assert client.post(f"{game}/undo", headers={"X-Seat-Token": host}).json()["moves"] == state["moves"]
+    assert client.post(f"{game}/undo", headers={"X-Seat-Token": host}).status_code == 202
+    assert answer(client, state["id"], friend, True).json()["moves"] == state["moves"]
     # The invite links and the deletion are the creator's.
     for token in (None, friend):
         headers = {"X-Seat-Token": token} if token else {}
@@ -245,3 +246,187 @@ def test_event_streams_per_client_are_limited_and_a_closed_one_frees_its_place(t
             assert time.monotonic() < deadline, "a closed stream kept its place"
             time.sleep(0.1)
         assert client.get("/api/games/nope/events").status_code == 404
+
+
+# ---- Undo among people: consent, and never past another player's revealed tile ----------------
+
+
+def undo(client: Any, game_id: str, token: str | None) -> Any:
+    return client.post(f"/api/games/{game_id}/undo", headers={"X-Seat-Token": token} if token else {})
+
+
+def answer(client: Any, game_id: str, token: str | None, accept: bool) -> Any:
+    headers = {"X-Seat-Token": token} if token else {}
+    return client.post(f"/api/games/{game_id}/undo/answer", json={"accept": accept}, headers=headers)
+
+
+def test_a_friends_undo_asks_the_others_and_happens_when_they_accept(client: TestClient) -> None:
+    state, host, friend = friends_game(client)
+    game_id, start = state["id"], state["moves"]
+    placed = move(client, state, host).json()  # Red's tile: Red may take it back, if Blue agrees
+    assert placed["undo"] == {"allowed": True, "why": None, "consent": True}
+    asked = undo(client, game_id, host)
+    assert asked.status_code == 202, asked.text
+    request = asked.json()["undo_request"]
+    assert request == {"seat": 0, "asked_by": [0], "waiting": [1], "refused_by": None, "moves": start}
+    assert asked.json()["moves"] == start + 1  # nothing taken back yet
+    seen = client.get(f"/api/games/{game_id}", headers={"X-Seat-Token": friend}).json()
+    assert seen["undo_request"] == request
+    # Only the people asked answer: not the one who asked, not a spectator.
+    assert answer(client, game_id, host, True).status_code == 403
+    assert answer(client, game_id, None, True).status_code == 403
+    assert undo(client, game_id, host).status_code == 409  # asked already
+    done = answer(client, game_id, friend, True)
+    assert done.status_code == 200, done.text
+    assert done.json()["moves"] == start and done.json()["undo_request"] is None
+    assert client.get(f"/api/games/{game_id}").json()["legal"] == state["legal"]
+
+
+def test_a_refused_or_lapsed_undo_changes_nothing(client: TestClient) -> None:
+    state, host, friend = friends_game(client)
+    game_id = state["id"]
+    placed = move(client, state, host).json()
+    undo(client, game_id, host)
+    refused = answer(client, game_id, friend, False).json()
+    assert refused["moves"] == placed["moves"] and refused["undo_request"]["refused_by"] == 1
+    again = undo(client, game_id, host)  # not again until someone moves
+    assert again.status_code == 409 and "refused" in again.json()["detail"]
+    assert answer(client, game_id, friend, True).status_code == 409  # nothing waits for an answer
+    # A request lapses when anyone moves: the answer then comes too late.
+    state = client.get(f"/api/games/{game_id}").json()
+    assert state["undo_request"]["refused_by"] == 1
+    after = move(client, state, host, "pass").json()
+    assert after["undo_request"] is None
+    state = move(client, after, friend).json()  # Blue's tile; Blue asks, then Blue moves on
+    assert undo(client, game_id, friend).status_code == 202
+    moved = move(client, state, friend, "pass").json()
+    assert moved["undo_request"] is None
+    assert answer(client, game_id, host, True).status_code == 409
+    assert client.get(f"/api/games/{game_id}").json()["moves"] == moved["moves"]
+
+
+def test_no_undo_goes_back_past_another_players_revealed_tile(client: TestClient) -> None:
+    state, host, friend = friends_game(client)
+    game_id = state["id"]
+    state = move(client, state, host).json()
+    state = move(client, state, host, "pass").json()  # Blue's tile is drawn: Red's turn is past
+    mine = client.get(f"/api/games/{game_id}", headers={"X-Seat-Token": host}).json()
+    assert not mine["undo"]["allowed"] and "drawn" in mine["undo"]["why"]
+    refused = undo(client, game_id, host)
+    assert refused.status_code == 409 and "drawn" in refused.json()["detail"]
+    # The tester's case: Blue plays, sees Red's next tile, and tries to take its own move back.
+    state = move(client, state, friend).json()
+    state = move(client, state, friend, "pass").json()
+    for _ in range(2):
+        assert undo(client, game_id, friend).status_code == 409
+    assert client.get(f"/api/games/{game_id}").json()["moves"] == state["moves"]
+    assert client.get(f"/api/games/{game_id}").json()["undo_request"] is None
+
+
+def test_a_hot_seat_undo_never_passes_the_next_players_revealed_tile(client: TestClient) -> None:
+    state = client.post("/api/games", json={"seats": [HOST, HOST], "seed": 2}).json()
+    state = move(client, state, None).json()
+    assert state["undo"] == {"allowed": True, "why": None, "consent": False}
+    state = move(client, state, None, "pass").json()
+    assert undo(client, state["id"], None).status_code == 409
+    placed = move(client, state, None).json()  # Blue's own tile: Blue may take it back at once
+    undone = undo(client, state["id"], None)
+    assert undone.status_code == 200 and undone.json()["moves"] == placed["moves"] - 1
+
+
+# ---- Names -----------------------------------------------------------------------------------
+
+TRICKY_NAME = "<script>\"Eve's</script>"
+
+
+def rename(client: Any, game_id: str, seat: int, name: Any, token: str | None) -> Any:
+    headers = {"X-Seat-Token": token} if token else {}
+    return client.put(f"/api/games/{game_id}/seats/{seat}/name", json={"name": name}, headers=headers)
+
+
+def test_seats_have_the_names_their_people_give_and_a_restart_keeps_them(tmp_path: Path) -> None:
+    client = TestClient(create_app(tmp_path))
+    seats = [{"kind": "human", "name": " Ann "}, REMOTE, {**EASY, "name": "Robo"}]
+    state = client.post("/api/games", json={"seats": seats, "seed": 3}).json()
+    game_id, host, friend = state["id"], state["host_token"], state["invites"][0]["token"]
+    assert [s.get("name") for s in state["seats"]] == ["Ann", None, "Robo"]
+    named = rename(client, game_id, 1, TRICKY_NAME, friend)  # the friend names their own seat
+    assert named.status_code == 200 and named.json()["seats"][1]["name"] == TRICKY_NAME
+    # Only a seat's own player names it.
+    for seat, token in ((1, host), (1, None), (0, friend), (2, friend), (2, host)):
+        assert rename(client, game_id, seat, "Mallory", token).status_code == 403, (seat, token)
+    assert rename(client, game_id, 5, "Mallory", friend).status_code == 404
+    assert rename(client, game_id, 0, "Annie", host).status_code == 200
+
+    client = TestClient(create_app(tmp_path))  # a restart
+    kept = client.get(f"/api/games/{game_id}").json()["seats"]
+    assert [s.get("name") for s in kept] == ["Annie", TRICKY_NAME, "Robo"]
+    listed = client.get("/api/games").json()[0]["seats"]
+    assert [s.get("name") for s in listed] == ["Annie", TRICKY_NAME, "Robo"]
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 25, "Ann\nBob", "tab\there", "\u200b", 7])
+def test_a_bad_name_is_a_422_that_says_why_and_changes_nothing(client: TestClient, name: Any) -> None:
+    state, _, friend = friends_game(client)
+    refused = rename(client, state["id"], 1, name, friend)
+    assert refused.status_code == 422, refused.text
+    assert "name" in json.dumps(refused.json()["detail"])
+    assert client.get(f"/api/games/{state['id']}").json()["seats"] == [HOST, REMOTE]
+    made = client.post("/api/games", json={"seats": [{"kind": "human", "name": name}, EASY]})
+    assert made.status_code == 422
+
+
+# ---- Presence: whose page follows the game -----------------------------------------------------
+
+
+def test_every_page_sees_which_seats_have_their_page_open(tmp_path: Path) -> None:
+    with live_server(tmp_path) as url, httpx.Client(base_url=url, timeout=HANG_GUARD_S) as client:
+        state, host, friend = friends_game(client)
+        game = f"/api/games/{state['id']}"
+        assert state["present"] == [] and state["presence_key"]
+        theirs = client.get(game, headers={"X-Seat-Token": friend}).json()["presence_key"]
+        assert theirs not in (state["presence_key"], friend, host)
+        assert client.get(game).json()["presence_key"] is None  # a spectator is nobody's presence
+        with client.stream("GET", f"{game}/events", params={"key": state["presence_key"]}) as mine:
+            received = events(mine)
+            assert next(received)[1]["present"] == [0]
+            with client.stream("GET", f"{game}/events", params={"key": "wrong"}) as watcher:
+                assert next(events(watcher))[1]["present"] == [0]  # a watcher is no seat
+                with client.stream("GET", f"{game}/events", params={"key": theirs}):
+                    assert next(received)[1]["present"] == [0, 1]  # the friend came
+                    assert client.get(game).json()["present"] == [0, 1]
+                assert next(received)[1]["present"] == [0]  # and left
+            version = state["version"]
+            assert client.get(game).json()["version"] == version  # presence is not a move
+
+
+# ---- Rematch -----------------------------------------------------------------------------------
+
+
+def test_a_rematch_seats_the_same_people_and_their_pages_find_it(tmp_path: Path) -> None:
+    client = TestClient(create_app(tmp_path))
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "remote", "name": "Eve"}, EASY]
+    state = client.post("/api/games", json={"seats": seats, "seed": 5}).json()
+    game, host, friend = f"/api/games/{state['id']}", state["host_token"], state["invites"][0]["token"]
+    rematch = f"{game}/rematch"
+    assert client.post(rematch, headers={"X-Seat-Token": host}).status_code == 409  # not over yet
+    tokens = {0: host, 1: friend}
+    while not state["terminal"]:
+        if state["human_to_move"]:
+            state = move(client, state, tokens[state["current_player"]]).json()
+        else:  # the bot
+            state = client.get(game, headers={"X-Seat-Token": host}).json()
+    for token in (friend, None):
+        assert client.post(rematch, headers={"X-Seat-Token": token} if token else {}).status_code == 403
+    made = client.post(rematch, headers={"X-Seat-Token": host})
+    assert made.status_code == 201, made.text
+    new = made.json()
+    assert new["id"] != state["id"] and not new["terminal"] and new["host_token"] == host
+    assert new["seats"] == state["seats"] and new["config"]["expansions"] == state["config"]["expansions"]
+    assert new["config"]["seed"] != state["config"]["seed"]
+    # The friend's key is their seat's in the rematch too; the finished game points to it.
+    theirs = client.get(f"/api/games/{new['id']}", headers={"X-Seat-Token": friend}).json()
+    assert theirs["you"] == [1]
+    assert client.post(rematch, headers={"X-Seat-Token": host}).status_code == 409  # one rematch
+    client = TestClient(create_app(tmp_path))  # a restart keeps the way there
+    assert client.get(game).json()["rematch"] == new["id"]

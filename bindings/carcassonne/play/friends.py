@@ -6,12 +6,18 @@ shows the invite links and deletes the game. The page sends its token in the X-S
 (it keeps it in the URL's fragment, which browsers never send), so tokens never reach a query
 string or an access log; a request without one is a spectator's: it reads, and may not act.
 A game without remote seats has no tokens and works as a hot-seat game: anyone may act.
+
+Presence: a page opens the event stream with its seats' presence key (a hash of its token, which
+EventSource cannot send in a header), so the server knows which seats have the game open. The
+key rides in the stream's URL, and may reach an access log: it only marks a seat as connected,
+it cannot act for it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import hmac
 import json
 import secrets
@@ -70,6 +76,22 @@ def seats_of(seats: list[dict[str, Any]], token: str | None) -> list[int]:
     ]
 
 
+def presence_key(token: str) -> str:
+    """The key a page with `token` follows its game's events with: it names the token's seats
+    as present, and tells nothing of the token."""
+    return hashlib.sha256(f"presence:{token}".encode()).hexdigest()[:32]
+
+
+def seats_of_presence_key(seats: list[dict[str, Any]], key: str | None) -> list[int]:
+    """The seats whose token has the presence key `key` (none for a watcher or a wrong key)."""
+    if key is None:
+        return []
+    for token in {seat["token"] for seat in seats if "token" in seat}:
+        if same_token(key, presence_key(token)):
+            return seats_of(seats, token)
+    return []
+
+
 def event(name: str, data: dict[str, Any]) -> str:
     return f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
@@ -112,11 +134,11 @@ class EventStreams:
             with contextlib.suppress(RuntimeError):  # the loop has closed: no stream is left
                 self.loop.call_soon_threadsafe(end)
 
-    async def follow(self, session: Any, client: str) -> AsyncIterator[str]:
+    async def follow(self, session: Any, client: str, seats: list[int]) -> AsyncIterator[str]:
         """A game's changes as server-sent events: `state` now and after every change (the page
         then reads the state), `deleted` when the game is deleted, a comment line as keep-alive.
         Changes coming faster than the client reads are merged: only the newest is sent. The
-        stream was counted by `opened(client)`."""
+        stream was counted by `opened(client)`; while it is open, `seats` are present."""
         loop = self.loop = asyncio.get_running_loop()
         wake = asyncio.Event()
         latest: dict[str, Any] = {}
@@ -129,7 +151,7 @@ class EventStreams:
             with contextlib.suppress(RuntimeError):  # the server's loop has closed: nobody listens
                 loop.call_soon_threadsafe(deliver)
 
-        current = session.listen(changed)
+        current = session.listen(changed, seats)
         self.wakes.add(wake)
         try:
             yield f"retry: {RETRY_MS}\n" + event("state", current)
@@ -146,7 +168,7 @@ class EventStreams:
                     yield event("deleted" if current.get("deleted") else "state", current)
         finally:
             self.wakes.discard(wake)
-            session.unlisten(changed)
+            session.unlisten(changed, seats)
             self.closed(client)
 
 

@@ -8,13 +8,16 @@ Endpoints (all JSON; errors are 4xx with {"detail": "..."} and change nothing):
   POST /api/games/load               a game from a record {record, seats}
   GET  /api/games/{id}               the game as the page shows it (legal actions grouped)
   POST /api/games/{id}/actions       a human move {action: "place 1,0 r2"}
-  POST /api/games/{id}/undo          back to the last human decision
+  POST /api/games/{id}/undo          back to the last human decision (with friends: asks the others)
+  POST /api/games/{id}/undo/answer   a friend's answer to an undo request {accept}
+  PUT  /api/games/{id}/seats/{n}/name a seat's name, by its own player {name}
   POST /api/games/{id}/hint          the best 3 moves by MCTS {time}
   GET  /api/games/{id}/record        the engine's game record (save)
   GET  /api/games/{id}/replay/{n}    the board after the record's first n actions (replay)
-  GET  /api/games/{id}/events        server-sent events: the game changed (see friends.py)
+  GET  /api/games/{id}/events        server-sent events: the game changed, who is present (friends.py)
   GET  /api/games/{id}/invites       the remote seats' tokens, for the game's creator
   GET  /api/games/{id}/review        a finished game's review (win chances), or its progress
+  POST /api/games/{id}/rematch       a finished game's next game, the same people in the same seats
   DELETE /api/games/{id}
 Bodies over MAX_BODY bytes are refused with a 413 before they are read whole (chunked ones too),
 NaN and Infinity in a JSON body with a 400, and a move the store cannot save with a 503. In a
@@ -32,6 +35,7 @@ import math
 import re
 import secrets
 import threading
+import unicodedata
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -40,7 +44,7 @@ from fastapi import FastAPI, Header, HTTPException, Request, Response
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -57,13 +61,22 @@ from .friends import (
     RequestRate,
     client_address,
     give_tokens,
+    presence_key,
     public_seats,
     same_token,
     seats_of,
+    seats_of_presence_key,
 )
 from .hosts import LOCAL_HOSTS, AllowedHosts
 from .review import NotFinishedError, Reviews
-from .session import DEFAULT_HARD_TIME, FIGURE_KINDS, GameSession, NotYourSeatError, NotYourTurnError
+from .session import (
+    DEFAULT_HARD_TIME,
+    FIGURE_KINDS,
+    GameSession,
+    NotYourSeatError,
+    NotYourTurnError,
+    UndoRequestError,
+)
 from .store import Store, StoreError
 
 STATIC = Path(__file__).parent / "static"
@@ -72,6 +85,7 @@ MAX_HINT_TIME = 10.0
 SAVED_LISTED = 50  # the saved games the new-game dialog lists, newest first
 CLIENT_STREAMS = 16  # `serve`'s limits per client address: open event streams,
 CLIENT_RATE = 40.0  # and API requests a second (bursts of four times as many)
+MAX_NAME = 24  # characters of a seat's name
 
 
 class ErrorMessage(BaseModel):
@@ -158,8 +172,23 @@ class StrictJSONRoute(APIRoute):
         return strict_handler
 
 
+def _seat_name(name: str) -> str:
+    """A seat's name: 1 to MAX_NAME printable characters, spaces at either end dropped. Any
+    other text is kept as typed (the page shows a name as text, never as markup)."""
+    name = unicodedata.normalize("NFC", name).strip()
+    if not 1 <= len(name) <= MAX_NAME:
+        raise ValueError(f"a name is 1 to {MAX_NAME} characters long (spaces at either end not counted)")
+    if not name.isprintable():
+        raise ValueError("a name may not hold line breaks, tabs or other invisible characters")
+    return name
+
+
+SeatName = Annotated[str, Field(strict=True), AfterValidator(_seat_name)]
+
+
 class Seat(BaseModel):
     kind: Literal["human", "remote", "bot"]  # remote: a person who joins by an invite link
+    name: SeatName | None = None  # None: the page names the seat by its colour
     level: Literal["easy", "medium", "hard"] = "easy"
     time: float = Field(DEFAULT_HARD_TIME, gt=0, le=60)  # seconds a move, hard bots
 
@@ -178,6 +207,14 @@ class LoadGame(BaseModel):
 
 class Move(BaseModel):
     action: str = Field(max_length=100)
+
+
+class Rename(BaseModel):
+    name: SeatName
+
+
+class UndoAnswer(BaseModel):
+    accept: bool
 
 
 class HintRequest(BaseModel):
@@ -209,6 +246,7 @@ class Games:
                 if saved is None:
                     raise HTTPException(404, f"no game with id {game_id!r}")
                 session = GameSession(game_id, saved[0], saved[1], self.store, self.store.host(game_id))
+                session.rematch = self.store.rematch(game_id)
                 session.start()
                 self._sessions[game_id] = session
         return session
@@ -237,7 +275,9 @@ def _follow_up(game: Game, action: str, time: float) -> dict[str, str] | None:
 def _seats(seats: list[Seat], players: int) -> list[dict[str, Any]]:
     if len(seats) != players:
         raise HTTPException(400, f"the game has {players} players but {len(seats)} seats were given")
-    return [{"kind": s.kind} if s.kind != "bot" else s.model_dump() for s in seats]
+    return [
+        s.model_dump(include={"kind", "name"} if s.kind != "bot" else None, exclude_none=True) for s in seats
+    ]
 
 
 SeatToken = Annotated[
@@ -247,13 +287,17 @@ SeatToken = Annotated[
 
 def _view(session: GameSession, token: str | None) -> dict[str, Any]:
     """The game as the page shows it to the holder of `token`: `you`, the seats it may act for,
-    `your_turn`, whether it may act now (a spectator: none and never), and `host`, whether it
-    is the creator's of a game with remote seats."""
+    `your_turn`, whether it may act now (a spectator: none and never), `host`, whether it is the
+    creator's of a game with remote seats, `undo`, whether it may undo (or ask to) and why not,
+    and `presence_key`, its key to the event stream (a game with remote seats)."""
     state = session.describe()
     you = seats_of(session.seats, token)
     state["you"] = you
     state["your_turn"] = state["human_to_move"] and state["current_player"] in you
     state["host"] = same_token(token, session.host)  # the creator: may show the invite links
+    refusal = session.undo_refusal(you)
+    state["undo"] = {"allowed": refusal is None, "why": refusal, "consent": session.needs_consent()}
+    state["presence_key"] = presence_key(token) if token and you and session.host else None
     return state
 
 
@@ -392,15 +436,17 @@ def create_app(
         return _invites(session)
 
     @app.get("/api/games/{game_id}/events", include_in_schema=False)  # endless: no schema test
-    async def events(game_id: str, request: Request) -> StreamingResponse:
-        """Server-sent events: `state` (with the game's version and moves) now and after every
-        change, `deleted` at its deletion; anyone may follow a game."""
+    async def events(game_id: str, request: Request, key: str | None = None) -> StreamingResponse:
+        """Server-sent events: `state` (with the game's version, moves and the seats present) now
+        and after every change, `deleted` at its deletion; anyone may follow a game. `key`, a
+        seat's presence key (in the state), marks its seats present while the stream is open."""
         session = await run_in_threadpool(games.get, game_id)  # may read the store
+        seats = seats_of_presence_key(session.seats, key)
         client = client_address(request.scope)
         if not streams.opened(client):
             raise HTTPException(429, "too many open event streams from this address")
         return StreamingResponse(
-            streams.follow(session, client),
+            streams.follow(session, client, seats),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},  # no proxy buffering
         )
@@ -418,15 +464,46 @@ def create_app(
             raise HTTPException(400, f"illegal move {move.action!r}: {e}") from e
         return _view(session, token)
 
-    @app.post("/api/games/{game_id}/undo")
-    def undo(game_id: str, token: SeatToken = None) -> dict[str, Any]:
+    @app.post("/api/games/{game_id}/undo", responses={202: {"description": "asked the others"}})
+    def undo(game_id: str, response: Response, token: SeatToken = None) -> dict[str, Any]:
+        """Back to the last human decision; in a game with friends' seats a request to the other
+        people instead (a 202), made when they all accept. Never past another player's drawn
+        tile in a game of several people (a 409)."""
         session = games.get(game_id)
         try:
-            session.undo(seats_of(session.seats, token))
+            done = session.undo(seats_of(session.seats, token))
         except NotYourSeatError as e:
             raise HTTPException(403, str(e)) from e
-        except IllegalActionError as e:
+        except (IllegalActionError, UndoRequestError) as e:
             raise HTTPException(409, str(e)) from e
+        if not done:
+            response.status_code = 202
+        return _view(session, token)
+
+    @app.post("/api/games/{game_id}/undo/answer")
+    def answer_undo(game_id: str, body: UndoAnswer, token: SeatToken = None) -> dict[str, Any]:
+        """An answer to the undo request, by a person it waits for: one refusal ends it, and the
+        undo is made when the last one accepts."""
+        session = games.get(game_id)
+        try:
+            session.answer_undo(seats_of(session.seats, token), body.accept)
+        except NotYourSeatError as e:
+            raise HTTPException(403, str(e)) from e
+        except UndoRequestError as e:
+            raise HTTPException(409, str(e)) from e
+        return _view(session, token)
+
+    @app.put("/api/games/{game_id}/seats/{seat}/name")
+    def rename(game_id: str, seat: int, body: Rename, token: SeatToken = None) -> dict[str, Any]:
+        """A seat's name, set by its own player (a friend by their key; in a hot-seat game
+        anyone, for a person's seat)."""
+        session = games.get(game_id)
+        try:
+            session.rename(seat, body.name, seats_of(session.seats, token))
+        except IndexError as e:
+            raise HTTPException(404, str(e)) from e
+        except NotYourSeatError as e:
+            raise HTTPException(403, str(e)) from e
         return _view(session, token)
 
     @app.post("/api/games/{game_id}/hint")
@@ -465,6 +542,24 @@ def create_app(
             return reviews.get(games.get(game_id))
         except NotFinishedError as e:
             raise HTTPException(409, str(e)) from e
+
+    @app.post("/api/games/{game_id}/rematch", status_code=201)
+    def rematch(game_id: str, token: SeatToken = None) -> dict[str, Any]:
+        """A finished game's rematch: the same seats (names, bots, friends' keys) and rules, a new
+        seed. Started once, by the game's creator; the finished game's state then names it, so
+        every page finds it."""
+        session = games.get(game_id)
+        check_host(session, token, "start a rematch")
+        with session.lock:
+            if not session.game.is_terminal:
+                raise HTTPException(409, "a rematch starts once the game is over")
+            if session.rematch is not None:
+                raise HTTPException(409, f"the rematch has begun already: game {session.rematch}")
+            config = session.game.config | {"seed": secrets.randbelow(2**53)}
+            seats = [dict(seat) for seat in session.seats]  # the same keys: each friend keeps theirs
+            new = games.add(seats, Game(**config).to_record(), session.host)
+            session.set_rematch(new.id)
+        return _view(new, token) | ({"host_token": new.host} if new.host else {})
 
     @app.get("/api/games/{game_id}/replay/{moves}")
     def replay(game_id: str, moves: int) -> dict[str, Any]:

@@ -5,6 +5,10 @@ agent for its move with the GIL released (other games and requests go on meanwhi
 applies it, unless the game changed in the meantime (an undo or a deletion), in which case the
 answer is dropped. Every change is written to the store before the lock is released; a change the
 store cannot save is undone, so a move is only ever accepted once it is on disk.
+
+Undo among people: in a game of more than one person, an undo never takes back a move once
+another player's tile has been drawn after it; with friends' seats (each person with their own
+key) it is a request that waits for every other person's consent and lapses at the next move.
 """
 
 from __future__ import annotations
@@ -37,6 +41,10 @@ class NotYourTurnError(Exception):
 
 class NotYourSeatError(Exception):
     """A move or undo for a seat the request has no token for (a remote game)."""
+
+
+class UndoRequestError(Exception):
+    """An undo request that cannot be made or answered now (one waits already, none waits)."""
 
 
 def new_search(seat: dict[str, Any]) -> _core.Mcts:
@@ -74,6 +82,14 @@ class GameSession:
         self.deleted = False
         self.bot_thread: threading.Thread | None = None
         self.bot_error: str | None = None
+        # Counts every action applied (a replay's too): a bot's answer is for the position it saw
+        # only while this stays put (a rename or an undo request does not change the position).
+        self.applied = 0
+        # A friends' game: an undo waiting for the other people's consent (see ask_undo).
+        self.undo_request: dict[str, Any] | None = None
+        # The open event streams by seat: who has the game open (a watcher's stream is no seat's).
+        self.streams: dict[int, int] = {}
+        self.rematch: str | None = None  # the id of the game started as this one's rematch
         # Called with a summary after every change (the event streams of the pages showing it).
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         # The MCTS bots' searches by seat, used by the bot thread only (delete() may stop one).
@@ -104,6 +120,8 @@ class GameSession:
         """Applies one action and logs it with the points it scored. `text` None: a new draw
         with the game's PRNG; `sampled`: a recorded draw made with the PRNG, checked."""
         game = self.game
+        self.applied += 1
+        self.undo_request = None  # any move lapses an undo request
         player, phase, turn = game.current_player, game.phase, game.turn_number
         before, figures_before = game.breakdown(), game.figures
         if text is None or sampled:
@@ -203,23 +221,155 @@ class GameSession:
             self._changed()
             self._wake_bots()
 
-    def undo(self, seats: list[int] | None = None) -> None:
-        """Goes back to the last decision a human made (before the bots' replies to it), if it
-        was made for one of `seats` (None: any); else raises NotYourSeatError."""
+    # ---- Undo ---------------------------------------------------------------------------------
+
+    def people(self) -> list[int]:
+        """The seats of people (not bots)."""
+        return [p for p, seat in enumerate(self.seats) if seat["kind"] != "bot"]
+
+    def needs_consent(self) -> bool:
+        """Whether an undo waits for the others: a game with friends' seats (several keys)."""
+        return self.host is not None
+
+    def _undo_target(self, seats: list[int] | None) -> int:
+        """The index of the action an undo for `seats` (None: any) goes back to: the last
+        decision a human made. Raises IllegalActionError or NotYourSeatError (lock held)."""
+        humans = [i for i, p in enumerate(self.actors) if p >= 0 and not self.is_bot(p)]
+        if not humans:
+            raise IllegalActionError("there is no human move to undo")
+        keep = humans[-1]
+        if seats is not None and self.actors[keep] not in seats:
+            raise NotYourSeatError("the last move was another player's: only they may take it back")
+        if len(self.people()) > 1 and self._reveals_another_turn(keep):
+            raise IllegalActionError(
+                "another player's tile has been drawn since the last move of yours: with other people"
+                " at the table a move is taken back only before the next player's tile is seen"
+            )
+        return keep
+
+    def _reveals_another_turn(self, keep: int) -> bool:
+        """Whether a draw after action `keep` showed the tile of another player's turn (a draw
+        belongs to the turn of the next player who decides after it)."""
+        mover = self.actors[keep]
+        for i in range(keep + 1, len(self.actors)):
+            if self.actors[i] == -1:
+                turn = next((p for p in self.actors[i + 1 :] if p >= 0), self.game.current_player)
+                if turn != mover:
+                    return True
+        return False
+
+    def undo_refusal(self, seats: list[int]) -> str | None:
+        """Why the holder of `seats` may not undo (or ask to) now; None if they may."""
         with self.lock:
-            humans = [i for i, p in enumerate(self.actors) if p >= 0 and not self.is_bot(p)]
-            if not humans:
-                raise IllegalActionError("there is no human move to undo")
-            keep = humans[-1]
-            if seats is not None and self.actors[keep] not in seats:
-                raise NotYourSeatError("the last move was another player's: only they may take it back")
-            before, record = self.game.to_record(), self.game.to_record()
-            record["actions"] = record["actions"][:keep]
-            record["sampled"] = [i for i in record["sampled"] if i < keep]
-            self._replay(record)
-            self._commit(before)
+            if not seats:
+                return "only the players may take a move back"
+            try:
+                self._undo_target(seats)
+            except (IllegalActionError, NotYourSeatError) as e:
+                return str(e)
+            return self._waiting_request()
+
+    def _waiting_request(self) -> str | None:
+        """Why no new undo request may be made now: one waits, or one was refused (lock held)."""
+        if self.undo_request is None:
+            return None
+        if self.undo_request["refused_by"] is not None:
+            return "the undo was refused: ask again after the next move"
+        return "an undo request waits for an answer already"
+
+    def undo(self, seats: list[int] | None = None) -> bool:
+        """Goes back to the last decision a human made (before the bots' replies to it), if it
+        was made for one of `seats` (None: any) and no other player's tile was drawn since (in a
+        game of several people): True. In a game with friends' seats, asks the other people
+        instead: False (it happens when they all accept). Raises NotYourSeatError,
+        IllegalActionError or UndoRequestError (nothing changes)."""
+        with self.lock:
+            keep = self._undo_target(seats)
+            others = [p for p in self.people() if seats is not None and p not in seats]
+            if not self.needs_consent() or not others:
+                self._take_back(keep)
+                return True
+            conflict = self._waiting_request()
+            if conflict is not None:
+                raise UndoRequestError(conflict)
+            self.undo_request = {
+                "seat": self.actors[keep],
+                "asked_by": sorted(set(seats or []) & set(self.people())),
+                "waiting": others,
+                "refused_by": None,
+                "moves": keep,  # the move count the game goes back to
+            }
             self.version += 1
             self._changed()
+            return False
+
+    def answer_undo(self, seats: list[int], accept: bool) -> None:
+        """The answer of the holder of `seats` to the undo request; the undo is made when the
+        last person asked accepts, and one refusal ends the request. Raises UndoRequestError
+        (no request waits) or NotYourSeatError (not asked)."""
+        with self.lock:
+            request = self.undo_request
+            if request is None or request["refused_by"] is not None:
+                raise UndoRequestError("no undo request waits for an answer (a move ends one)")
+            answering = [p for p in request["waiting"] if p in seats]
+            if not answering:
+                raise NotYourSeatError("only the other players answer an undo request")
+            if not accept:
+                request["refused_by"], request["waiting"] = answering[0], []
+            else:
+                request["waiting"] = [p for p in request["waiting"] if p not in answering]
+                if not request["waiting"]:
+                    # Nothing moved since the request (a move lapses it): its target still holds.
+                    self._take_back(self._undo_target(request["asked_by"]))
+                    return
+            self.version += 1
+            self._changed()
+
+    def _take_back(self, keep: int) -> None:
+        """Replays the record up to action `keep`, saved (lock held)."""
+        before, record = self.game.to_record(), self.game.to_record()
+        record["actions"] = record["actions"][:keep]
+        record["sampled"] = [i for i in record["sampled"] if i < keep]
+        self._replay(record)
+        self._commit(before)
+        self.version += 1
+        self._changed()
+
+    # ---- Names and presence -----------------------------------------------------------------
+
+    def rename(self, seat: int, name: str, seats: list[int]) -> None:
+        """Names `seat`, if it is one of `seats` (else NotYourSeatError; IndexError if there is
+        no such seat); saved, or StoreError and the old name kept."""
+        with self.lock:
+            if not 0 <= seat < len(self.seats):
+                raise IndexError(f"the game has no seat {seat}")
+            if seat not in seats:
+                raise NotYourSeatError("only a seat's own player names it")
+            old = self.seats[seat].get("name")
+            self.seats[seat]["name"] = name
+            try:
+                self.save()
+            except StoreError:
+                if old is None:
+                    del self.seats[seat]["name"]
+                else:
+                    self.seats[seat]["name"] = old
+                raise
+            self.version += 1
+            self._changed()
+
+    def set_rematch(self, game_id: str) -> None:
+        """Names the game started as this one's rematch (saved): every page showing this game
+        learns of it."""
+        with self.lock:
+            self.store.set_rematch(self.id, game_id)
+            self.rematch = game_id
+            self.version += 1
+            self._changed()
+
+    def present(self) -> list[int]:
+        """The seats whose player has the game open (an event stream), lock held."""
+        return sorted(p for p, n in self.streams.items() if n)
 
     def delete(self) -> None:
         with self.lock:
@@ -245,7 +395,7 @@ class GameSession:
                 if self.deleted or not self.is_bot(player):
                     self.bot_thread = None
                     return
-                state, version, seed = self.game.core_state(), self.version, len(self.actors)
+                state, applied, seed = self.game.core_state(), self.applied, len(self.actors)
             # Games where a human waits for the bot's answer think first.
             priority = 0 if any(seat["kind"] == "human" for seat in self.seats) else 1
             try:
@@ -262,7 +412,7 @@ class GameSession:
                     self._changed()
                 return
             with self.lock:
-                if version != self.version or self.deleted:
+                if applied != self.applied or self.deleted:
                     continue  # the game changed while the bot thought: think again
                 before = self.game.to_record()
                 self._apply(self.game.action(code).text)
@@ -299,6 +449,7 @@ class GameSession:
             "terminal": self.game.is_terminal,
             "bot_error": self.bot_error is not None,
             "deleted": self.deleted,
+            "present": self.present(),
         }
 
     def _changed(self) -> None:
@@ -306,17 +457,29 @@ class GameSession:
         for listener in list(self.listeners):
             listener(summary)
 
-    def listen(self, listener: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    def listen(
+        self, listener: Callable[[dict[str, Any]], None], seats: list[int] | None = None
+    ) -> dict[str, Any]:
         """Calls `listener` (from any thread, the lock held: it must not block) with the
-        summary after every change from now on; returns the summary now."""
+        summary after every change from now on; returns the summary now. `seats`: the seats
+        whose player opened this stream, now present (the other listeners are told)."""
         with self.lock:
+            self._count_streams(seats or [], 1)
             self.listeners.append(listener)
             return self.summary()
 
-    def unlisten(self, listener: Callable[[dict[str, Any]], None]) -> None:
+    def unlisten(self, listener: Callable[[dict[str, Any]], None], seats: list[int] | None = None) -> None:
         with self.lock:
             if listener in self.listeners:
                 self.listeners.remove(listener)
+                self._count_streams(seats or [], -1)
+
+    def _count_streams(self, seats: list[int], change: int) -> None:
+        before = self.present()
+        for p in seats:
+            self.streams[p] = self.streams.get(p, 0) + change
+        if self.present() != before:
+            self._changed()  # not a new version: nothing of the game changed
 
     def snapshot(self, moves: int) -> dict[str, Any]:
         """The board after the first `moves` actions of the record (replaying a game step by
@@ -351,6 +514,9 @@ class GameSession:
                 "epoch": self.epoch,
                 "version": self.version,
                 "seats": public_seats(self.seats),
+                "present": self.present(),
+                "undo_request": self.undo_request and dict(self.undo_request),
+                "rematch": self.rematch,
                 "config": game.config,
                 "phase": game.phase,
                 "current_player": player,

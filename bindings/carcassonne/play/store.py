@@ -18,10 +18,12 @@ from ..game import Error
 SCHEMA = """
 create table if not exists games (
   id text primary key,
-  seats text not null,     -- JSON: [{"kind": "human"} | {"kind": "bot", "level": ..., "time": ...}]
+  seats text not null,     -- JSON: [{"kind": "human" | "remote"} | {"kind": "bot", "level", "time"}],
+                           -- each maybe with its "name" and (a game with remote seats) "token"
   record text not null,    -- the engine's game record (carcassonne-record/1)
   updated real not null,
-  host text                -- a game with remote seats: its creator's token (see friends.py)
+  host text,               -- a game with remote seats: its creator's token (see friends.py)
+  rematch text             -- the id of the game started as this one's rematch
 )
 """
 REVIEW_SCHEMA = """
@@ -48,6 +50,8 @@ class Store:
                 columns = [row[1] for row in con.execute("pragma table_info(games)")]
                 if "host" not in columns:  # a store made before remote seats existed
                     con.execute("alter table games add column host text")
+                if "rematch" not in columns:  # a store made before rematches existed
+                    con.execute("alter table games add column rematch text")
                 # A real write now, so a read-only folder or file fails at start, not on a move.
                 con.execute("pragma user_version = 1")
             # Held open and idle: the connection of a write is then never the last one to close,
@@ -95,6 +99,14 @@ class Store:
         """The token of the game's creator, if the game has remote seats."""
         rows = self._read("select host from games where id = ?", (game_id,))
         return rows[0][0] if rows else None
+
+    def rematch(self, game_id: str) -> str | None:
+        """The id of the game's rematch, once one was started."""
+        rows = self._read("select rematch from games where id = ?", (game_id,))
+        return rows[0][0] if rows else None
+
+    def set_rematch(self, game_id: str, rematch: str) -> None:
+        self._write("update games set rematch = ? where id = ?", (rematch, game_id))
 
     def load(self, game_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
         rows = self._read("select seats, record from games where id = ?", (game_id,))

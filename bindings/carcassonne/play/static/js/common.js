@@ -100,6 +100,13 @@ export function showStatus(text, isError = false) {
 
 export const COLOUR_NAMES = ["Red", "Blue", "Yellow", "Black", "Green", "Purple"];
 
+// A seat's own name, or its colour's: plain text (see seatHtml).
+export function playerName(player) {
+  return page.game.seats[player].name || COLOUR_NAMES[player];
+}
+
+// A seat as the page names it: "Ann (you)", "Blue (friend)", "Red (bot, easy)". Plain text:
+// set it as textContent, or give seatHtml to innerHTML (a name may hold "<" or quotes).
 export function seatName(player) {
   const seats = page.game.seats;
   const seat = seats[player];
@@ -110,7 +117,21 @@ export function seatName(player) {
   let who = `bot, ${seat.level}`;
   if (seat.kind !== "bot" && remote) who = mine.includes(player) && (mine.length === 1 || seat.kind === "remote") ? "you" : mine.includes(player) ? "human" : "friend";
   else if (seat.kind !== "bot") who = humans > 1 ? "human" : "you";
-  return `${COLOUR_NAMES[player]} (${who})`;
+  return `${playerName(player)} (${who})`;
+}
+
+export function escapeHtml(text) {
+  const entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+  return String(text).replace(/[&<>"']/g, (c) => entities[c]);
+}
+
+export function seatHtml(player) {
+  return escapeHtml(seatName(player));
+}
+
+// Whether the game has friends' seats: their people's presence is shown, an undo is asked.
+export function withFriends(game) {
+  return game.seats.some((s) => s.kind === "remote");
 }
 
 export function swatch(player) {

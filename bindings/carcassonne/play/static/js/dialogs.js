@@ -1,5 +1,5 @@
 // The new-game dialog: seats, expansions, variants, seed, and the saved games to continue.
-import { page, $, api, COLOUR_NAMES, swatch } from "./common.js";
+import { page, $, api, COLOUR_NAMES, swatch, escapeHtml } from "./common.js";
 import { setGame, created } from "./main.js";
 
 // What the dialog says for the engine's names (the names stay the values sent).
@@ -63,8 +63,10 @@ export function setUpNewGameDialog() {
     event.preventDefault();
     const seats = [...document.querySelectorAll(".seat")].map((row) => {
       const kind = row.querySelector("select").value;
-      if (kind === "human" || kind === "remote") return { kind };
-      return { kind: "bot", level: kind, time: Number(row.querySelector("input").value) || 2 };
+      const name = row.querySelector(".seat-name").value.trim();
+      const named = name ? { name } : {};  // unnamed: the seat goes by its colour
+      if (kind === "human" || kind === "remote") return { kind, ...named };
+      return { kind: "bot", level: kind, time: Number(row.querySelector(".seat-time").value) || 2, ...named };
     });
     const expansions = [...document.querySelectorAll("input[name=expansion]:checked")].map((i) => i.value);
     const variants = {};
@@ -93,7 +95,7 @@ export async function openNewGameDialog() {
 
 function savedGameText(saved) {
   const who = { human: "person", remote: "friend" };
-  const seats = saved.seats.map((seat, p) => `${swatch(p)}${who[seat.kind] || `${seat.level} bot`}`).join(" ");
+  const seats = saved.seats.map((seat, p) => `${swatch(p)}${seat.name ? escapeHtml(seat.name) : who[seat.kind] || `${seat.level} bot`}`).join(" ");
   if (saved.damaged) return `${seats} — this saved game cannot be read (${saved.damaged})`;
   const names = saved.expansions.map((e) => (EXPANSIONS[e] || [e])[0]).join(", ") || "base game";
   const state = saved.finished ? "finished" : `turn ${saved.turn}`;
@@ -150,6 +152,7 @@ function renderSeats() {
   const n = Number($("player-count").value);
   const list = $("seat-list");
   const old = [...list.querySelectorAll(".seat select")].map((s) => s.value);
+  const oldNames = [...list.querySelectorAll(".seat-name")].map((input) => input.value);
   list.innerHTML = "";
   for (let p = 0; p < n; p++) {
     const row = document.createElement("div");
@@ -158,7 +161,9 @@ function renderSeats() {
     const kinds = { human: "a person at this screen", remote: "a friend, by invite link", easy: "computer, easy", medium: "computer, medium", hard: "computer, hard" };
     row.innerHTML = `<span class="swatch" style="background:${page.options.colours[p]}"></span>${COLOUR_NAMES[p]}
       <select data-seat="${p}">${Object.entries(kinds).map(([k, text]) => `<option value="${k}" ${k === chosen ? "selected" : ""}>${text}</option>`).join("")}</select>
-      <label>s/move <input type="number" min="0.1" max="60" step="0.1" value="2" style="width:4em"></label>`;
+      <input class="seat-name" maxlength="24" placeholder="name (optional)" title="The name the players see for this seat; a friend may change their own">
+      <label>s/move <input class="seat-time" type="number" min="0.1" max="60" step="0.1" value="2" style="width:4em"></label>`;
+    row.querySelector(".seat-name").value = oldNames[p] || "";
     list.appendChild(row);
     // Only a hard bot has a time a move to set.
     const select = row.querySelector("select");

@@ -1,7 +1,7 @@
 // The final scoring, item by item (every unfinished feature with figures on it, each farm with
 // the complete cities it feeds, the King, the Robber): its own section of the move log, and a
 // panel over the board that steps through the items, outlining each one.
-import { page, $, svgElement, swatch, signed, COLOUR_NAMES } from "./common.js";
+import { page, $, svgElement, swatch, signed, playerName, escapeHtml } from "./common.js";
 import { outlineFeature, scoringColour } from "./animate.js";
 import { causeList } from "./panels.js";
 
@@ -26,7 +26,7 @@ function figureList(figures) {
     kinds[f.kind] = (kinds[f.kind] || 0) + 1;
     byPlayer.set(f.player, kinds);
   }
-  return [...byPlayer.entries()].map(([p, kinds]) => `${swatch(p)}${COLOUR_NAMES[p]}: ` +
+  return [...byPlayer.entries()].map(([p, kinds]) => `${swatch(p)}${escapeHtml(playerName(p))}: ` +
     Object.entries(kinds).map(([k, n]) => (n === 1 ? FIGURE_NAMES[k] : plural(n, FIGURE_NAMES[k]))).join(", ")).join("; ");
 }
 
@@ -52,7 +52,7 @@ export function describeItem(item) {
     title = `Unfinished ${name}${["road", "city"].includes(item.type) ? ` of ${tiles} tile${tiles === 1 ? "" : "s"}` : ""}`;
     why = figureList(item.figures);
   }
-  const scorers = item.points.map((points, p) => (points ? `${swatch(p)}<b>${signed(points)}</b>` : "")).filter(Boolean).join(" ") || "no points";
+  const scorers = item.points.map((points, p) => (points ? `${swatch(p)}${escapeHtml(playerName(p))} <b>${signed(points)}</b>` : "")).filter(Boolean).join(", ") || "no points";
   const causes = Object.keys(item.causes).length > 1
     ? ` (${item.points.map((_, p) => causeList(Object.fromEntries(Object.entries(item.causes).map(([c, v]) => [c, v[p]])))).filter(Boolean).join("; ")})`
     : "";

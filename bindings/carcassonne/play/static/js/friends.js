@@ -1,7 +1,7 @@
-// Playing with friends: the invite links of a game with remote seats, and the game's event stream
-// (the server tells of every change, the page then reads the state; EventSource reconnects by
-// itself after a dropped connection, and the page polls meanwhile).
-import { page, $, api, COLOUR_NAMES, swatch, showStatus } from "./common.js";
+// Playing with friends: the invite links of a game with remote seats, the names of one's seats,
+// and the game's event stream (the server tells of every change, the page then reads the state;
+// EventSource reconnects by itself after a dropped connection, and the page polls meanwhile).
+import { page, $, api, COLOUR_NAMES, swatch, showStatus, playerName, escapeHtml } from "./common.js";
 
 // A friend's link: the token rides in the fragment, which the browser never sends to a server.
 export function inviteLink(gameId, token) {
@@ -13,7 +13,7 @@ export function showInvites(gameId, invites) {
   list.replaceChildren();
   for (const { seat, token } of invites) {
     const item = document.createElement("li");
-    item.innerHTML = `${swatch(seat)}<b>${COLOUR_NAMES[seat]}</b> `;
+    item.innerHTML = `${swatch(seat)}<b>${escapeHtml(playerName(seat))}</b> `;
     const input = document.createElement("input");
     input.readOnly = true;
     input.className = "invite-link";
@@ -64,7 +64,9 @@ export async function openInvites() {
 export function followEvents(gameId, { changed, deleted, lost }) {
   if (page.events && page.events.gameId === gameId && page.events.readyState !== EventSource.CLOSED) return;
   if (page.events) page.events.close();
-  const source = new EventSource(`/api/games/${gameId}/events`);
+  // The presence key (not the seat's key) tells the server whose page this is.
+  const key = page.game && page.game.id === gameId ? page.game.presence_key : null;
+  const source = new EventSource(`/api/games/${gameId}/events${key ? `?key=${encodeURIComponent(key)}` : ""}`);
   source.gameId = gameId;
   page.events = source;
   source.addEventListener("open", () => showConnection(true));
@@ -95,4 +97,48 @@ export function eventsLive() {
 
 function showConnection(live) {
   $("connection").hidden = live;
+}
+
+// The name dialog: a name for each of this page's seats, as the others see it. `apply` shows
+// the game state each answer brings (main.js's setGame, given to keep the modules apart).
+let applyState = null;
+
+export function setUpNameDialog(apply) {
+  applyState = apply;
+  $("name-form").addEventListener("submit", async (event) => {
+    if (event.submitter && event.submitter.value === "later") return;  // the dialog just closes
+    event.preventDefault();
+    const game = page.game;
+    try {
+      for (const input of $("name-list").querySelectorAll("input")) {
+        const seat = Number(input.dataset.seat);
+        const name = input.value.trim();
+        if (name === (game.seats[seat].name || "")) continue;
+        applyState(await api("PUT", `/api/games/${game.id}/seats/${seat}/name`, { name }));
+      }
+      $("name-dialog").close();
+    } catch (error) {
+      $("name-error").textContent = error.message;
+    }
+  });
+}
+
+export function openNameDialog() {
+  const game = page.game;
+  const list = $("name-list");
+  list.replaceChildren();
+  for (const seat of game.you) {
+    const label = document.createElement("label");
+    label.innerHTML = `${swatch(seat)}${COLOUR_NAMES[seat]} `;
+    const input = document.createElement("input");
+    input.dataset.seat = seat;
+    input.maxLength = 24;
+    input.required = true;
+    input.placeholder = "your name";
+    input.value = game.seats[seat].name || "";
+    label.appendChild(input);
+    list.appendChild(label);
+  }
+  $("name-error").textContent = "";
+  if (!$("name-dialog").open) $("name-dialog").showModal();
 }

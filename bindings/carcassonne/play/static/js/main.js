@@ -2,14 +2,14 @@
 // (/api/games/{id}), and sends the human's choices as action texts. All rules live in the engine:
 // the page only offers what the server lists as legal. Modules: common, board, panels, dialogs,
 // friends (invite links and the event stream), animate, final, legend.
-import { POLL_MS, IDLE_POLL_MS, page, $, svgElement, api, showStatus, seatName, keepToken, older } from "./common.js";
+import { POLL_MS, IDLE_POLL_MS, page, $, svgElement, api, showStatus, seatName, playerName, keepToken, tokenFor, older, withFriends } from "./common.js";
 import { forgetHover, renderBoard, rotate, placeSelected, fitView, allVisible, setUpBoardControls, zoomForFingers } from "./board.js";
 import { renderTurn, renderScores, renderCity, renderBag, renderLog, showEndSummary, askHint } from "./panels.js";
 import { setUpNewGameDialog, openNewGameDialog } from "./dialogs.js";
 import { playBack, playing, finish, SPEEDS } from "./animate.js";
 import { renderFinalLog, setUpFinalScoring, forgetFinalItem } from "./final.js";
 import { setUpLegend } from "./legend.js";
-import { followEvents, eventsLive, openInvites, showInvites } from "./friends.js";
+import { followEvents, eventsLive, openInvites, showInvites, setUpNameDialog, openNameDialog } from "./friends.js";
 import { openReview, closeReview, forgetReview } from "./review.js";
 
 async function start() {
@@ -24,7 +24,8 @@ async function start() {
   setUpButtons();
   const link = new URLSearchParams(location.hash.slice(1));
   const id = link.get("game");
-  if (id && link.get("seat")) {
+  const joining = Boolean(id && link.get("seat"));
+  if (joining) {
     // An invite link: the seat's token is kept in this browser, and leaves the address bar (a
     // copy of the address shows the game, it does not give the seat away).
     keepToken(id, link.get("seat"));
@@ -33,6 +34,8 @@ async function start() {
   if (id) {
     try {
       setGame(await api("GET", `/api/games/${id}`), true);
+      // A friend taking their seat names it first (a name already given may stay).
+      if (joining && page.game.you.some((p) => !page.game.seats[p].name)) openNameDialog();
       return;
     } catch (error) {
       showStatus(`Could not open game ${id}: ${error.message}`, true);
@@ -110,6 +113,14 @@ function watch(gameId) {
       if (!known || known.id !== gameId) return;
       const same = summary.epoch === known.epoch && summary.version === known.version;
       if (!same) refresh();
+      else if (String(summary.present) !== String(known.present)) {
+        // Someone opened or closed the game: no new state, only who is here.
+        known.present = summary.present;
+        if (known === page.game) {
+          renderScores();
+          renderStatus();
+        }
+      }
     },
     deleted: () => {
       if (page.game && page.game.id === gameId) gameDeleted();
@@ -200,9 +211,15 @@ export function render() {
   renderBag();
   renderLog();
   renderFinalLog();
-  // Undo takes back the last person's move: only theirs to take back.
-  const lastHuman = game.log.findLast((e) => e.player >= 0 && game.seats[e.player].kind !== "bot");
-  $("undo-button").disabled = !lastHuman || !game.you.includes(lastHuman.player);
+  // Undo takes back the last person's move: only theirs, and the server says when.
+  const undo = $("undo-button");
+  undo.disabled = !game.undo.allowed;
+  undo.title = game.undo.allowed
+    ? (game.undo.consent ? "Ask the other players to let you take back your last move" : "Back to your previous decision")
+    : `No undo now: ${game.undo.why}`;
+  renderUndoRequest();
+  renderRematch();
+  $("name-button").hidden = !game.you.length;
   $("hint-button").disabled = !game.your_turn;
   $("invite-button").hidden = !game.host;
   $("review-open").hidden = !game.terminal;
@@ -210,17 +227,87 @@ export function render() {
   renderStatus();
 }
 
+// An undo request of a friends' game: the people asked answer it here; everyone sees it.
+function renderUndoRequest() {
+  const game = page.game;
+  const request = game.undo_request;
+  $("undo-request").hidden = !request;
+  if (!request) return;
+  const asked = request.waiting.filter((p) => game.you.includes(p));
+  const whose = playerName(request.seat);
+  let text;
+  if (request.refused_by !== null) text = `${playerName(request.refused_by)} said no to taking back ${whose}'s last move.`;
+  else if (asked.length) text = `${whose} asks to take back their last move. Do you agree?`;
+  else text = `${whose} asks to take back their last move; waiting for ${request.waiting.map(playerName).join(", ")} to agree.`;
+  $("undo-request-text").textContent = text;
+  $("undo-allow").hidden = $("undo-refuse").hidden = !asked.length || request.refused_by !== null;
+}
+
+async function answerUndo(accept) {
+  try {
+    setGame(await api("POST", `/api/games/${page.game.id}/undo/answer`, { accept }));
+  } catch (error) {
+    showStatus(error.message, true);
+  }
+}
+
+// A finished game's rematch: its creator starts it (anyone, without friends' seats); then every
+// page of the game offers to go there.
+function renderRematch() {
+  const game = page.game;
+  const mayStart = game.host || (!withFriends(game) && game.you.length > 0);
+  for (const button of document.querySelectorAll(".rematch-button")) {
+    button.hidden = !game.terminal || !(game.rematch || mayStart);
+    button.textContent = game.rematch ? "Go to the rematch" : "Rematch";
+    button.title = game.rematch ? "The next game, with the same people in the same seats" : "A new game with the same seats and rules, new tiles";
+  }
+}
+
+async function rematch() {
+  const game = page.game;
+  try {
+    if (game.rematch) {
+      // The same seats: this browser's key for this game is its key for the rematch.
+      const token = tokenFor(game.id);
+      if (token) keepToken(game.rematch, token);
+      setGame(await api("GET", `/api/games/${game.rematch}`), true);
+    } else {
+      const made = await api("POST", `/api/games/${game.id}/rematch`);
+      if (made.host_token) keepToken(made.id, made.host_token);
+      setGame(made, true);
+    }
+    if ($("end-dialog").open) $("end-dialog").close();
+  } catch (error) {
+    showStatus(error.message, true);
+  }
+}
+
+// The tab's title says when it is this page's turn in a game with someone else to wait for
+// (a friend or a bot), so a tab in the background shows it.
+const TITLE = "Carcassonne";
+
+function renderTitle() {
+  const game = page.game;
+  const waitsForOthers = game.seats.some((_, p) => !game.you.includes(p));
+  const mine = game.your_turn && !game.terminal && waitsForOthers;
+  document.title = mine ? `● Your turn — ${TITLE}` : TITLE;
+}
+
 function renderStatus() {
   const game = page.game;
+  renderTitle();
   if (playing()) showStatus("Showing the last moves (click to skip)…");
   else if (page.replay) {
     const scores = page.replay.scores.join(" : ");
     showStatus(`Replay: after move ${page.replay.moves} (${page.replay.action || "start"}), scores ${scores}`);
   }
-  else if (game.terminal) showStatus("Game over");
+  else if (game.terminal) showStatus(game.rematch ? "Game over: the rematch has begun" : "Game over");
   else if (game.bot_error) showStatus(`The bot stopped: ${game.bot_error}`, true);
   else if (game.your_turn) showStatus(`${seatName(game.current_player)} to play`);
-  else if (game.human_to_move) showStatus(`${game.you.length ? "Waiting for" : "Watching:"} ${seatName(game.current_player)}`);
+  else if (game.human_to_move) {
+    const away = withFriends(game) && !game.present.includes(game.current_player) ? " (not connected)" : "";
+    showStatus(`${game.you.length ? "Waiting for" : "Watching:"} ${seatName(game.current_player)}${away}`);
+  }
   else showStatus(`${seatName(game.current_player)} is thinking…`);
 }
 
@@ -279,6 +366,11 @@ function setUpButtons() {
       showStatus(error.message, true);
     }
   });
+  $("undo-allow").addEventListener("click", () => answerUndo(true));
+  $("undo-refuse").addEventListener("click", () => answerUndo(false));
+  setUpNameDialog(setGame);
+  for (const button of document.querySelectorAll(".rematch-button")) button.addEventListener("click", rematch);
+  $("name-button").addEventListener("click", openNameDialog);
   $("load-input").addEventListener("change", async (event) => {
     const file = event.target.files[0];
     if (!file) return;

@@ -1,6 +1,6 @@
 // The side panels: the turn and its choices, scores, the City, tiles left, the move log, the
 // end summary and hints.
-import { page, $, svgElement, api, seatName, swatch, signed } from "./common.js";
+import { page, $, svgElement, api, seatHtml, playerName, escapeHtml, swatch, signed, withFriends } from "./common.js";
 import { renderHints } from "./board.js";
 import { play } from "./main.js";
 
@@ -12,9 +12,9 @@ export function renderTurn() {
   const placing = game.your_turn && game.phase === "place_tile" && !page.replay;
   if (page.replay) prompt.textContent = "Replaying an earlier move: press Now (in Moves) to go on playing.";
   else if (game.terminal) prompt.textContent = "The game is over.";
-  else if (game.your_turn) prompt.innerHTML = `${swatch(game.current_player)}<b>${seatName(game.current_player)}</b>: ${game.prompt}`;
-  else if (game.human_to_move) prompt.innerHTML = `${swatch(game.current_player)}${seatName(game.current_player)} is to play…`;
-  else prompt.innerHTML = `${swatch(game.current_player)}${seatName(game.current_player)} is thinking…`;
+  else if (game.your_turn) prompt.innerHTML = `${swatch(game.current_player)}<b>${seatHtml(game.current_player)}</b>: ${game.prompt}`;
+  else if (game.human_to_move) prompt.innerHTML = `${swatch(game.current_player)}${seatHtml(game.current_player)} is to play…`;
+  else prompt.innerHTML = `${swatch(game.current_player)}${seatHtml(game.current_player)} is thinking…`;
   if (game.drawn_tile && !game.terminal) {
     const last = game.tiles[game.tiles.length - 1];
     const rotation = placing ? (page.selected ? page.selected.rotation : page.rotation) : last.rotation;
@@ -68,6 +68,14 @@ export function causeList(breakdown) {
   return Object.entries(breakdown).filter(([, points]) => points).map(([cause, points]) => `${CAUSE_NAMES[cause] || cause} ${points}`).join(", ");
 }
 
+// In a friends' game, whether the seat's person has the game open: a line under the name.
+function presence(game, p) {
+  if (!withFriends(game) || game.seats[p].kind === "bot") return "";
+  const here = game.present.includes(p);
+  const title = here ? "has this game open now" : "the game is not open on their screen";
+  return `<div class="presence ${here ? "here" : "away"}" title="${title}">${here ? "● connected" : "○ not connected"}</div>`;
+}
+
 export function renderScores() {
   const game = page.game;
   const replay = page.replay;
@@ -84,7 +92,8 @@ export function renderScores() {
     const gain = !replay && gains[p] ? ` <span class="gain ${gains[p] < 0 ? "loss" : ""}" title="points in the last round">${signed(gains[p])}</span>` : "";
     const estimate = replay ? "" : `<div class="causes" title="if the game ended now">→ ${game.final_estimate[p]}</div>`;
     const toMove = p === (replay ? replay.current_player : game.current_player) ? "to-move" : "";
-    return `<tr class="${toMove}" data-player="${p}"><td>${swatch(p)}${seatName(p)} ${replay ? "" : titles}<div class="causes">${replay ? "" : causes || "no points yet"}</div>` +
+    const here = withFriends(game) && game.present.includes(p) ? " data-present" : "";
+    return `<tr class="${toMove}" data-player="${p}"${here}><td>${swatch(p)}${seatHtml(p)} ${replay ? "" : titles}${presence(game, p)}<div class="causes">${replay ? "" : causes || "no points yet"}</div>` +
       `<div class="supply">${replay ? "" : supply}</div></td><td class="score">${score}${gain}${estimate}</td></tr>`;
   });
   $("scores").innerHTML = rows.join("");
@@ -125,10 +134,10 @@ export function renderLog() {
   const game = page.game;
   const items = [];
   for (const entry of game.log) {
-    const who = entry.player >= 0 ? `${swatch(entry.player)}` : "";
+    const who = entry.player >= 0 ? `${swatch(entry.player)}${escapeHtml(playerName(entry.player))}: ` : "";
     const kind = entry.player < 0 ? "draw" : "";
     let line = `<li class="${kind}" value="${entry.index + 1}" data-moves="${entry.index + 1}" title="show the board after this move">Turn ${entry.turn} ${who}${entry.label}`;
-    for (const s of entry.scored) line += ` <span class="scored ${s.points < 0 ? "loss" : ""}">${swatch(s.player)}${signed(s.points)} ${CAUSE_NAMES[s.cause] || s.cause}</span>`;
+    for (const s of entry.scored) line += ` <span class="scored ${s.points < 0 ? "loss" : ""}" title="${escapeHtml(playerName(s.player))}">${swatch(s.player)}${signed(s.points)} ${CAUSE_NAMES[s.cause] || s.cause}</span>`;
     items.push(line + "</li>");
   }
   $("log").innerHTML = items.reverse().join("");
@@ -139,7 +148,7 @@ export function showEndSummary() {
   const best = Math.max(...game.scores);
   const rows = game.scores.map((score, p) => {
     const causes = causeList(game.breakdown[p]);
-    return `<tr><td>${swatch(p)}${seatName(p)}${score === best ? " ★ winner" : ""}</td><td class="score">${score}</td><td class="causes">${causes}</td></tr>`;
+    return `<tr><td>${swatch(p)}${seatHtml(p)}${score === best ? " ★ winner" : ""}</td><td class="score">${score}</td><td class="causes">${causes}</td></tr>`;
   });
   $("end-summary").innerHTML = `<table>${rows.join("")}</table>`;
   $("end-dialog").showModal();

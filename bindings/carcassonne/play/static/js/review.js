@@ -1,7 +1,7 @@
 // The post-game review: every player's win chance after each move as a graph (the server's MCTS,
 // computed once per game in the background), the moves that cost their player the most marked
 // and listed with what the computer would have played; a click shows the board after that move.
-import { page, $, api, svgElement, swatch, seatName, showStatus } from "./common.js";
+import { page, $, api, svgElement, swatch, seatHtml, showStatus } from "./common.js";
 import { replayTo } from "./main.js";
 
 const W = 340, H = 150, LEFT = 30, TOP = 6, BOTTOM = 18;
@@ -104,7 +104,7 @@ function listMarked() {
     const p = point.player;
     const item = document.createElement("li");
     item.dataset.point = k;
-    item.innerHTML = `Turn ${point.turn} ${swatch(p)}${seatName(p)}: <b>${point.label}</b> cost ${percent(point.cost)} win chance; ` +
+    item.innerHTML = `Turn ${point.turn} ${swatch(p)}${seatHtml(p)}: <b>${point.label}</b> cost ${percent(point.cost)} win chance; ` +
       `the computer would have played <b>${point.best.label}</b> (${percent(point.best.win[p])}).`;
     item.addEventListener("click", () => show(k));
     list.appendChild(item);
@@ -121,7 +121,7 @@ function show(k) {
   page.reviewMark = other && point.best.where ? { moves: point.index + 1, where: point.best.where } : null;
   replayTo(point.index + 1);
   const chances = point.win.map((w, p) => `${swatch(p)}${percent(w)}`).join(" ");
-  $("review-text").innerHTML = `Turn ${point.turn}, ${seatName(point.player)}: <b>${point.label}</b>. Win chances after it: ${chances}` +
+  $("review-text").innerHTML = `Turn ${point.turn}, ${seatHtml(point.player)}: <b>${point.label}</b>. Win chances after it: ${chances}` +
     (!other ? " (the computer's choice too)." :
       `; the computer would have played <b>${point.best.label}</b>${page.reviewMark ? " (marked “better” on the board)" : ""}.`);
   showStatus(`Review: the board after turn ${point.turn}'s move`);
