@@ -22,7 +22,7 @@ while (($#)); do
     --quick) quick=1 ;;
     --repeat) repeat=$2; shift ;;
     --) shift; command=("$@"); break ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "under_load.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
