@@ -100,13 +100,19 @@ def first_action(state: dict[str, Any]) -> str:
     return (legal["choices"] or legal["figures"] or legal["every"])[0]["action"]
 
 
-def test_two_friends_play_a_game_to_the_end_in_two_browsers(
-    two_browsers: tuple[Any, Any], server: Server, request: Any
-) -> None:
+def fresh_screenshot_folder(request: Any) -> Path:
+    """build/screenshots/<test name>/, emptied of an earlier run's pictures."""
     folder = SCREENSHOTS / request.node.name
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.png"):
         old.unlink()
+    return folder
+
+
+def test_two_friends_play_a_game_to_the_end_in_two_browsers(
+    two_browsers: tuple[Any, Any], server: Server, request: Any
+) -> None:
+    folder = fresh_screenshot_folder(request)
     host, friend = two_browsers
     pages = {0: host, 1: friend}
 
@@ -217,10 +223,7 @@ YOUR_TURN_TITLE = "● Your turn — Carcassonne"
 def test_friends_see_names_who_is_here_their_turn_in_the_tab_title_and_agree_to_an_undo(
     two_browsers: tuple[Any, Any], server: Server, request: Any
 ) -> None:
-    folder = SCREENSHOTS / request.node.name
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("*.png"):
-        old.unlink()
+    folder = fresh_screenshot_folder(request)
     host, friend = two_browsers
 
     # The host names their own seat when creating the game; Blue is a friend's.
