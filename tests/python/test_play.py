@@ -56,7 +56,10 @@ def test_bad_batch_arguments() -> None:
 @pytest.mark.concurrency
 def test_the_gil_probe_sees_a_call_that_holds_the_gil() -> None:
     # The probe must be able to fail: sorting a list is one C call that never lets go of the GIL.
-    data = [random.Random(1).random() for _ in range(300_000)]
+    # Distinct values make each sort long (about 0.2 s) beside the thread switches at its edges,
+    # which may fall inside the timed span: a sort of equal values is over in a switch interval.
+    rng = random.Random(1)
+    data = [rng.random() for _ in range(1_000_000)]
     inside = progress_during(lambda: sorted(data), min_calls=5)
     assert 0 in inside, f"counts in the middle of each sort: {inside}"
 
