@@ -1,17 +1,25 @@
 """Work on a Ray cluster of two nodes on this machine (a head and a worker node, one CPU each):
 the balance sweep and the self-play of the training loop give what a local run of the same
-spec gives. One cluster serves the module (it takes seconds to start)."""
+spec gives. One cluster serves the module (it takes seconds to start).
+
+Each test's Ray driver runs in a Python process of its own (`in_a_fresh_driver`). Ray's driver
+library keeps threads past `ray.shutdown()`, and a driver started again in the same process has
+crashed in them on a busy machine (a segfault in `_raylet.so`, taking pytest down with it)."""
 
 from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
 import os
 import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +31,7 @@ from carcassonne.balance import Mix, SweepSpec, read_sweep, run_sweep
 from carcassonne.balance.sweep import TIMING_COLUMNS
 from carcassonne.rl.ray_selfplay import _SelfPlayWorker, network_files, with_network_files
 from carcassonne.rl.trajectories import load_trajectories, write_trajectories
+from helpers import HANG_GUARD_S
 
 RAY = shutil.which("ray", path=os.path.dirname(sys.executable)) or shutil.which("ray")
 
@@ -31,6 +40,21 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def in_a_fresh_driver(work: Callable[..., None], *args: object) -> None:
+    """Runs `work(*args)` in a new Python process; its assertion errors come back as they are.
+    A process that dies by a signal (Ray's own crash, never an assertion) is run once more, with
+    a warning, and fails the test the second time."""
+    for attempt in (1, 2):
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            try:
+                pool.submit(work, *args).result(timeout=10 * HANG_GUARD_S)
+                return
+            except BrokenProcessPool:
+                if attempt == 2:
+                    raise
+                warnings.warn(f"the Ray driver of {work.__name__} died; running it once more", stacklevel=2)
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +77,10 @@ def cluster() -> Iterator[str]:
 
 
 def test_a_sweep_on_a_two_node_ray_cluster_equals_a_local_run(cluster: str, tmp_path: Path) -> None:
+    in_a_fresh_driver(_a_sweep_equals_a_local_run, cluster, tmp_path)
+
+
+def _a_sweep_equals_a_local_run(cluster: str, tmp_path: Path) -> None:
     import ray
 
     ray.init(address=cluster, logging_level=logging.WARNING, log_to_driver=False)
@@ -77,6 +105,10 @@ def test_a_sweep_on_a_two_node_ray_cluster_equals_a_local_run(cluster: str, tmp_
 
 
 def test_self_play_on_ray_actors_writes_the_file_a_local_run_writes(cluster: str, tmp_path: Path) -> None:
+    in_a_fresh_driver(_self_play_writes_the_file_a_local_run_writes, cluster, tmp_path)
+
+
+def _self_play_writes_the_file_a_local_run_writes(cluster: str, tmp_path: Path) -> None:
     # A network under a name of the test's own: the actors play with the copy shipped to them.
     network = tmp_path / "mine.carcnet"
     network.write_bytes(Path(_core.default_network_path()).read_bytes())
@@ -92,6 +124,10 @@ def test_self_play_on_ray_actors_writes_the_file_a_local_run_writes(cluster: str
 
 
 def test_an_actor_s_error_reaches_the_caller_as_its_own_class(cluster: str, tmp_path: Path) -> None:
+    in_a_fresh_driver(_an_actor_s_error_reaches_the_caller, cluster, tmp_path)
+
+
+def _an_actor_s_error_reaches_the_caller(cluster: str, tmp_path: Path) -> None:
     from carcassonne import SearchError
 
     with pytest.raises(SearchError, match="bogus"):
@@ -141,6 +177,10 @@ def test_network_files_of_agent_specs_are_found_and_replaced() -> None:
 
 
 def test_the_training_loop_plays_its_self_play_on_the_cluster(cluster: str, tmp_path: Path) -> None:
+    in_a_fresh_driver(_the_training_loop_plays_on_the_cluster, cluster, tmp_path)
+
+
+def _the_training_loop_plays_on_the_cluster(cluster: str, tmp_path: Path) -> None:
     from carcassonne.__main__ import main
 
     run = tmp_path / "run"
