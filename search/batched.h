@@ -4,6 +4,8 @@
 // over different leaves; the group's leaves go to evaluate_batch() in one call; then every
 // iteration of the group is backed up. The loop runs on one thread (MctsConfig::threads must be
 // 1): the evaluator is the bottleneck, and a Python one holds the GIL while it runs anyway.
+// search_many (search/mcts.h) runs many searches so, each in its own tree, and one call values a
+// group of every search (the games of a self-play batch: batch_size() leaves from each).
 //
 // How the search treats leaves with such an evaluator:
 //   * a decision leaf is expanded when it is evaluated (AlphaZero's way; MctsConfig::expand_after

@@ -117,6 +117,15 @@ struct Budget {
   alignas(64) std::atomic<uint64_t> claimed{0};
   std::atomic<uint64_t> done{0};
   std::atomic<bool> stop{false};
+  // With a BatchEvaluator (one thread): the evaluator calls that valued this tree's leaves, and
+  // the leaves those calls held.
+  uint64_t evaluator_calls = 0;
+  uint64_t evaluator_leaves = 0;
+
+  void count_call(size_t leaves) {
+    ++evaluator_calls;
+    evaluator_leaves += leaves;
+  }
 
   // Claims up to `want` more iterations, numbered from `first`; returns how many (0 once the
   // iteration budget is spent or the search has stopped).
@@ -142,6 +151,43 @@ struct Budget {
   bool claim() {
     uint64_t first = 0;
     return claim(1, first) && !over(first);
+  }
+};
+
+// One group of a batched search (search/batched.h): its iterations, in flight with their virtual
+// losses, and their distinct leaves. The slots are kept from group to group (a State is not
+// small). reset() undoes what a group leaves incomplete (the evaluator threw, the search was
+// cancelled): nodes it claimed for expansion go back to None, ~Path takes the virtual losses back.
+struct LeafGroup {
+  struct Slot {  // one distinct leaf
+    explicit Slot(const State& s) : state(s), actions(kMaxActions), priors(kMaxActions) {}
+    State state;
+    std::vector<Action> actions;
+    std::vector<float> priors;
+    int num_actions = 0;
+    bool want_priors = false;
+    Evaluation value;
+    Node* node = nullptr;  // its tree node
+    bool expand = false;   // this group claimed the node (Busy) and expands it
+  };
+  struct Iteration {
+    std::unique_ptr<Path> path;
+    int slot = -1;  // -1: valued exactly (terminal)
+    Evaluation exact;
+  };
+  std::vector<Slot> slots;
+  size_t used = 0;  // slots of this group
+  std::vector<Iteration> iterations;
+
+  LeafGroup() = default;
+  LeafGroup(const LeafGroup&) = delete;
+  LeafGroup& operator=(const LeafGroup&) = delete;
+  ~LeafGroup() { reset(); }
+  void reset() {
+    for (size_t i = 0; i < used; ++i)
+      if (slots[i].expand) slots[i].node->expansion.store(Expansion::None, std::memory_order_relaxed);
+    used = 0;
+    iterations.clear();
   }
 };
 
@@ -173,8 +219,9 @@ class SearchTree {
         shares_(std::make_unique<RootShare[]>(size_t(num_shares_))) {}
 
   // Makes node 0 the node of `state`, keeping the old subtree if `state` lies in it; expands
-  // the root. Single-threaded. Returns the root's visits carried over.
-  uint64_t set_root(const State& state, Worker& w) {
+  // the root unless `expand_root` is false (search_many: collect_root does). Single-threaded.
+  // Returns the root's visits carried over.
+  uint64_t set_root(const State& state, Worker& w, bool expand_root = true) {
     uint32_t found = NodePool::kNoNode;
     if (config_.reuse && root_state_ && pool_.size() > 0) found = find(state);
     if (found == NodePool::kNoNode) {
@@ -185,7 +232,7 @@ class SearchTree {
     root_state_ = state;
     if (pool_[0].expansion.load(std::memory_order_relaxed) != Expansion::Done) {
       pool_[0].expansion.store(Expansion::None, std::memory_order_relaxed);
-      if (expand(pool_[0], state, w) != Expansion::Done) {  // the kept subtree filled the pool
+      if (expand_root && expand(pool_[0], state, w) != Expansion::Done) {  // the kept subtree filled the pool
         reset_pool();
         expand(pool_[0], state, w);
       }
@@ -197,9 +244,14 @@ class SearchTree {
       for (int p = 0; p < kMaxPlayers; ++p)
         share.value_sum[size_t(p)].store(t == 0 ? root.value_sum[size_t(p)].load(std::memory_order_relaxed) : 0.0f,
                                          std::memory_order_relaxed);
-      share.wins.assign(root.num_children, WinSum{});
     }
+    size_root_wins();
     return root.visits();
+  }
+
+  // Gives every share a win sum per root child (after the root's expansion).
+  void size_root_wins() {
+    for (int t = 0; t < num_shares_; ++t) shares_[size_t(t)].wins.assign(pool_[0].num_children, WinSum{});
   }
 
   // After a search: the root node takes the sum of the threads' shares (for the next search).
@@ -312,96 +364,115 @@ class SearchTree {
   // run() with a BatchEvaluator (search/batched.h): iterations in groups, one evaluator call
   // per group. A group that fails (the evaluator throws) or is cancelled changes no statistics.
   void run_batched(Worker& w, Budget& budget, const BatchEvaluator& evaluator) {
-    const size_t size = size_t(evaluator.batch_size());
-    struct Slot {  // one distinct leaf of a group
-      explicit Slot(const State& s) : state(s), actions(kMaxActions), priors(kMaxActions) {}
-      State state;
-      std::vector<Action> actions;
-      std::vector<float> priors;
-      Evaluation value;
-      Node* node = nullptr;  // its tree node, if the leaf is one
-      bool expand = false;   // this group claimed the node (Busy) and expands it
-    };
-    struct Iteration {
-      std::unique_ptr<Path> path;
-      int slot = -1;  // -1: valued exactly (terminal)
-      Evaluation exact;
-    };
-    std::vector<Slot> slots;
-    slots.reserve(size);
-    std::vector<Iteration> group;
+    LeafGroup group;
     std::vector<LeafRequest> requests;
-    // Nodes claimed for expansion go back to None unless the group completes.
-    struct Unclaim {
-      std::vector<Slot>* slots;
-      size_t used = 0;
-      ~Unclaim() {
-        for (size_t i = 0; i < used; ++i)
-          if ((*slots)[i].expand) (*slots)[i].node->expansion.store(Expansion::None, std::memory_order_relaxed);
+    while (collect(group, size_t(evaluator.batch_size()), w, budget)) {
+      if (budget.cancel && budget.cancel->load(std::memory_order_relaxed)) return;  // ~LeafGroup
+      requests.clear();
+      add_requests(group, requests);
+      if (!requests.empty()) {  // a group of finished games needs none
+        evaluator.evaluate_batch(requests);
+        budget.count_call(requests.size());
       }
-    };
-    while (true) {
-      group.clear();
-      Unclaim unclaim{&slots};
-      size_t collisions = 0;
-      while (group.size() < size && collisions < size && budget.claim()) {
-        Iteration& it = group.emplace_back();
-        it.path = std::make_unique<Path>(pool_[0], shares_[size_t(w.share)]);
-        if (unclaim.used == slots.size()) slots.emplace_back(*root_state_);
-        State& s = slots[unclaim.used].state;
-        s.copy_from(*root_state_);
-        bool claimed = descend_batched(s, *it.path, w);
-        while (s.is_chance()) s.apply_unchecked(sample_draw(s, w.rng));  // a full chance node: one draw
-        if (s.is_terminal()) {
-          terminal_evaluation(s, config_.rollout, it.exact);
-          continue;
-        }
-        Node* node = &it.path->back();
-        bool collided = false;
-        for (size_t i = 0; i < unclaim.used && !collided; ++i)
-          collided = slots[i].node == node && slots[i].state.same_position(s);
-        if (collided) {  // a leaf already in this group: the iteration is dropped, and not counted
-          group.pop_back();
-          budget.claimed.fetch_sub(1, std::memory_order_relaxed);
-          ++collisions;
-          continue;
-        }
-        Slot& slot = slots[unclaim.used];
-        slot.node = node;
-        slot.expand = claimed;
-        it.slot = int(unclaim.used++);
-      }
-      if (group.empty()) return;
-      if (budget.cancel && budget.cancel->load(std::memory_order_relaxed)) return;  // ~Unclaim, ~Path
-      requests.assign(unclaim.used, LeafRequest{});
-      for (size_t i = 0; i < unclaim.used; ++i) {
-        Slot& slot = slots[i];
-        LeafRequest& r = requests[i];
-        r.state = &slot.state;
-        r.actions = slot.actions.data();
-        r.num_actions = slot.state.legal_actions(slot.actions.data());
-        r.want_priors = slot.expand && config_.selection == SelectionRule::Puct;
-        r.priors = slot.priors.data();
-        r.value = &slot.value;
-      }
-      if (!requests.empty()) evaluator.evaluate_batch(requests);  // a group of finished games needs none
-      for (size_t i = 0; i < unclaim.used; ++i) {
-        Slot& slot = slots[i];
-        if (!slot.expand) continue;
-        const int n = requests[i].num_actions;
-        std::copy_n(slot.actions.data(), n, w.actions);
-        if (requests[i].want_priors) std::copy_n(slot.priors.data(), n, w.probabilities);
-        else std::fill(w.probabilities, w.probabilities + n, 1.0f / float(n));
-        publish(*slot.node, slot.state, w, n);
-        slot.expand = false;
-      }
-      for (Iteration& it : group) {
-        backup(*it.path, it.slot < 0 ? it.exact : slots[size_t(it.slot)].value);
-        budget.done.fetch_add(1, std::memory_order_relaxed);
-      }
-    }  // ~Path of an iteration not backed up removes its virtual loss
+      complete(group, w, budget);
+    }
   }
 
+ public:
+  // The steps of one group, for run_batched and search_many (which values the groups of many
+  // trees in one call). collect() starts a group (dropping what the last one left incomplete):
+  // up to `size` iterations descend to their leaves; false if the budget gives none.
+  bool collect(LeafGroup& group, size_t size, Worker& w, Budget& budget) {
+    group.reset();
+    size_t collisions = 0;
+    while (group.iterations.size() < size && collisions < size && budget.claim()) {
+      LeafGroup::Iteration& it = group.iterations.emplace_back();
+      it.path = std::make_unique<Path>(pool_[0], shares_[size_t(w.share)]);
+      if (group.used == group.slots.size()) group.slots.emplace_back(*root_state_);
+      State& s = group.slots[group.used].state;
+      s.copy_from(*root_state_);
+      bool claimed = descend_batched(s, *it.path, w);
+      while (s.is_chance()) s.apply_unchecked(sample_draw(s, w.rng));  // a full chance node: one draw
+      if (s.is_terminal()) {
+        terminal_evaluation(s, config_.rollout, it.exact);
+        continue;
+      }
+      Node* node = &it.path->back();
+      bool collided = false;
+      for (size_t i = 0; i < group.used && !collided; ++i)
+        collided = group.slots[i].node == node && group.slots[i].state.same_position(s);
+      if (collided) {  // a leaf already in this group: the iteration is dropped, and not counted
+        group.iterations.pop_back();
+        budget.claimed.fetch_sub(1, std::memory_order_relaxed);
+        ++collisions;
+        continue;
+      }
+      LeafGroup::Slot& slot = group.slots[group.used];
+      slot.node = node;
+      slot.expand = claimed;
+      it.slot = int(group.used++);
+    }
+    return !group.iterations.empty();
+  }
+
+  // Expands a root that set_root left unexpanded: at once without an evaluator's priors, else
+  // as a group of the root alone (no iterations), to be valued and completed as any group.
+  // Returns true for the group.
+  bool collect_root(LeafGroup& group, Worker& w) {
+    group.reset();
+    Node& root = pool_[0];
+    if (config_.selection != SelectionRule::Puct) {
+      expand(root, *root_state_, w);
+      size_root_wins();
+      return false;
+    }
+    Expansion none = Expansion::None;
+    if (!root.expansion.compare_exchange_strong(none, Expansion::Busy)) return false;
+    if (group.slots.empty()) group.slots.emplace_back(*root_state_);
+    LeafGroup::Slot& slot = group.slots[0];
+    slot.state.copy_from(*root_state_);
+    slot.node = &root;
+    slot.expand = true;
+    group.used = 1;
+    return true;
+  }
+
+  // Appends the requests of the group's leaves (valid until the group changes).
+  void add_requests(LeafGroup& group, std::vector<LeafRequest>& requests) const {
+    for (size_t i = 0; i < group.used; ++i) {
+      LeafGroup::Slot& slot = group.slots[i];
+      LeafRequest& r = requests.emplace_back();
+      r.state = &slot.state;
+      r.actions = slot.actions.data();
+      r.num_actions = slot.num_actions = slot.state.legal_actions(slot.actions.data());
+      r.want_priors = slot.want_priors = slot.expand && config_.selection == SelectionRule::Puct;
+      r.priors = slot.priors.data();
+      r.value = &slot.value;
+    }
+  }
+
+  // Once the evaluator has valued the group's leaves: expands those it claimed and backs up
+  // every iteration.
+  void complete(LeafGroup& group, Worker& w, Budget& budget) {
+    for (size_t i = 0; i < group.used; ++i) {
+      LeafGroup::Slot& slot = group.slots[i];
+      if (!slot.expand) continue;
+      const int n = slot.num_actions;
+      std::copy_n(slot.actions.data(), n, w.actions);
+      if (slot.want_priors) std::copy_n(slot.priors.data(), n, w.probabilities);
+      else std::fill(w.probabilities, w.probabilities + n, 1.0f / float(n));
+      publish(*slot.node, slot.state, w, n);
+      if (slot.node == &pool_[0]) size_root_wins();  // collect_root's group
+      slot.expand = false;
+    }
+    for (LeafGroup::Iteration& it : group.iterations) {
+      backup(*it.path, it.slot < 0 ? it.exact : group.slots[size_t(it.slot)].value);
+      budget.done.fetch_add(1, std::memory_order_relaxed);
+    }
+    group.reset();
+  }
+
+ private:
   // The descent of run_batched: selects down to a leaf, expanding chance nodes on the way.
   // Returns true if it claimed the leaf, an unexpanded decision node, for expansion (Busy).
   bool descend_batched(State& s, Path& path, Worker& w) {
@@ -649,15 +720,27 @@ void Mcts::clear() {
   for (auto& tree : impl_->trees) tree->clear();
 }
 
-SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<bool>* cancel) {
+namespace {
+
+// One search in progress (Mcts::search, search_many): its start and a budget per tree.
+struct SearchRun {
+  Clock::time_point start;
+  std::vector<std::unique_ptr<Budget>> budgets;
+  std::vector<uint64_t> reused;  // root visits each tree kept (set_root)
+};
+
+// Checks `state`, seeds the workers and sets the budgets of a search of `state`; the trees' roots
+// are not set yet.
+SearchRun begin_search(const MctsConfig& config, MctsImpl& m, const State& state, uint64_t seed,
+                       const std::atomic<bool>* cancel) {
   if (state.is_terminal() || state.is_chance())
     throw SearchError("Mcts::search: the state must be a decision node (player " +
                       std::to_string(state.current_player()) + " to move)");
-  impl_->evaluator->check(state);
-  const auto start = Clock::now();
-  const int threads = config_.threads;
-  const uint64_t base = mix(config_.seed, seed);
-  MctsImpl& m = *impl_;
+  m.evaluator->check(state);
+  SearchRun run;
+  run.start = Clock::now();
+  const int threads = config.threads;
+  const uint64_t base = mix(config.seed, seed);
   while (int(m.workers.size()) < threads) m.workers.push_back(std::make_unique<Worker>(state));
   for (int t = 0; t < threads; ++t) {
     m.workers[size_t(t)]->rng.reseed(mix(base, uint64_t(t)));
@@ -665,42 +748,29 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
   }
 
   std::optional<Clock::time_point> deadline;
-  if (config_.seconds > 0)
-    deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.seconds));
+  if (config.seconds > 0)
+    deadline = run.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config.seconds));
   const int trees = int(m.trees.size());
-  std::vector<uint64_t> reused(static_cast<size_t>(trees));
-  std::vector<std::unique_ptr<Budget>> budgets;
+  run.reused.assign(size_t(trees), 0);
   for (int i = 0; i < trees; ++i) {
     auto b = std::make_unique<Budget>();
-    b->iterations = config_.iterations / uint64_t(trees) + (uint64_t(i) < config_.iterations % uint64_t(trees) ? 1 : 0);
-    if (config_.iterations && b->iterations == 0) b->iterations = 1;
+    b->iterations = config.iterations / uint64_t(trees) + (uint64_t(i) < config.iterations % uint64_t(trees) ? 1 : 0);
+    if (config.iterations && b->iterations == 0) b->iterations = 1;
     // A few iterations at a time: enough to make the shared count rare, few enough to share a
     // small budget evenly.
     const uint64_t per_thread = b->iterations / uint64_t(trees == 1 ? threads : 1);
     b->chunk = b->iterations ? std::clamp<uint64_t>(per_thread / 8, 1, 16) : 16;
     b->deadline = deadline;
     b->cancel = cancel;
-    budgets.push_back(std::move(b));
+    run.budgets.push_back(std::move(b));
   }
-  // A root takes its threads' statistics when its search ends, by an exception too (an
-  // evaluator's): a tree kept for reuse holds them.
-  struct GatherRoot {
-    SearchTree& tree;
-    ~GatherRoot() { tree.gather_root(); }
-  };
-  if (trees == 1) {
-    reused[0] = m.trees[0]->set_root(state, *m.workers[0]);
-    GatherRoot gather{*m.trees[0]};
-    parallel_for(threads, threads, [&](int t) { m.trees[0]->run(*m.workers[size_t(t)], *budgets[0]); });
-  } else {
-    parallel_for(threads, threads, [&](int t) {
-      reused[size_t(t)] = m.trees[size_t(t)]->set_root(state, *m.workers[size_t(t)]);
-      GatherRoot gather{*m.trees[size_t(t)]};
-      m.trees[size_t(t)]->run(*m.workers[size_t(t)], *budgets[size_t(t)]);
-    });
-  }
+  return run;
+}
 
-  // Sum the root statistics of every tree by action.
+// The statistics of a finished search of `state`: the root statistics of every tree, summed by
+// action.
+SearchResult search_result(const MctsImpl& m, const State& state, const SearchRun& run) {
+  const int trees = int(m.trees.size());
   const int players = state.num_players();
   const int me = state.current_player();
   struct Sum {
@@ -715,9 +785,12 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
   result.evaluator = m.evaluator->describe(state);
   for (int t = 0; t < trees; ++t) {
     const SearchTree& tree = *m.trees[size_t(t)];
-    result.iterations += budgets[size_t(t)]->done.load();
+    const Budget& budget = *run.budgets[size_t(t)];
+    result.iterations += budget.done.load();
+    result.evaluator_calls += budget.evaluator_calls;
+    result.evaluator_leaves += budget.evaluator_leaves;
     result.nodes += tree.nodes();
-    result.reused_visits += reused[size_t(t)];
+    result.reused_visits += run.reused[size_t(t)];
     for (int i = 0; i < tree.root().num_children; ++i) {
       const Node& ch = tree.child(i);
       Sum& s = sums[ch.action.code];
@@ -763,9 +836,105 @@ SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<b
     return a.visits != b.visits ? a.visits > b.visits : a.value > b.value;
   });
   result.best = result.actions.front().action;
-  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(Clock::now() - run.start).count();
+  return result;
+}
+
+}  // namespace
+
+SearchResult Mcts::search(const State& state, uint64_t seed, const std::atomic<bool>* cancel) {
+  MctsImpl& m = *impl_;
+  SearchRun run = begin_search(config_, m, state, seed, cancel);
+  const int threads = config_.threads;
+  // A root takes its threads' statistics when its search ends, by an exception too (an
+  // evaluator's): a tree kept for reuse holds them.
+  struct GatherRoot {
+    SearchTree& tree;
+    ~GatherRoot() { tree.gather_root(); }
+  };
+  if (m.trees.size() == 1) {
+    run.reused[0] = m.trees[0]->set_root(state, *m.workers[0]);
+    GatherRoot gather{*m.trees[0]};
+    parallel_for(threads, threads, [&](int t) { m.trees[0]->run(*m.workers[size_t(t)], *run.budgets[0]); });
+  } else {
+    parallel_for(threads, threads, [&](int t) {
+      run.reused[size_t(t)] = m.trees[size_t(t)]->set_root(state, *m.workers[size_t(t)]);
+      GatherRoot gather{*m.trees[size_t(t)]};
+      m.trees[size_t(t)]->run(*m.workers[size_t(t)], *run.budgets[size_t(t)]);
+    });
+  }
+  SearchResult result = search_result(m, state, run);
   if (!config_.reuse) clear();
   return result;
+}
+
+std::vector<SearchResult> search_many(const std::vector<State>& states, const MctsConfig& config,
+                                      const std::vector<uint64_t>& seeds, const std::atomic<bool>* cancel) {
+  if (states.empty()) throw SearchError("search_many: no states to search");
+  if (seeds.size() != states.size())
+    throw SearchError("search_many: " + std::to_string(seeds.size()) + " seeds for " + std::to_string(states.size()) +
+                      " states (one seed a state)");
+  const auto* evaluator = dynamic_cast<const BatchEvaluator*>(config.evaluator.get());
+  if (!evaluator)
+    throw SearchError(
+        "search_many: the config's evaluator must be a BatchEvaluator (one call values the leaves of "
+        "every search)");
+  MctsConfig fresh = config;
+  fresh.reuse = false;
+  // Every check (config, states) before the first search starts.
+  std::vector<std::unique_ptr<Mcts>> searches;
+  std::vector<SearchRun> runs;
+  for (size_t i = 0; i < states.size(); ++i) {
+    if (states[i].is_terminal() || states[i].is_chance())
+      throw SearchError("search_many: state " + std::to_string(i) + " is not a decision node (a draw or the end)");
+    searches.push_back(std::make_unique<Mcts>(fresh));  // validates the config, and threads == 1
+    try {
+      runs.push_back(begin_search(fresh, *searches[i]->impl_, states[i], seeds[i], cancel));
+    } catch (const SearchError& e) {
+      throw SearchError("search_many: state " + std::to_string(i) + ": " + e.what());
+    }
+  }
+  // Declared after the searches: a group left incomplete gives its tree back what it took.
+  std::vector<LeafGroup> groups(states.size());
+  std::vector<LeafRequest> requests;
+  // The roots' priors in one call too (a single search asks for its root's alone).
+  for (size_t i = 0; i < states.size(); ++i) {
+    MctsImpl& m = *searches[i]->impl_;
+    runs[i].reused[0] = m.trees[0]->set_root(states[i], *m.workers[0], false);
+    if (m.trees[0]->collect_root(groups[i], *m.workers[0])) m.trees[0]->add_requests(groups[i], requests);
+  }
+  if (!requests.empty()) evaluator->evaluate_batch(requests);
+  for (size_t i = 0; i < states.size(); ++i) {
+    MctsImpl& m = *searches[i]->impl_;
+    m.trees[0]->complete(groups[i], *m.workers[0], *runs[i].budgets[0]);
+  }
+  std::vector<size_t> ends(states.size());  // search i's requests end at ends[i]
+  const size_t size = size_t(evaluator->batch_size());
+  while (true) {
+    requests.clear();
+    bool any = false;
+    for (size_t i = 0; i < states.size(); ++i) {
+      MctsImpl& m = *searches[i]->impl_;
+      if (m.trees[0]->collect(groups[i], size, *m.workers[0], *runs[i].budgets[0])) {
+        any = true;
+        m.trees[0]->add_requests(groups[i], requests);
+      }
+      ends[i] = requests.size();
+    }
+    if (!any || (cancel && cancel->load(std::memory_order_relaxed))) break;
+    if (!requests.empty()) evaluator->evaluate_batch(requests);
+    for (size_t i = 0; i < states.size(); ++i) {
+      MctsImpl& m = *searches[i]->impl_;
+      if (ends[i] > (i ? ends[i - 1] : 0)) runs[i].budgets[0]->count_call(requests.size());
+      m.trees[0]->complete(groups[i], *m.workers[0], *runs[i].budgets[0]);
+    }
+  }
+  std::vector<SearchResult> results;
+  for (size_t i = 0; i < states.size(); ++i) {
+    groups[i].reset();
+    results.push_back(search_result(*searches[i]->impl_, states[i], runs[i]));
+  }
+  return results;
 }
 
 SearchResult analyse(const State& state, const MctsConfig& config, uint64_t seed, const std::atomic<bool>* cancel) {

@@ -95,19 +95,37 @@ struct ActionStats {
 };
 
 struct SearchResult {
-  Action best;                       // the most visited action (ties: higher value)
-  int player = 0;                    // the deciding player
-  std::string evaluator;             // what valued the leaves (Evaluator::describe)
-  uint64_t iterations = 0;           // run by this search
-  double seconds = 0;                // wall time of this search
-  uint64_t nodes = 0;                // nodes in the pool(s) at the end
-  uint64_t reused_visits = 0;        // root visits carried over from the previous search
+  Action best;                 // the most visited action (ties: higher value)
+  int player = 0;              // the deciding player
+  std::string evaluator;       // what valued the leaves (Evaluator::describe)
+  uint64_t iterations = 0;     // run by this search
+  double seconds = 0;          // wall time of this search
+  uint64_t nodes = 0;          // nodes in the pool(s) at the end
+  uint64_t reused_visits = 0;  // root visits carried over from the previous search
+  // With a BatchEvaluator (search/batched.h): the evaluator calls that valued this search's
+  // leaves, and the leaves those calls held (in search_many, every search's leaves together).
+  uint64_t evaluator_calls = 0;
+  uint64_t evaluator_leaves = 0;
   std::vector<double> win;           // estimated win share of every player at the root
   std::vector<double> reward;        // mean reward of every player at the root (what the search maximises)
   std::vector<ActionStats> actions;  // every legal action, most visited first
 };
 
 struct MctsImpl;  // mcts.cpp: the trees and the per-thread scratch
+class Mcts;
+
+// Searches every state (decision nodes) at once, a fresh tree each (no reuse), with one config
+// whose evaluator is a BatchEvaluator (search/batched.h): each search runs its iterations in
+// groups of batch_size() as a single search would, and one evaluate_batch() call values the
+// leaves of a group of every search together (up to states.size() * batch_size() leaves). On
+// the calling thread; config.threads must be 1. Search i is seeded with seeds[i] and gives the
+// same tree as Mcts(config).search(states[i], seeds[i]) with an evaluator whose values do not
+// depend on the other leaves of its call. Setting `*cancel` ends every search early. Throws
+// SearchError for no states, a seed count other than the state count, a chance or terminal
+// state, a config without a BatchEvaluator or a bad config, before any search starts; an
+// evaluator's exception stops every search and is thrown again.
+std::vector<SearchResult> search_many(const std::vector<State>& states, const MctsConfig& config,
+                                      const std::vector<uint64_t>& seeds, const std::atomic<bool>* cancel = nullptr);
 
 // A search engine that keeps its tree between searches (for reuse). Not thread-safe itself:
 // one search at a time; each search uses config.threads threads.
@@ -128,6 +146,8 @@ class Mcts {
   const MctsConfig& config() const { return config_; }
 
  private:
+  friend std::vector<SearchResult> search_many(const std::vector<State>&, const MctsConfig&,
+                                               const std::vector<uint64_t>&, const std::atomic<bool>*);
   MctsConfig config_;
   std::unique_ptr<MctsImpl> impl_;
 };

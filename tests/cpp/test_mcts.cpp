@@ -709,5 +709,126 @@ TEST(BatchedSearch, NeedsOneThread) {
   EXPECT_THROW(Mcts{c}, SearchError);
 }
 
+// ---- search_many: many searches, one evaluator call per round of groups --------------------------
+
+// A batched evaluator whose value and priors of a leaf depend on that leaf alone (its scores,
+// tiles and actions), so that a search's tree does not depend on what else a call holds.
+class LeafOnlyEvaluator final : public BatchEvaluator {
+ public:
+  explicit LeafOnlyEvaluator(int batch) : BatchEvaluator(batch, RolloutConfig{}) {}
+  void evaluate_batch(std::vector<LeafRequest>& leaves) const override {
+    sizes.push_back(int(leaves.size()));
+    for (LeafRequest& r : leaves) {
+      const State& s = *r.state;
+      for (int p = 0; p < s.num_players(); ++p) {
+        const int mix = (s.score(p) * 31 + s.board().num_tiles() * 7 + p * 13) % 17;
+        r.value->reward[size_t(p)] = r.value->win[size_t(p)] = float(mix) / 16.0f;
+      }
+      if (!r.want_priors) continue;
+      float sum = 0;
+      for (int i = 0; i < r.num_actions; ++i) sum += r.priors[i] = float(1 + r.actions[i].code % 5);
+      for (int i = 0; i < r.num_actions; ++i) r.priors[i] /= sum;
+    }
+  }
+  mutable std::vector<int> sizes;
+};
+
+std::vector<State> positions(int n) {
+  std::vector<State> out;
+  for (int i = 0; i < n; ++i) out.push_back(random_position(100 + uint64_t(i), 4 + i % 12));
+  return out;
+}
+
+std::vector<uint64_t> seeds_for(size_t n) {
+  std::vector<uint64_t> seeds(n);
+  std::iota(seeds.begin(), seeds.end(), uint64_t(50));
+  return seeds;
+}
+
+TEST(SearchMany, OneCallHoldsTheLeavesOfEveryGame) {
+  const std::vector<State> states = positions(64);
+  auto evaluator = std::make_shared<FakeBatchEvaluator>(8);
+  std::vector<SearchResult> results = search_many(states, batched(400, evaluator), seeds_for(states.size()));
+  ASSERT_EQ(results.size(), states.size());
+  for (size_t i = 0; i < states.size(); ++i) {
+    EXPECT_EQ(results[i].iterations, 400u);
+    EXPECT_EQ(root_visits(results[i]), 400u);
+    EXPECT_TRUE(states[i].is_legal(results[i].best));
+  }
+  EXPECT_EQ(evaluator->bad_leaves, 0);
+  ASSERT_GT(evaluator->sizes.size(), 1u);
+  EXPECT_EQ(evaluator->sizes.front(), 64);  // the roots' priors, in one call
+  const std::vector<int> groups(evaluator->sizes.begin() + 1, evaluator->sizes.end());
+  EXPECT_LE(*std::max_element(groups.begin(), groups.end()), 64 * 8);
+  const long leaves = std::accumulate(groups.begin(), groups.end(), 0L);
+  EXPECT_GE(leaves / long(groups.size()), 256);  // leaves per call, on average
+  // A search takes part in every call until its budget runs out; its result counts those calls
+  // and every leaf they held.
+  uint64_t most_calls = 0;
+  for (const SearchResult& r : results) {
+    ASSERT_LE(r.evaluator_calls, groups.size());
+    EXPECT_EQ(r.evaluator_leaves,
+              uint64_t(std::accumulate(groups.begin(), groups.begin() + long(r.evaluator_calls), 0L)));
+    most_calls = std::max(most_calls, r.evaluator_calls);
+  }
+  EXPECT_EQ(most_calls, groups.size());
+}
+
+TEST(SearchMany, EachSearchGrowsTheTreeItsSingleSearchGrows) {
+  const std::vector<State> states = positions(6);
+  const std::vector<uint64_t> seeds = seeds_for(states.size());
+  for (int batch : {1, 8}) {
+    for (SelectionRule rule : {SelectionRule::Puct, SelectionRule::Uct}) {
+      MctsConfig config = batched(300, std::make_shared<LeafOnlyEvaluator>(batch));
+      config.selection = rule;
+      std::vector<SearchResult> many = search_many(states, config, seeds);
+      for (size_t i = 0; i < states.size(); ++i) {
+        SearchResult one = analyse(states[i], config, seeds[i]);
+        ASSERT_EQ(many[i].actions.size(), one.actions.size());
+        EXPECT_EQ(many[i].iterations, one.iterations);
+        for (size_t k = 0; k < one.actions.size(); ++k) {
+          EXPECT_EQ(many[i].actions[k].action, one.actions[k].action) << "batch " << batch << " state " << i;
+          EXPECT_EQ(many[i].actions[k].visits, one.actions[k].visits) << "batch " << batch << " state " << i;
+          EXPECT_DOUBLE_EQ(many[i].actions[k].value, one.actions[k].value);
+        }
+      }
+    }
+  }
+}
+
+TEST(SearchMany, BadInputThrowsBeforeAnyCall) {
+  const std::vector<State> states = positions(3);
+  auto evaluator = std::make_shared<FakeBatchEvaluator>(4);
+  const MctsConfig config = batched(100, evaluator);
+  EXPECT_THROW(search_many({}, config, {}), SearchError);
+  EXPECT_THROW(search_many(states, config, seeds_for(2)), SearchError);
+  EXPECT_THROW(search_many(states, iterations(100), seeds_for(3)), SearchError);  // rollouts: no batches
+  MctsConfig threads = config;
+  threads.threads = 2;
+  EXPECT_THROW(search_many(states, threads, seeds_for(3)), SearchError);
+  std::vector<State> with_draw = states;
+  with_draw[1].apply(with_draw[1].legal_actions().front());
+  while (!with_draw[1].is_chance()) with_draw[1].apply(with_draw[1].legal_actions().front());
+  EXPECT_THROW(search_many(with_draw, config, seeds_for(3)), SearchError);
+  EXPECT_EQ(evaluator->calls, 0);
+}
+
+TEST(SearchMany, AFailingCallStopsEverySearch) {
+  const std::vector<State> states = positions(4);
+  auto evaluator = std::make_shared<FakeBatchEvaluator>(4);
+  evaluator->throw_on = 3;
+  EXPECT_THROW(search_many(states, batched(200, evaluator), seeds_for(4)), std::runtime_error);
+  EXPECT_EQ(evaluator->calls, 3);
+}
+
+TEST(SearchMany, CancelStopsEverySearch) {
+  const std::vector<State> states = positions(4);
+  auto evaluator = std::make_shared<FakeBatchEvaluator>(4);
+  std::atomic<bool> cancel{true};
+  std::vector<SearchResult> results = search_many(states, batched(200, evaluator), seeds_for(4), &cancel);
+  for (const SearchResult& r : results) EXPECT_EQ(r.iterations, 0u);
+  EXPECT_EQ(evaluator->sizes, std::vector<int>{4});  // the roots' priors only
+}
+
 }  // namespace
 }  // namespace carc
