@@ -45,9 +45,10 @@ Action to_action(int64_t code);
 std::vector<std::function<std::unique_ptr<Agent>(uint64_t)>> python_agent_factories(const pybind11::sequence& entrants);
 
 // The search's evaluator for a Python callable fn(LeafBatch) -> values or (values, priors),
-// batch_size leaves a call (search/batched.h); TypeError for what is not callable, SearchError for
-// a bad batch size or window. `config`: terminal rewards and the fallback priors.
+// batch_size leaves a call from each of `searches` searches (search/batched.h, search_many);
+// TypeError for what is not callable, SearchError for a bad batch size or window. `config`:
+// terminal rewards and the fallback priors.
 std::shared_ptr<const Evaluator> python_evaluator(const pybind11::object& fn, int batch_size, int window,
-                                                  const RolloutConfig& config);
+                                                  const RolloutConfig& config, int searches = 1);
 
 }  // namespace carc::py_bindings

@@ -84,13 +84,13 @@ std::string callable_name(const py::object& fn) {
 
 class PythonEvaluator final : public BatchEvaluator {
  public:
-  PythonEvaluator(py::object fn, int batch_size, int window, const RolloutConfig& config)
+  PythonEvaluator(py::object fn, int batch_size, int window, const RolloutConfig& config, int searches)
       : BatchEvaluator(batch_size, config),
         fn_(std::move(fn)),
         window_(window),
         space_(window),
         description_("the Python evaluator " + callable_name(fn_) + " (batches of up to " + std::to_string(batch_size) +
-                     ")") {
+                     (searches > 1 ? " leaves from each of " + std::to_string(searches) + " searches" : "") + ")") {
     RolloutConfig fallback = config;  // the priors when fn gives none: the config's, never a network's
     if (fallback.prior == PriorKind::Net) fallback.prior = PriorKind::Greedy;
     if (fallback.heuristic == Heuristic::Net) fallback.heuristic = Heuristic::Greedy;
@@ -144,6 +144,10 @@ class PythonEvaluator final : public BatchEvaluator {
  private:
   std::shared_ptr<LeafBatch> encode(const std::vector<LeafRequest>& leaves) const {
     const int players = leaves[0].state->num_players();
+    for (const LeafRequest& r : leaves)  // search_many's states: one array shape for the batch
+      if (r.state->num_players() != players)
+        throw SearchError("evaluator: one batch holds games of " + std::to_string(players) + " and " +
+                          std::to_string(r.state->num_players()) + " players");
     if (!encoder_ || encoder_->players() != players) encoder_.emplace(players, window_);
     const py::ssize_t n = py::ssize_t(leaves.size()), side = window_;
     int width = 1;
@@ -178,16 +182,19 @@ class PythonEvaluator final : public BatchEvaluator {
     return batch;
   }
 
-  // The first shape[0] rows of `buffer` (batch_size rows of shape[1:]) as an array of `shape`.
-  // The buffer is reused while nobody else holds it (fresh memory costs a page fault per 4 KB,
-  // more than encoding into it); an evaluator that kept the last batch's array gets a new one.
+  // The first shape[0] rows of `buffer` (rows of shape[1:]) as an array of `shape`. The buffer
+  // is reused while nobody else holds it and it has the rows (fresh memory costs a page fault per
+  // 4 KB, more than encoding into it); an evaluator that kept the last batch's array, or a bigger
+  // batch (search_many's calls vary), gets a new one.
   template <class T>
   py::array_t<T> rows_of(py::array_t<T>& buffer, std::vector<py::ssize_t> shape) const {
-    std::vector<py::ssize_t> full = shape;
-    full[0] = batch_size();
-    const bool fits = buffer && buffer.ref_count() == 1 && buffer.ndim() == py::ssize_t(full.size()) &&
-                      std::equal(full.begin(), full.end(), buffer.shape());
-    if (!fits) buffer = py::array_t<T>(full);
+    const bool fits = buffer && buffer.ref_count() == 1 && buffer.ndim() == py::ssize_t(shape.size()) &&
+                      buffer.shape(0) >= shape[0] && std::equal(shape.begin() + 1, shape.end(), buffer.shape() + 1);
+    if (!fits) {
+      std::vector<py::ssize_t> full = shape;
+      full[0] = std::max<py::ssize_t>(shape[0], batch_size());
+      buffer = py::array_t<T>(full);
+    }
     return py::array_t<T>(shape, buffer.mutable_data(), buffer);  // a view: it holds the buffer
   }
 
@@ -278,7 +285,7 @@ class PythonEvaluator final : public BatchEvaluator {
 }  // namespace
 
 std::shared_ptr<const Evaluator> python_evaluator(const py::object& fn, int batch_size, int window,
-                                                  const RolloutConfig& config) {
+                                                  const RolloutConfig& config, int searches) {
   if (!PyCallable_Check(fn.ptr()))
     throw py::type_error("evaluator must be a callable fn(batch) -> values or (values, priors), not " +
                          std::string(py::str(py::type::handle_of(fn).attr("__name__"))));
@@ -289,7 +296,7 @@ std::shared_ptr<const Evaluator> python_evaluator(const py::object& fn, int batc
   } catch (const std::exception& e) {
     throw SearchError("window " + std::to_string(window) + ": " + e.what());
   }
-  return std::make_shared<PythonEvaluator>(fn, batch_size, window, config);
+  return std::make_shared<PythonEvaluator>(fn, batch_size, window, config, searches);
 }
 
 void register_evaluator(py::module_& m) {

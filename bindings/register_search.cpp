@@ -9,6 +9,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -181,6 +183,12 @@ void register_search(py::module_& m) {
       .def_readonly("seconds", &SearchResult::seconds)
       .def_readonly("nodes", &SearchResult::nodes)
       .def_readonly("reused_visits", &SearchResult::reused_visits)
+      .def_readonly("evaluator_calls", &SearchResult::evaluator_calls,
+                    "With a Python evaluator: the calls that valued this search's leaves (a new root's\n"
+                    "priors aside).")
+      .def_readonly("evaluator_leaves", &SearchResult::evaluator_leaves,
+                    "The leaves those calls held (search_many: every search's leaves together);\n"
+                    "evaluator_leaves / evaluator_calls is the leaves per call.")
       .def_readonly("win", &SearchResult::win, "Estimated win share of every player at the root.")
       .def_readonly("reward", &SearchResult::reward,
                     "Mean reward of every player at the root (what the search maximises).")
@@ -250,6 +258,37 @@ void register_search(py::module_& m) {
           "Forgets the tree.")
       .def_property_readonly(
           "config", [](const PyMcts& self) { return self.mcts.config(); }, "A copy of the config.");
+
+  m.def(
+      "search_many",
+      [](const std::vector<State>& states, const MctsConfig& config, const py::object& evaluator, int batch_size,
+         int window, const std::optional<std::vector<uint64_t>>& seeds) {
+        // The states and the config are copies taken with the GIL held (as in analyse).
+        if (states.empty()) throw SearchError("search_many: no states to search");
+        for (size_t i = 1; i < states.size(); ++i)
+          if (states[i].num_players() != states[0].num_players())
+            throw SearchError(
+                "search_many: every state needs as many players (one call's arrays have one shape): "
+                "state 0 has " +
+                std::to_string(states[0].num_players()) + ", state " + std::to_string(i) + " has " +
+                std::to_string(states[i].num_players()));
+        std::vector<uint64_t> seed_list(states.size());
+        if (seeds) seed_list = *seeds;
+        else std::iota(seed_list.begin(), seed_list.end(), uint64_t(0));
+        MctsConfig with = config;
+        with.evaluator = python_evaluator(evaluator, batch_size, window, config.rollout, int(states.size()));
+        return run_interruptible(
+            [&](const std::atomic<bool>* cancel) { return search_many(states, with, seed_list, cancel); });
+      },
+      "states"_a, "config"_a, "evaluator"_a, "batch_size"_a = 16, "window"_a = kDefaultWindow, "seeds"_a = py::none(),
+      "Searches every state (decision nodes of games with one player count) at once with the GIL\n"
+      "released, a fresh tree each, and returns their SearchResults in order. Each search runs\n"
+      "`batch_size` iterations a round, as Mcts(config, evaluator, batch_size).search would; one call\n"
+      "of `evaluator` values the leaves of a round of every search (up to len(states) * batch_size).\n"
+      "Search i is seeded with seeds[i] (default: i). SearchError for no states, mixed player counts,\n"
+      "a seed count other than the state count, a chance or terminal state or a bad config\n"
+      "(config.threads must be 1), before any call; the evaluator's exception stops every search\n"
+      "and is raised here. Ctrl-C stops it (KeyboardInterrupt).");
 
   // ---- Arena -----------------------------------------------------------------------------------
   py::class_<GameRecord>(m, "GameRecord", "One arena game (per-seat lists).")

@@ -10,7 +10,8 @@ analyse (or Game.analyse: MCTS statistics of every candidate move) and arena (ma
 between agents with win rates, confidence intervals and Elo). Agents are specs ("greedy",
 "mcts:time=0.5") or your own Python agents (carcassonne.agents); choose_action is one move of a
 built-in agent; Mcts(config, evaluator=fn) lets your model (fn: a LeafBatch -> values) value the
-search's leaves, in batches. Ctrl-C stops each of them
+search's leaves, in batches, and search_many(states, config, fn) the leaves of many searches (a
+self-play batch's games) in one call. Ctrl-C stops each of them
 (KeyboardInterrupt). Errors are ValueError subclasses: ConfigError, IllegalActionError,
 PositionError, RecordError, SearchError (all carcassonne.Error).
 """
@@ -49,6 +50,7 @@ from ._core import (
     known_variants,
     parse_mcts_options,
     run_arena,
+    search_many,
     tile_kinds,
 )
 from .agents import Agent, BuiltinAgent, choose_action
@@ -117,5 +119,6 @@ __all__ = [
     "play_game",
     "play_random_games",
     "run_arena",
+    "search_many",
     "tile_kinds",
 ]

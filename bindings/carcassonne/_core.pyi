@@ -307,6 +307,10 @@ class SearchResult(metaclass=_Pybind11Type):
     @property
     def reused_visits(self) -> int: ...
     @property
+    def evaluator_calls(self) -> int: ...
+    @property
+    def evaluator_leaves(self) -> int: ...
+    @property
     def win(self) -> list[float]: ...
     @property
     def reward(self) -> list[float]: ...
@@ -352,6 +356,15 @@ class Mcts(metaclass=_Pybind11Type):
     def clear(self) -> None: ...
     @property
     def config(self) -> MctsConfig: ...
+
+def search_many(
+    states: Sequence[State],
+    config: MctsConfig,
+    evaluator: Callable[[LeafBatch], Any],
+    batch_size: int = 16,
+    window: int = 32,
+    seeds: Sequence[int] | None = None,
+) -> list[SearchResult]: ...
 
 class GameRecord(metaclass=_Pybind11Type):
     @property
