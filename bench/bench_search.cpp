@@ -28,11 +28,23 @@
 //                       rollout search (eval=greedy, for comparison), then eval=value: 1 after a 10-turn
 //                       rollout (the cutoff), 2 instead of the rollout (rollout=none), 3 the same
 //                       with uniform priors, 4 with the value's priors
+//   BM_SearchMany/G/B/M search_many: G searches from turn 36 of G games (100 iterations each), B
+//                       iterations per search a round; M = 1 the shipped network as a C++ batched
+//                       evaluator (one forward pass a call), M = 0 constant values (the searches'
+//                       own cost): items_per_second is iterations per second of all searches,
+//                       leaves_per_call the leaves one call held
+//   BM_SearchOneByOne/G/B/M  the same G searches one after another (analyse: a fresh tree each, as
+//                       search_many's; batch B): the comparison
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
+#include <memory>
 #include <vector>
 
 #include "engine/game.h"
+#include "engine/observation.h"
+#include "search/batched.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
 #include "search/network.h"
@@ -208,6 +220,138 @@ void BM_MctsNet(benchmark::State& bench) {
   run_search(bench, position_at(36), c);
 }
 BENCHMARK(BM_MctsNet)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The shipped network as a BatchEvaluator: every leaf of a call in one forward pass (values per
+// seat, priors the softmax of the legal actions' logits), as a model behind a Python or GPU
+// evaluator would be called.
+class NetworkBatchEvaluator final : public BatchEvaluator {
+ public:
+  explicit NetworkBatchEvaluator(int batch)
+      : BatchEvaluator(batch, RolloutConfig{}),
+        network_(load_network("")),
+        encoder_(network_->players(), network_->window()) {}
+  void evaluate_batch(std::vector<LeafRequest>& leaves) const override {
+    const size_t n = leaves.size();
+    planes_.resize(n * size_t(encoder_.plane_bytes()));
+    globals_.resize(n * size_t(encoder_.num_globals()));
+    for (size_t i = 0; i < n; ++i)
+      encoder_.encode(*leaves[i].state, leaves[i].state->current_player(),
+                      planes_.data() + i * size_t(encoder_.plane_bytes()),
+                      globals_.data() + i * size_t(encoder_.num_globals()));
+    network_->forward(int(n), planes_.data(), globals_.data(), out_);
+    for (size_t i = 0; i < n; ++i) {
+      LeafRequest& r = leaves[i];
+      const int players = r.state->num_players(), observer = r.state->current_player();
+      for (int seat = 0; seat < players; ++seat) {
+        const size_t p = size_t((observer + seat) % players);
+        r.value->reward[p] = r.value->win[p] = out_[i].win[size_t(seat)];
+      }
+      if (!r.want_priors) continue;
+      const Window window = observation_window(*r.state, network_->window());
+      float top = -1e30f, sum = 0;
+      for (int k = 0; k < r.num_actions; ++k) {
+        const int index = network_->space().index(window, r.actions[k]);
+        r.priors[k] = index >= 0 ? network_->logit(out_[i], index) : -1e30f;
+        top = std::max(top, r.priors[k]);
+      }
+      for (int k = 0; k < r.num_actions; ++k) sum += r.priors[k] = std::exp(r.priors[k] - top);
+      for (int k = 0; k < r.num_actions; ++k) r.priors[k] /= sum;
+    }
+  }
+
+ private:
+  std::shared_ptr<const Network> network_;
+  ObservationEncoder encoder_;
+  mutable std::vector<uint8_t> planes_;
+  mutable std::vector<float> globals_;
+  mutable std::vector<NetworkOutput> out_;
+};
+
+// Values every leaf at 0.5 with uniform priors: what the searches cost without a model.
+class ConstantBatchEvaluator final : public BatchEvaluator {
+ public:
+  explicit ConstantBatchEvaluator(int batch) : BatchEvaluator(batch, RolloutConfig{}) {}
+  void evaluate_batch(std::vector<LeafRequest>& leaves) const override {
+    for (LeafRequest& r : leaves) {
+      r.value->reward.fill(0.5f);
+      r.value->win.fill(0.5f);
+      if (r.want_priors) std::fill(r.priors, r.priors + r.num_actions, 1.0f / float(r.num_actions));
+    }
+  }
+};
+
+// The searches of BM_SearchMany and BM_SearchOneByOne: 100 iterations, B per search a round;
+// `model` 1: the network values the leaves, 0: ConstantBatchEvaluator.
+MctsConfig many_config(int batch, bool model) {
+  MctsConfig c;
+  c.iterations = 100;
+  c.memory_mb = 16;
+  if (model) c.evaluator = std::make_shared<NetworkBatchEvaluator>(batch);
+  else c.evaluator = std::make_shared<ConstantBatchEvaluator>(batch);
+  return c;
+}
+
+std::vector<State> many_positions(int games) {
+  std::vector<State> states;
+  for (int i = 0; i < games; ++i) states.push_back(position_at(36, uint64_t(3 + i)));
+  return states;
+}
+
+void report_many(benchmark::State& bench, uint64_t iterations, uint64_t calls, uint64_t leaves) {
+  bench.SetItemsProcessed(int64_t(iterations));
+  bench.counters["leaves_per_call"] = double(leaves) / double(calls);
+  bench.counters["calls"] = double(calls) / double(bench.iterations());
+}
+
+void BM_SearchMany(benchmark::State& bench) {
+  const std::vector<State> states = many_positions(int(bench.range(0)));
+  const MctsConfig config = many_config(int(bench.range(1)), bench.range(2) != 0);
+  std::vector<uint64_t> seeds(states.size(), 0);
+  uint64_t iterations = 0, calls = 0, leaves = 0;
+  for (auto _ : bench) {
+    for (uint64_t& seed : seeds) ++seed;
+    const std::vector<SearchResult> results = search_many(states, config, seeds);
+    // The search in the most calls took part in every one, and counts every leaf they held.
+    const SearchResult* longest = &results[0];
+    for (const SearchResult& r : results) {
+      iterations += r.iterations;
+      if (r.evaluator_calls > longest->evaluator_calls) longest = &r;
+    }
+    calls += longest->evaluator_calls;
+    leaves += longest->evaluator_leaves;
+  }
+  report_many(bench, iterations, calls, leaves);
+}
+BENCHMARK(BM_SearchMany)
+    ->Args({64, 4, 1})
+    ->Args({64, 1, 1})
+    ->Args({64, 4, 0})
+    ->Args({64, 1, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_SearchOneByOne(benchmark::State& bench) {
+  const std::vector<State> states = many_positions(int(bench.range(0)));
+  const MctsConfig config = many_config(int(bench.range(1)), bench.range(2) != 0);
+  uint64_t iterations = 0, calls = 0, leaves = 0, seed = 0;
+  for (auto _ : bench) {
+    ++seed;
+    for (const State& s : states) {
+      const SearchResult r = analyse(s, config, seed);  // a fresh tree, as search_many's
+      iterations += r.iterations;
+      calls += r.evaluator_calls;
+      leaves += r.evaluator_leaves;
+    }
+  }
+  report_many(bench, iterations, calls, leaves);
+}
+BENCHMARK(BM_SearchOneByOne)
+    ->Args({64, 4, 1})
+    ->Args({64, 1, 1})
+    ->Args({64, 4, 0})
+    ->Args({64, 1, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_ValueEvaluate(benchmark::State& bench) {
   const State s = position_at(36);

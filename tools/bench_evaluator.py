@@ -5,6 +5,12 @@ rollouts. Each figure is the median over positions and repeats; a progress line 
 it is (Ctrl-C stops it; a run takes a minute or two).
 
     python tools/bench_evaluator.py --batches 1 16 64 --iterations 512 --positions 4 --repeat 3
+
+With --games G it compares instead, for each evaluator and batch size B, G searches one after
+another (Mcts, B leaves a call) with search_many over the G positions (one call values B leaves
+of every search): iterations per second of all searches together and leaves per call.
+
+    python tools/bench_evaluator.py --games 64 --batches 1 4 --iterations 128
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from carcassonne import Game, LeafBatch, Mcts, choose_action, mcts_config, rl
+from carcassonne import Game, LeafBatch, Mcts, choose_action, mcts_config, rl, search_many
 
 
 def cpu() -> str:
@@ -111,6 +117,53 @@ def constant_evaluator(clock: list[float]) -> Callable[[LeafBatch], Any]:
     return fn
 
 
+def compare_many(evaluators: dict[str, Callable[[LeafBatch], Any]], args: Any) -> None:
+    """Prints the --games table: each evaluator and batch size, one search at a time against
+    search_many, both over the same positions and seeds."""
+    states = positions(args.games)
+    config = mcts_config(iterations=args.iterations, reuse=False, eval="greedy", memory=64)
+    seeds = list(range(len(states)))
+    print(
+        f"{cpu()}, {time.strftime('%Y-%m-%d')}, torch threads {args.torch_threads}, "
+        f"{args.iterations} iterations a search, {len(states)} games"
+    )
+    header = [
+        "evaluator",
+        "batch",
+        "one by one: iterations/s",
+        "leaves a call",
+        "search_many: iterations/s",
+        "leaves a call",
+    ]
+    print("| " + " | ".join(header) + " |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, fn in evaluators.items():
+        for batch in args.batches:
+            start = time.perf_counter()
+            one = [
+                Mcts(config, evaluator=fn, batch_size=batch).search(s, seed)
+                for s, seed in zip(states, seeds, strict=True)
+            ]
+            one_seconds = time.perf_counter() - start
+            one_leaves = sum(r.evaluator_leaves for r in one) / sum(r.evaluator_calls for r in one)
+            start = time.perf_counter()
+            many = search_many(states, config, fn, batch_size=batch, seeds=seeds)
+            many_seconds = time.perf_counter() - start
+            longest = max(many, key=lambda r: r.evaluator_calls)  # in every call
+            many_leaves = longest.evaluator_leaves / longest.evaluator_calls
+            one_rate = sum(r.iterations for r in one) / one_seconds
+            many_rate = sum(r.iterations for r in many) / many_seconds
+            row = [
+                name,
+                str(batch),
+                f"{one_rate:,.0f}",
+                f"{one_leaves:.0f}",
+                f"{many_rate:,.0f}",
+                f"{many_leaves:.0f}",
+            ]
+            print("| " + " | ".join(row) + " |", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -120,7 +173,10 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--torch-threads", type=int, default=1)
+    parser.add_argument("--games", type=int, default=0, help="compare search_many over this many games")
     args = parser.parse_args()
+    if args.games < 0 or min(args.batches) < 1 or args.iterations < 1:
+        parser.error("--games must be >= 0, --batches and --iterations >= 1")
     torch.set_num_threads(args.torch_threads)
     torch.manual_seed(0)
     states = positions(args.positions)
@@ -131,6 +187,9 @@ def main() -> int:
         "torch MLP over the globals": torch_evaluator(GlobalsMlp(enc.num_globals, 2), clock),
         "torch conv over the planes": torch_evaluator(SmallConv(enc.num_planes, enc.num_globals, 2), clock),
     }
+    if args.games:
+        compare_many(evaluators, args)
+        return 0
     runs = [(name, b) for name in evaluators for b in args.batches]
     total = (len(runs) + 1) * len(states) * args.repeat
     done = 0
