@@ -97,7 +97,8 @@ function afterPlayBack(game, changed, playedBack) {
     setGame(next);
     return;
   }
-  if (playedBack) renderStatus();  // the status said the moves were being shown
+  // The status said the moves were being shown (by this playback or one before it).
+  if (playedBack || statusShowsPlayback) renderStatus();
   if (game.terminal && changed) showEndSummary();
   // Without the event stream: while a bot is to move, often; otherwise now and then, so that a
   // second tab on the same game (or another seat's player) sees the moves made elsewhere.
@@ -293,13 +294,18 @@ function renderTitle() {
   document.title = mine ? `● Your turn — ${TITLE}` : TITLE;
 }
 
+let statusShowsPlayback = false;  // the status line says "Showing the last moves…"
+
 function renderStatus() {
   const game = page.game;
   renderTitle();
+  statusShowsPlayback = playing();
   if (playing()) showStatus("Showing the last moves (click to skip)…");
   else if (page.replay) {
     const scores = page.replay.scores.join(" : ");
-    showStatus(`Replay: after move ${page.replay.moves} (${page.replay.action || "start"}), scores ${scores}`);
+    const { player, text } = page.replay;
+    const move = text ? `${player >= 0 ? `${playerName(player)} ` : ""}${text}` : "the start";
+    showStatus(`Replay: after move ${page.replay.moves} (${move}), scores ${scores}`);
   }
   else if (game.terminal) showStatus(game.rematch ? "Game over: the rematch has begun" : "Game over");
   else if (game.bot_error) showStatus(`The bot stopped: ${game.bot_error}`, true);
