@@ -184,6 +184,24 @@ def test_a_friends_move_is_played_back_framed_in_their_colour_and_logged_in_word
     shot("02-after-the-playback")
 
 
+def test_an_invite_link_pasted_into_an_open_page_takes_the_seat(browser: Any, server: Server) -> None:
+    watched = finished_game(server)
+    made = post(server, "/api/games", {"seats": [{"kind": "remote"}, EASY], "seed": 4})
+    game_id, token = made["id"], made["invites"][0]["token"]
+    browser.get(f"{server.url}/#game={watched}")
+    wait_until(lambda: page_game(browser) and page_game(browser)["id"] == watched, what="the first game")
+    # As a link pasted into the address bar of this tab: only the fragment changes.
+    browser.execute_script("location.hash = arguments[0]", f"game={game_id}&seat={token}")
+    wait_until(lambda: page_game(browser)["id"] == game_id, what="the invited game")
+    assert page_game(browser)["you"] == [0]
+    assert browser.execute_script("return location.hash") == f"#game={game_id}"  # the key is gone
+    wait_until(lambda: browser.find_element(By.ID, "name-dialog").get_attribute("open") is not None)
+    # The game's own address again: nothing changes.
+    browser.execute_script("location.hash = arguments[0]", f"game={watched}")
+    wait_until(lambda: page_game(browser)["id"] == watched, what="the watched game again")
+    assert page_game(browser)["you"] == []
+
+
 def test_the_final_scoring_brings_each_item_into_view_below_its_panel(
     browser: Any, server: Server, shot: Callable[[str], None]
 ) -> None:

@@ -22,6 +22,14 @@ async function start() {
   setUpBoardControls();
   setUpNewGameDialog();
   setUpButtons();
+  // A link pasted into this tab (an invite, another game's address) changes only the fragment.
+  window.addEventListener("hashchange", () => openFromAddress().catch((error) => showStatus(error.message, true)));
+  if (!(await openFromAddress())) openNewGameDialog();
+}
+
+// Opens the game the address names (#game=ID, an invite link #game=ID&seat=KEY): true if it
+// names one (the game shown already, or opened now).
+async function openFromAddress() {
   const link = new URLSearchParams(location.hash.slice(1));
   const id = link.get("game");
   const joining = Boolean(id && link.get("seat"));
@@ -31,17 +39,21 @@ async function start() {
     keepToken(id, link.get("seat"));
     history.replaceState(null, "", `#game=${id}`);
   }
-  if (id) {
-    try {
-      setGame(await api("GET", `/api/games/${id}`), true);
-      // A friend taking their seat names it first (a name already given may stay).
-      if (joining && page.game.you.some((p) => !page.game.seats[p].name)) openNameDialog();
-      return;
-    } catch (error) {
-      showStatus(`Could not open game ${id}: ${error.message}`, true);
-    }
+  if (!id) return false;
+  if (!joining && page.game && page.game.id === id) return true;  // the page's own address
+  try {
+    const game = await api("GET", `/api/games/${id}`);
+    for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
+    // A seat taken in the game shown: its event stream opens again, with the seat's presence key.
+    if (joining && page.events && page.events.gameId === id) page.events.close();
+    setGame(game, true);
+    // A friend taking their seat names it first (a name already given may stay).
+    if (joining && page.game.you.some((p) => !page.game.seats[p].name)) openNameDialog();
+    return true;
+  } catch (error) {
+    showStatus(`Could not open game ${id}: ${error.message}`, true);
+    return false;
   }
-  openNewGameDialog();
 }
 
 // A game this browser just created or loaded: with remote seats, it keeps the creator's token
