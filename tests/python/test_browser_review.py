@@ -84,15 +84,38 @@ def test_a_finished_game_is_reviewed_with_win_chances_and_its_costliest_moves(
     lines = browser.find_elements(By.CSS_SELECTOR, "#review-graph .win-line")
     assert len(lines) == 2  # one per player, each a point per decision
     assert all(len(line.get_attribute("points").split()) == len(review["points"]) for line in lines)
+    # A game of bots, watched: the first seat's moves are marked; the other's a choice away.
+    first, second = review["players"]
     marks = browser.find_elements(By.CSS_SELECTOR, "#review-graph .costly")
     items = browser.find_elements(By.CSS_SELECTOR, "#review-marked li")
-    assert len(marks) == len(items) == len(review["marked"]) > 0
-    worst = max(review["marked"], key=lambda k: review["points"][k]["cost"])
+    assert len(marks) == len(items) == len(first["marked"]) > 0
+    worst = max(first["marked"], key=lambda k: review["points"][k]["cost"])
     point = review["points"][worst]
     item = browser.find_element(By.CSS_SELECTOR, f"#review-marked li[data-point='{worst}']")
-    assert point["label"] in item.text and point["best"]["label"] in item.text
-    assert f"{round(100 * point['cost'])}%" in item.text
+    # Both whole moves in words, with the points each gave.
+    assert point["why"]["played"] in item.text and point["why"]["better"] in item.text
+    assert f"{round(100 * point['cost'])}%" in item.text and "points now" in item.text
+    # The small slips below the mark, summed up.
+    slips = browser.find_element(By.ID, "review-slips").text
+    assert f"{first['slips']} smaller slips" in slips
+    assert f"{round(100 * first['slips_cost'])} points" in slips
+    assert "averaged over the 2 moves either side" in browser.find_element(By.ID, "review-text").text
     shot("02-graph")
+    select = browser.find_element(By.ID, "review-whose")
+    select.find_element(By.CSS_SELECTOR, "option[value='1']").click()
+    wait_until(
+        lambda: (
+            len(browser.find_elements(By.CSS_SELECTOR, "#review-marked li")) == len(second["marked"])
+            and browser.find_element(By.CSS_SELECTOR, "#review-marked li").get_attribute("data-point")
+            == str(second["marked"][0])
+        ),
+        what="the other player's moves",
+    )
+    select.find_element(By.CSS_SELECTOR, "option[value='0']").click()
+    item = wait_until(
+        lambda: browser.find_element(By.CSS_SELECTOR, f"#review-marked li[data-point='{worst}']"),
+        what="the first player's moves again",
+    )
 
     # A marked move: the board after it (a replay), the cursor on the graph, what was played.
     item.click()
@@ -102,7 +125,7 @@ def test_a_finished_game_is_reviewed_with_win_chances_and_its_costliest_moves(
     )
     assert browser.find_elements(By.CSS_SELECTOR, "#review-graph .cursor")
     text = browser.find_element(By.ID, "review-text").text
-    assert f"Turn {point['turn']}" in text and point["best"]["label"] in text
+    assert f"Turn {point['turn']}" in text and point["why"]["better"] in text
     # The computer's move drawn on that board, where it has a place (a cell or a spot).
     marks = browser.find_elements(By.CSS_SELECTOR, "#layer-hints .review-best")
     assert len(marks) == (1 if point["best"]["where"] else 0)

@@ -10,7 +10,7 @@ import { playBack, playing, finish, SPEEDS } from "./animate.js";
 import { renderFinalLog, setUpFinalScoring, forgetFinalItem } from "./final.js";
 import { setUpLegend } from "./legend.js";
 import { followEvents, eventsLive, openInvites, showInvites, setUpNameDialog, openNameDialog } from "./friends.js";
-import { openReview, closeReview, forgetReview } from "./review.js";
+import { openReview, closeReview, forgetReview, setUpReview } from "./review.js";
 
 async function start() {
   [page.options, page.tiles] = await Promise.all([api("GET", "/api/options"), api("GET", "/api/tiles")]);
@@ -362,6 +362,7 @@ function setUpButtons() {
   setUpReplay();
   setUpFinalScoring();
   setUpLegend();
+  setUpReview();
   const speed = $("speed");
   speed.value = page.speed in SPEEDS ? page.speed : "normal";
   speed.addEventListener("change", () => {
