@@ -249,3 +249,14 @@ def test_the_final_scoring_brings_each_item_into_view_below_its_panel(
             shot("04-final-item")
         if k + 1 < len(items):
             click(browser, "#final-forward")
+    click(browser, "#final-close")
+    # A long catch-up (here the whole game, as if every move were new) plays back its last
+    # twelve moves only, not 140 tiles one after another.
+    landed = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "import('/static/js/animate.js').then((anim) => {"
+        " const before = page.playedBack.land || 0;"
+        " anim.playBack(page.game.log, () => {});"
+        " const landed = (page.playedBack.land || 0) - before; anim.finish(); done(landed); });"
+    )
+    assert 0 < landed <= 12

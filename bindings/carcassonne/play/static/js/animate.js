@@ -6,6 +6,7 @@ import { TILE, page, $, svgElement, featureSpot, figurePoint, figureKey, signed,
 
 export const SPEEDS = { slow: 1700, normal: 1000, fast: 450, off: 0 };  // ms a step
 const PLACE = /^place (-?\d+),(-?\d+) r\d$/;
+const MAX_PLAYBACK = 12;  // moves played back at most (a round of six players' tiles and figures)
 
 let timer = null;
 let onFinish = null;
@@ -82,8 +83,9 @@ export function playBack(entries, done) {
   const step = SPEEDS[page.speed] ?? SPEEDS.normal;
   const layer = $("layer-anim");
   let steps = 0;
-  for (const entry of step ? entries : []) {
-    if (entry.player < 0) continue;  // a draw
+  // A long catch-up (the page reopened, the connection back) shows its last moves only.
+  const moves = entries.filter((entry) => entry.player >= 0).slice(-MAX_PLAYBACK);
+  for (const entry of step ? moves : []) {
     // Another player's move (a bot's, a friend's at their own screen): this page did not see it made.
     const elsewhere = !page.game.you.includes(entry.player);
     const delay = steps * step;
