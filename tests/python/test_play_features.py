@@ -55,6 +55,30 @@ def test_the_final_scoring_of_a_small_board_item_by_item() -> None:
     assert sum(item["points"][p] for item in items.values() for p in range(2)) == sum(game.scores)
 
 
+def test_a_final_city_item_counts_its_pennants() -> None:
+    """B-8: an unfinished city scores 1 a tile and 1 a pennant; the item says how many pennants."""
+    pennant = {"tile": "base.M", "x": 0, "y": -1, "rotation": 2}  # city S and E, one pennant
+    game = Game.from_position(
+        {
+            "players": 2,
+            "tiles": [START, pennant],
+            "figures": [{"player": 1, "kind": "meeple", "x": 0, "y": 0, "feature": 0}],
+            "bag": [],
+        }
+    )
+    (city,) = final_scoring(game)
+    assert city["type"] == "city" and city["points"] == [0, 3] and len(city["parts"]) == 2
+    assert city["pennants"] == 1 and not city["in_the_city"]
+    # A feature that reaches the City of Carcassonne's squares says so (the page names the City).
+    game = Game(players=2, seed=29, expansions=["city"])
+    play_randomly(game, random.Random(29))
+    squares = {(t["x"], t["y"]) for t in game.tiles if t["tile"].startswith("count-city.")}
+    items = [item for item in final_scoring(game) if item["what"] == "feature"]
+    assert any(item["in_the_city"] for item in items)
+    for item in items:
+        assert item["in_the_city"] == any((x, y) in squares for x, y, _ in item["parts"])
+
+
 @pytest.mark.parametrize(
     "expansions",
     [[], ["abbey-mayor", "king-robber"], ["abbey-mayor", "city", "king-robber", "shrines", "anniv20"]],

@@ -4,6 +4,7 @@ Searches are cut to 100 iterations a position: the answers' shape does not depen
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from pathlib import Path
@@ -97,13 +98,17 @@ def test_the_review_has_every_decision_with_win_chances_and_the_costliest_moves(
     for point in points:
         assert len(point["win"]) == game.num_players and abs(sum(point["win"]) - 1) < 1e-6
         assert 0 <= point["cost"] <= 1
-    # Marked: the costliest moves, at most 5, each costing at least 5 points of win chance.
-    costs = sorted((p["cost"] for p in points), reverse=True)
-    marked = [points[i]["cost"] for i in review["marked"]]
-    assert review["marked"] == sorted(review["marked"]) and len(marked) <= 5
-    assert sorted(marked, reverse=True) == [c for c in costs[: len(marked)]]
-    assert all(c >= 0.05 for c in marked)
-    assert all(points[i]["best"]["action"] != points[i]["action"] for i in review["marked"])
+    # Marked: each player's costliest moves, at most 5, each costing at least 5 points of win
+    # chance; in a game of bots, every player's.
+    for summary in review["players"]:
+        mine = [p["cost"] for p in points if p["player"] == summary["player"]]
+        marked = [points[i]["cost"] for i in summary["marked"]]
+        assert summary["marked"] == sorted(summary["marked"]) and len(marked) <= 5
+        assert sorted(marked, reverse=True) == sorted(mine, reverse=True)[: len(marked)]
+        assert all(c >= 0.05 for c in marked)
+        assert all(points[i]["player"] == summary["player"] for i in summary["marked"])
+        assert all(points[i]["best"]["action"] != points[i]["action"] for i in summary["marked"])
+    assert review["marked"] == sorted(k for s in review["players"] for k in s["marked"])
 
 
 def test_a_review_is_kept_goes_on_after_a_restart_and_goes_with_its_game(tmp_path: Path) -> None:
@@ -133,3 +138,52 @@ def test_a_review_is_kept_goes_on_after_a_restart_and_goes_with_its_game(tmp_pat
     # A review still running for it (here the one `redone` started) keeps nothing.
     store.save_review(state["id"], saved)
     assert store.load_review(state["id"]) is None
+
+
+def test_a_review_marks_the_persons_moves_sums_the_slips_smooths_and_explains_in_points(
+    tmp_path: Path,
+) -> None:
+    client = TestClient(create_app(tmp_path))
+    record = client.get(f"/api/games/{finished_game(client)['id']}/record").json()
+    seats = [{"kind": "human"}, EASY]  # the same game, seat 0 a person's
+    game_id = client.post("/api/games/load", json={"record": record, "seats": seats}).json()["id"]
+    review = wait_for_review(client, game_id)
+    points = review["points"]
+    person, bot = review["players"]
+    # The person's own moves are the ones marked; the bot's are there, apart.
+    assert review["marked"] == person["marked"] and person["marked"]
+    assert bot["marked"] and all(points[k]["player"] == 1 for k in bot["marked"])
+    # The slips below the mark: how many, what they cost together, the biggest three named.
+    for summary in review["players"]:
+        mine = [k for k, p in enumerate(points) if p["player"] == summary["player"]]
+        slips = [k for k in mine if k not in summary["marked"] and points[k]["cost"] >= 0.01]
+        assert summary["slips"] == len(slips) > 3
+        assert summary["slips_cost"] == pytest.approx(sum(points[k]["cost"] for k in slips))
+        biggest = sorted(slips, key=lambda k: -points[k]["cost"])[:3]
+        assert summary["biggest_slips"] == sorted(biggest)
+        assert summary["cost"] == pytest.approx(sum(points[k]["cost"] for k in mine))
+    # The smoothed chances: a round's moves averaged (fewer at the ends, which stay as they are).
+    reach = review["smoothing"]
+    assert reach == 2 and points[0]["smooth"] == points[0]["win"]
+    assert points[-1]["smooth"] == points[-1]["win"] == review["final"]
+    for k in range(reach, len(points) - reach):
+        window = points[k - reach : k + reach + 1]
+        for p in range(2):
+            assert points[k]["smooth"][p] == pytest.approx(sum(w["win"][p] for w in window) / len(window))
+
+    def steps(key: str) -> float:
+        return sum(abs(a[key][0] - b[key][0]) for a, b in itertools.pairwise(points))
+
+    assert steps("smooth") < steps("win") / 2
+    assert 0 < review["jitter"] < 0.5  # how far a single estimate strays from the smooth line
+    # Each marked move, the person's or the bot's: both whole moves in words, with their points.
+    for k in person["marked"] + bot["marked"]:
+        why = points[k]["why"]
+        for text in (why["played"], why["better"]):
+            assert "points now" in text and "counted as if the game ended then" in text
+            assert "base." not in text and "place " not in text and "#" not in text, text
+        if points[k]["action"].startswith("place "):
+            assert why["played"].startswith("placed a") and "of the start tile" in why["played"]
+        assert why["verdict"]
+    assert any("more points" in points[k]["why"]["verdict"] for k in person["marked"] + bot["marked"])
+    assert all("why" not in p for k, p in enumerate(points) if k not in person["marked"] + bot["marked"])

@@ -193,9 +193,29 @@ def test_a_game_between_bots_plays_to_the_end_with_scores_in_the_log(client: Tes
     final = [sum(item["points"][p] for item in state["final_scoring"]) for p in range(3)]
     assert state["final_scoring"] and sum(final) > 0
     assert not [item for item in state["final_scoring"] if item["what"] == "other"]
-    if len(state["log"]) < 200:  # the log keeps the last 200 moves
-        assert [a + b for a, b in zip(logged, final, strict=True)] == state["scores"]
+    assert [a + b for a, b in zip(logged, final, strict=True)] == state["scores"]
     assert sum(state["returns"]) == pytest.approx(1.0)
+
+
+def test_the_log_holds_every_move_of_a_long_game_in_a_players_words(client: TestClient) -> None:
+    state = wait_for_human(client, new_game(client, [EASY, EASY])["id"], timeout=60)
+    assert state["moves"] > 200  # a base game of two: about 70 draws and 140 decisions
+    assert [entry["index"] for entry in state["log"]] == list(range(state["moves"]))
+    record = client.get(f"/api/games/{state['id']}/record").json()
+    for entry, action in zip(state["log"], record["actions"], strict=True):
+        assert entry["action"] == action
+        text = entry["text"]
+        # Tiles by what is on them, places from the start tile: never the engine's names.
+        assert "base." not in text and "place " not in text and "#" not in text, text
+        if action.startswith("draw "):
+            assert entry["player"] == -1 and text.startswith("Drawn: a")
+        elif action.startswith("place "):
+            assert text.startswith("placed a") and "of the start tile" in text, text
+        elif action.startswith("meeple "):
+            assert text.startswith("put a meeple on the"), text
+    placed = [e["text"] for e in state["log"] if e["action"].startswith("place ")]
+    assert any("city tile" in t for t in placed) and any("road tile" in t for t in placed)
+    assert any("monastery" in t for t in placed) and any("pennant" in t for t in placed)
 
 
 def test_a_hint_at_a_placement_gives_whole_moves(client: TestClient) -> None:
@@ -248,6 +268,8 @@ def test_replay_shows_the_board_after_any_number_of_moves(client: TestClient) ->
     assert start["tiles"] == state["tiles"][:1] and start["action"] is None
     one = client.get(f"/api/games/{state['id']}/replay/2").json()  # the draw and the placement
     assert one["tiles"] == state["tiles"][:2] and one["action"].startswith("place ")
+    assert one["player"] == 0 and one["text"] == state["log"][1]["text"]  # in words, as the log
+    assert start["player"] == -1 and start["text"] is None
     now = client.get(f"/api/games/{state['id']}/replay/{state['moves']}").json()
     assert now["tiles"] == state["tiles"] and now["scores"] == state["scores"]
     assert client.get(f"/api/games/{state['id']}/replay/{state['moves'] + 1}").status_code == 404

@@ -5,8 +5,10 @@ exactly one group, so whatever the board does not draw specially can still be ch
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
+from .. import _core
 from ..game import Game
 
 PLACE = re.compile(r"^place (-?\d+),(-?\d+) r(\d)$")
@@ -109,3 +111,94 @@ def prompt(game: Game, groups: dict[str, Any]) -> str:
     if phase == "count_move" and game.count and f"count {game.count}" in actions:
         return f"move the Count to another quarter, or leave him in the {game.count}"
     return PROMPTS.get(phase, "")
+
+
+# ---- The move log, in a player's words ------------------------------------------------------
+
+MARK_WORDS = {"garden": "a garden", "lake": "a lake", "well": "a well", "spring": "a spring",
+              "inn": "an inn", "pig-herd": "a pig herd", "volcano": "a volcano"}  # fmt: skip
+
+
+LOG_PASSES = {
+    "place_figure": "placed no figure",
+    "wagon_move": "took the wagon back",
+    "city_move": "moved nobody from the City",
+    "city_place": "put no figure into the City",
+    "market_move": "left the market as it is",
+    "abbey_choice": "kept the abbey",
+}
+
+
+@cache
+def _tile_kinds() -> dict[str, dict[str, Any]]:
+    return {k["name"]: k for k in _core.tile_kinds(geometry=True)}
+
+
+def tile_words(kind: str) -> str:
+    """A tile kind as a player names it: "a city tile with a road and a pennant"."""
+    tile = _tile_kinds().get(kind)
+    if tile is None:
+        return f"the tile {kind}"
+    types = [f["type"] for f in tile["features"]]
+    if tile["city_square"]:
+        return "a square of the City of Carcassonne"
+    if "monastery" in types or "abbey" in types or "shrine" in types:
+        name = "an abbey" if "abbey" in types else "a monastery" if "monastery" in types else "a shrine"
+        extras = ["a road"] if "road" in types else []
+    elif "river" in types:
+        name, extras = "a river tile", (["a road"] if "road" in types else [])
+    elif "city" in types:
+        name, extras = "a city tile", (["a road"] if "road" in types else [])
+    elif "road" in types:
+        name, extras = "a road tile", []
+    else:
+        name, extras = "a field tile", []
+    pennants = sum(f["pennants"] for f in tile["features"])
+    if pennants:
+        extras.append("a pennant" if pennants == 1 else f"{pennants} pennants")
+    extras += [MARK_WORDS.get(mark, f"a {mark}") for mark in tile["marks"]]
+    if not extras:
+        return name
+    return f"{name} with {', '.join(extras[:-1])}{' and ' if len(extras) > 1 else ''}{extras[-1]}"
+
+
+def relative(x: int, y: int, origin: tuple[int, int]) -> str:
+    """Where a cell lies from the start tile, as seen on the board (north up): "2 right, 1 up"."""
+    dx, dy = x - origin[0], y - origin[1]
+    parts = []
+    if dx:
+        parts.append(f"{abs(dx)} {'right' if dx > 0 else 'left'}")
+    if dy:
+        parts.append(f"{abs(dy)} {'down' if dy > 0 else 'up'}")
+    return f"{', '.join(parts)} of the start tile" if parts else "on the start tile's cell"
+
+
+def log_text(text: str, phase: str, tiles: list[dict[str, Any]], drawn: str | None, count: str | None) -> str:
+    """A move as the log tells it after the player's name ("placed a city tile 2 right of the
+    start tile"; a draw: "Drawn: a road tile"). `tiles`: the board before the move, `drawn` the
+    tile being placed, `count` the Count's quarter."""
+    origin = (tiles[0]["x"], tiles[0]["y"]) if tiles else (0, 0)
+    if text.startswith("draw "):
+        return f"Drawn: {tile_words(text[5:])}"
+    if m := PLACE.match(text):
+        what = tile_words(drawn) if drawn else "the tile"
+        return f"placed {what} {relative(int(m[1]), int(m[2]), origin)}"
+    if m := FIGURE.match(text):
+        where = f" of the tile {relative(int(m[4]), int(m[5]), origin)}" if m[4] else ""
+        moved = "moved the wagon onto" if phase == "wagon_move" else f"put a {m[1]} on"
+        field = " (a farmer)" if m[2] == "field" else ""
+        return f"{moved} the {m[2]}{where}{field}"
+    if m := BARN.match(text):
+        return f"put a barn on the {m[1]} corner"
+    if m := CELL_CHOICE.match(text):
+        where = relative(int(m[2]), int(m[3]), origin)
+        return f"placed an abbey {where}" if m[1] == "abbey" else f"used the arrow of the tile {where}"
+    if m := QUARTER.match(text):
+        return f"put a {m[1]} into the City's {m[2]} quarter"
+    if m := COUNT.match(text):
+        return f"left the Count in the {m[1]}" if m[1] == count else f"moved the Count to the {m[1]}"
+    if text == "take-tile":
+        return "drew a tile (kept the abbey)"
+    if text == "pass":
+        return LOG_PASSES.get(phase, "passed")
+    return f"chose {text}"

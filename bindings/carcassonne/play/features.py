@@ -89,6 +89,17 @@ class Features:
         """True if no side of the feature is open (for drawing; the engine decides scoring)."""
         return part in self.types and self._root(part) not in self._open
 
+    def pennants(self, parts: list[Part]) -> int:
+        """The pennants (coats of arms) on these parts of a city: each doubles a tile's worth."""
+        kinds = _kinds()
+        return sum(
+            kinds[self._names[(x, y)]][index]["pennants"] for x, y, index in parts if (x, y) in self._names
+        )
+
+    def in_the_city(self, parts: list[Part]) -> bool:
+        """Whether these parts reach the squares of the City of Carcassonne."""
+        return any(self._names.get((x, y)) in _city_squares() for x, y, _ in parts)
+
     def fed_cities(self, field: list[Part]) -> list[list[Part]]:
         """The complete cities bordering a field (the cities its farmers score), each as parts."""
         kinds = _kinds()
@@ -182,9 +193,10 @@ def final_scoring(game: Game) -> list[dict[str, Any]]:
     """The final scoring of a finished game, item by item (B-8, B-9): every feature that still
     holds figures (a farm with the complete cities it feeds), the King and the Robber. Each item:
     {"what": "feature" | "king" | "robber" | "other", "type", "parts", "figures", "cities",
-    "points": [per player], "causes": {cause: [per player]}}. The points are the engine's: the
-    final board is scored with only that item's figures or title on it; "other" holds whatever
-    the items do not add up to (nothing, unless a rule scores features together)."""
+    "points": [per player], "causes": {cause: [per player]}, "pennants" (on a feature's parts),
+    "in_the_city" (whether it reaches the City of Carcassonne's squares)}. The points are the
+    engine's: the final board is scored with only that item's figures or title on it; "other"
+    holds whatever the items do not add up to (nothing, unless a rule scores features together)."""
     features = Features(game.tiles)
     groups: dict[Part, list[dict[str, Any]]] = {}
     for f in game.figures:
@@ -245,6 +257,8 @@ def final_scoring(game: Game) -> list[dict[str, Any]]:
             "parts": [],
             "figures": [],
             "cities": [],
+            "pennants": 0,
+            "in_the_city": False,
             **more,
             "points": points,
             "causes": causes,
@@ -257,7 +271,8 @@ def final_scoring(game: Game) -> list[dict[str, Any]]:
         causes = {c: [with_figures[c][p] - titles[c][p] for p in range(players)] for c in _core.CAUSES}
         kind = features.type(root)
         cities = features.fed_cities(parts) if kind == "field" else []
-        items.append(item("feature", kind, causes, parts=parts, figures=figures, cities=cities))
+        named = {"pennants": features.pennants(parts), "in_the_city": features.in_the_city(parts)}
+        items.append(item("feature", kind, causes, parts=parts, figures=figures, cities=cities, **named))
     items.sort(key=lambda i: (FINAL_ORDER.get(i["type"], 9), -max(i["points"])))
     for title in ("king", "robber"):
         if getattr(game, title) >= 0:

@@ -22,7 +22,7 @@ from typing import Any
 from .. import _core
 from ..game import Game, IllegalActionError, RecordError
 from ..search import mcts_config
-from .actions import grouped_actions, label, prompt
+from .actions import grouped_actions, label, log_text, prompt
 from .features import figure_changes, final_scoring, move_events
 from .friends import public_seats
 from .slots import BOT_SLOTS
@@ -32,7 +32,6 @@ QUARTERS = ("castle", "market", "blacksmith", "cathedral")
 FIGURE_KINDS = ("meeple", "mayor", "wagon", "barn")
 MEDIUM_ITERATIONS = 3000
 DEFAULT_HARD_TIME = 2.0
-LOG_TAIL = 200
 
 
 class NotYourTurnError(Exception):
@@ -124,6 +123,7 @@ class GameSession:
         self.undo_request = None  # any move lapses an undo request
         player, phase, turn = game.current_player, game.phase, game.turn_number
         before, figures_before = game.breakdown(), game.figures
+        tiles, drawn, count = game.tiles, game.drawn_tile, game.count
         if text is None or sampled:
             drawn = game.apply_random_chance().text
             if text is not None and drawn != text:
@@ -156,6 +156,7 @@ class GameSession:
                 "player": player,
                 "action": text,
                 "label": label(text, phase),
+                "text": log_text(text, phase, tiles, drawn, count),
                 "turn": turn + 1,  # the turn the move belongs to, counted from 1
                 "scored": [
                     {"player": p, "cause": cause, "points": gain}
@@ -486,6 +487,7 @@ class GameSession:
         step): tiles, figures, scores, the City, and the action that led there."""
         with self.lock:
             record = self.game.to_record()
+            entry = self.log[moves - 1] if 0 < moves <= len(self.log) else None
         if not 0 <= moves <= len(record["actions"]):
             raise IndexError(f"move {moves} is out of range (0 to {len(record['actions'])})")
         record["actions"] = record["actions"][:moves]
@@ -495,6 +497,8 @@ class GameSession:
             "moves": moves,
             "total": len(self.actors),
             "action": record["actions"][-1] if moves else None,
+            "player": entry["player"] if entry else -1,  # who made that move (-1: a draw)
+            "text": entry["text"] if entry else None,  # the move in words, as the log has it
             "tiles": game.tiles,
             "figures": game.figures,
             "scores": game.scores,
@@ -555,7 +559,7 @@ class GameSession:
                 if city
                 else None,
                 "legal": legal,
-                "log": self.log[-LOG_TAIL:],
+                "log": self.log,
                 "final_scoring": self.final,
                 "moves": len(self.actors),
             }

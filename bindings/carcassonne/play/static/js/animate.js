@@ -1,11 +1,12 @@
 // Following the game: the moves made since the board was last drawn are played back on it one
-// step at a time (a bot's tile fades in where it lands, its figure follows; a scored feature is
+// step at a time (another player's tile fades in where it lands, its figure follows; a scored feature is
 // outlined, its points rise in the scorer's colour and its figures leave for home), at the speed
 // the player chose. A click on the board, a key or Skip shows the end at once.
 import { TILE, page, $, svgElement, featureSpot, figurePoint, figureKey, signed, tileAtCell } from "./common.js";
 
 export const SPEEDS = { slow: 1700, normal: 1000, fast: 450, off: 0 };  // ms a step
 const PLACE = /^place (-?\d+),(-?\d+) r\d$/;
+const MAX_PLAYBACK = 12;  // moves played back at most (a round of six players' tiles and figures)
 
 let timer = null;
 let onFinish = null;
@@ -82,20 +83,22 @@ export function playBack(entries, done) {
   const step = SPEEDS[page.speed] ?? SPEEDS.normal;
   const layer = $("layer-anim");
   let steps = 0;
-  for (const entry of step ? entries : []) {
-    if (entry.player < 0) continue;  // a draw
-    const bot = page.game.seats[entry.player].kind === "bot";
+  // A long catch-up (the page reopened, the connection back) shows its last moves only.
+  const moves = entries.filter((entry) => entry.player >= 0).slice(-MAX_PLAYBACK);
+  for (const entry of step ? moves : []) {
+    // Another player's move (a bot's, a friend's at their own screen): this page did not see it made.
+    const elsewhere = !page.game.you.includes(entry.player);
     const delay = steps * step;
     let shown = false;
     const placed = PLACE.exec(entry.action);
-    if (bot && placed) {
+    if (elsewhere && placed) {
       const tile = document.querySelector(`#layer-tiles [data-cell="${placed[1]},${placed[2]}"]`);
       if (tile) timed(tile, "arrive", delay, step * 0.6);
       const at = svgElement("g", { transform: `translate(${placed[1] * TILE + 50},${placed[2] * TILE + 50})` }, layer);
       timed(svgElement("rect", { x: -50, y: -50, width: TILE, height: TILE, class: "landing", stroke: page.options.colours[entry.player] }, at), "land", delay, step * 0.9);
       shown = true;
     }
-    if (bot) {
+    if (elsewhere) {
       for (const f of entry.placed_figures) {
         const figure = document.querySelector(`#layer-figures [data-figure="${figureKey(f)}"]`);
         if (figure) timed(figure, "arrive", delay + (placed ? step * 0.4 : 0), step * 0.5);

@@ -331,12 +331,29 @@ export function zoomForFingers() {
   return true;
 }
 
-// True if every one of these cells lies inside the board's view.
-export function allVisible(cells) {
+// True if every one of these cells lies inside the board's view, below `top` px of it.
+export function allVisible(cells, top = 0) {
   const box = $("board").getBoundingClientRect();
   const { x, y, scale } = page.view;
   return cells.every((c) => c.x * TILE * scale + x >= 0 && (c.x + 1) * TILE * scale + x <= box.width &&
-    c.y * TILE * scale + y >= 0 && (c.y + 1) * TILE * scale + y <= box.height);
+    c.y * TILE * scale + y >= top && (c.y + 1) * TILE * scale + y <= box.height);
+}
+
+// Shows every one of `cells` below `top` px of the board (what a panel over it leaves free):
+// centred there, zoomed out if they do not fit; a view that shows them already stays.
+export function bringIntoView(cells, top = 0) {
+  if (!cells.length || allVisible(cells, top)) return;
+  const box = $("board").getBoundingClientRect();
+  const [minX, maxX, minY, maxY] = bounds(cells);
+  const height = Math.max(box.height - top, TILE);
+  const fits = Math.min(box.width / ((maxX - minX + 0.5) * TILE), height / ((maxY - minY + 0.5) * TILE));
+  const scale = Math.min(page.view.scale, fits);
+  page.view = {
+    scale,
+    x: box.width / 2 - ((minX + maxX) / 2) * TILE * scale,
+    y: top + height / 2 - ((minY + maxY) / 2) * TILE * scale,
+  };
+  applyView();
 }
 
 function zoom(factor, cx, cy) {

@@ -4,6 +4,7 @@
 import { page, $, svgElement, swatch, signed, playerName, escapeHtml } from "./common.js";
 import { outlineFeature, scoringColour } from "./animate.js";
 import { causeList } from "./panels.js";
+import { bringIntoView } from "./board.js";
 
 const FEATURE_NAMES = { road: "road", city: "city", monastery: "monastery", abbey: "abbey", shrine: "shrine", field: "farm" };
 const FIGURE_NAMES = { meeple: "meeple", mayor: "mayor", wagon: "wagon", barn: "barn" };
@@ -50,7 +51,10 @@ export function describeItem(item) {
   } else {
     const name = FEATURE_NAMES[item.type] || item.type;
     title = `Unfinished ${name}${["road", "city"].includes(item.type) ? ` of ${tiles} tile${tiles === 1 ? "" : "s"}` : ""}`;
+    if (item.pennants) title += ` with ${item.pennants === 1 ? "a pennant" : `${item.pennants} pennants`}`;
+    if (item.in_the_city) title += ", joined to the City of Carcassonne";
     why = figureList(item.figures);
+    if (item.pennants) why += ` (a pennant counts as a tile more: ${tiles + item.pennants} points a player at most)`;
   }
   const scorers = item.points.map((points, p) => (points ? `${swatch(p)}${escapeHtml(playerName(p))} <b>${signed(points)}</b>` : "")).filter(Boolean).join(", ") || "no points";
   const causes = Object.keys(item.causes).length > 1
@@ -91,6 +95,10 @@ export function showFinalItem(index) {
   $("final-panel").hidden = false;
   $("final-back").disabled = shownItem === 0;
   $("final-forward").disabled = shownItem === items.length - 1;
+  // The item in view, below the panel that lies over the top of the board.
+  const cells = [item.parts, ...item.cities].flat().map(([x, y]) => ({ x, y }));
+  const panel = $("final-panel").getBoundingClientRect();
+  bringIntoView(cells, panel.bottom - $("board").getBoundingClientRect().top + 8);
 }
 
 export function setUpFinalScoring() {

@@ -10,7 +10,7 @@ import { playBack, playing, finish, SPEEDS } from "./animate.js";
 import { renderFinalLog, setUpFinalScoring, forgetFinalItem } from "./final.js";
 import { setUpLegend } from "./legend.js";
 import { followEvents, eventsLive, openInvites, showInvites, setUpNameDialog, openNameDialog } from "./friends.js";
-import { openReview, closeReview, forgetReview } from "./review.js";
+import { openReview, closeReview, forgetReview, setUpReview } from "./review.js";
 
 async function start() {
   [page.options, page.tiles] = await Promise.all([api("GET", "/api/options"), api("GET", "/api/tiles")]);
@@ -22,6 +22,14 @@ async function start() {
   setUpBoardControls();
   setUpNewGameDialog();
   setUpButtons();
+  // A link pasted into this tab (an invite, another game's address) changes only the fragment.
+  window.addEventListener("hashchange", () => openFromAddress().catch((error) => showStatus(error.message, true)));
+  if (!(await openFromAddress())) openNewGameDialog();
+}
+
+// Opens the game the address names (#game=ID, an invite link #game=ID&seat=KEY): true if it
+// names one (the game shown already, or opened now).
+async function openFromAddress() {
   const link = new URLSearchParams(location.hash.slice(1));
   const id = link.get("game");
   const joining = Boolean(id && link.get("seat"));
@@ -31,17 +39,21 @@ async function start() {
     keepToken(id, link.get("seat"));
     history.replaceState(null, "", `#game=${id}`);
   }
-  if (id) {
-    try {
-      setGame(await api("GET", `/api/games/${id}`), true);
-      // A friend taking their seat names it first (a name already given may stay).
-      if (joining && page.game.you.some((p) => !page.game.seats[p].name)) openNameDialog();
-      return;
-    } catch (error) {
-      showStatus(`Could not open game ${id}: ${error.message}`, true);
-    }
+  if (!id) return false;
+  if (!joining && page.game && page.game.id === id) return true;  // the page's own address
+  try {
+    const game = await api("GET", `/api/games/${id}`);
+    for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
+    // A seat taken in the game shown: its event stream opens again, with the seat's presence key.
+    if (joining && page.events && page.events.gameId === id) page.events.close();
+    setGame(game, true);
+    // A friend taking their seat names it first (a name already given may stay).
+    if (joining && page.game.you.some((p) => !page.game.seats[p].name)) openNameDialog();
+    return true;
+  } catch (error) {
+    showStatus(`Could not open game ${id}: ${error.message}`, true);
+    return false;
   }
-  openNewGameDialog();
 }
 
 // A game this browser just created or loaded: with remote seats, it keeps the creator's token
@@ -97,7 +109,8 @@ function afterPlayBack(game, changed, playedBack) {
     setGame(next);
     return;
   }
-  if (playedBack) renderStatus();  // the status said the moves were being shown
+  // The status said the moves were being shown (by this playback or one before it).
+  if (playedBack || statusShowsPlayback) renderStatus();
   if (game.terminal && changed) showEndSummary();
   // Without the event stream: while a bot is to move, often; otherwise now and then, so that a
   // second tab on the same game (or another seat's player) sees the moves made elsewhere.
@@ -293,13 +306,18 @@ function renderTitle() {
   document.title = mine ? `● Your turn — ${TITLE}` : TITLE;
 }
 
+let statusShowsPlayback = false;  // the status line says "Showing the last moves…"
+
 function renderStatus() {
   const game = page.game;
   renderTitle();
+  statusShowsPlayback = playing();
   if (playing()) showStatus("Showing the last moves (click to skip)…");
   else if (page.replay) {
     const scores = page.replay.scores.join(" : ");
-    showStatus(`Replay: after move ${page.replay.moves} (${page.replay.action || "start"}), scores ${scores}`);
+    const { player, text } = page.replay;
+    const move = text ? `${player >= 0 ? `${playerName(player)} ` : ""}${text}` : "the start";
+    showStatus(`Replay: after move ${page.replay.moves} (${move}), scores ${scores}`);
   }
   else if (game.terminal) showStatus(game.rematch ? "Game over: the rematch has begun" : "Game over");
   else if (game.bot_error) showStatus(`The bot stopped: ${game.bot_error}`, true);
@@ -344,6 +362,7 @@ function setUpButtons() {
   setUpReplay();
   setUpFinalScoring();
   setUpLegend();
+  setUpReview();
   const speed = $("speed");
   speed.value = page.speed in SPEEDS ? page.speed : "normal";
   speed.addEventListener("change", () => {

@@ -134,9 +134,10 @@ export function renderLog() {
   const game = page.game;
   const items = [];
   for (const entry of game.log) {
-    const who = entry.player >= 0 ? `${swatch(entry.player)}${escapeHtml(playerName(entry.player))}: ` : "";
+    // "Red placed a city tile…": the server words the move, the page names the player.
+    const who = entry.player >= 0 ? `${swatch(entry.player)}${escapeHtml(playerName(entry.player))} ` : "";
     const kind = entry.player < 0 ? "draw" : "";
-    let line = `<li class="${kind}" value="${entry.index + 1}" data-moves="${entry.index + 1}" title="show the board after this move">Turn ${entry.turn} ${who}${entry.label}`;
+    let line = `<li class="${kind}" value="${entry.index + 1}" data-moves="${entry.index + 1}" title="show the board after this move">Turn ${entry.turn} ${who}${escapeHtml(entry.text)}`;
     for (const s of entry.scored) line += ` <span class="scored ${s.points < 0 ? "loss" : ""}" title="${escapeHtml(playerName(s.player))}">${swatch(s.player)}${signed(s.points)} ${CAUSE_NAMES[s.cause] || s.cause}</span>`;
     items.push(line + "</li>");
   }
