@@ -10,6 +10,9 @@
 //     mcts-start        one default MCTS search of <count> iterations, one thread, from the
 //                       first decision of a 2-player base game
 //     mcts-mid          the same from turn 36
+//     mcts-value-start  mcts-start with the learned value at the rollout's end (the default mcts
+//                       of a 2-player base game; the rollout search's cost is mcts-start's)
+//     mcts-value-mid    the same from turn 36
 // It prints the workload's own measure (decisions, iterations), to check the work done.
 #include <cstdio>
 #include <cstdlib>
@@ -51,7 +54,8 @@ State position_at(int turns) {
     c.iterations = count;
     c.threads = 1;
     c.reuse = false;
-    c.rollout.heuristic = Heuristic::Greedy;  // the rollout search: BM_MctsValue times the learned value
+    const bool value = workload.rfind("mcts-value-", 0) == 0;
+    c.rollout.heuristic = value ? Heuristic::Value : Heuristic::Greedy;  // learned or rollout search
     Mcts mcts(c);
     return long(mcts.search(root, 1).iterations);
   }
@@ -66,11 +70,21 @@ State position_at(int turns) {
   return decisions;
 }
 
+// Not counted: loads the shipped value networks and fills the value inputs' tables, statics that
+// a program builds once.
+void warm_up(const State& root) {
+  MctsConfig c;
+  c.iterations = 1;
+  c.threads = 1;
+  Mcts(c).search(root, 1);
+}
+
 }  // namespace
 }  // namespace carc
 
 int main(int argc, char** argv) {
-  const std::string names[] = {"random-base-2", "random-base-4", "random-all-2", "mcts-start", "mcts-mid"};
+  const std::string names[] = {"random-base-2", "random-base-4",    "random-all-2",  "mcts-start",
+                               "mcts-mid",      "mcts-value-start", "mcts-value-mid"};
   std::string workload = argc > 1 ? argv[1] : "";
   bool known = false;
   for (const std::string& n : names) known = known || n == workload;
@@ -81,7 +95,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   int count = std::atoi(argv[2]);
-  carc::State root = carc::position_at(workload == "mcts-mid" ? 36 : 0);
+  carc::State root =
+      carc::position_at(workload.size() > 4 && workload.compare(workload.size() - 4, 4, "-mid") == 0 ? 36 : 0);
+  if (workload.rfind("mcts-value-", 0) == 0) carc::warm_up(root);
   long done = carc::run_workload(workload, count, root);
   std::printf("%s %d: %ld\n", workload.c_str(), count, done);
   return 0;

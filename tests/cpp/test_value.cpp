@@ -243,6 +243,42 @@ TEST(ValueNet, AHandMadeNetworkGivesItsExactOutputs) {
   EXPECT_NEAR(win[0] + win[1], 1.0, 1e-6);
 }
 
+// The shipped networks' hidden layers are 32 wide and take a path of their own (vectorised for
+// the CPU it runs on): it must give the very bits of the plain sums, in input order.
+TEST(ValueNet, A32WideNetworkGivesTheBitsOfThePlainSums) {
+  const int hidden = 32;
+  Rng rng(11);
+  auto uniform = [&] { return float(rng.below(2001)) / 1000.0f - 1.0f; };
+  std::vector<float> w;
+  for (int i = 0; i < kValueInputs * hidden + hidden + hidden * hidden + hidden + hidden * 2 + 2; ++i)
+    w.push_back(uniform());
+  const ValueNet net(write_value_file("wide.value", 1, kValueInputs, 0, 1u << 2, w, hidden));
+  const float* w1 = w.data();
+  const float* b1 = w1 + kValueInputs * hidden;
+  const float* w2 = b1 + hidden;
+  const float* b2 = w2 + hidden * hidden;
+  const float* w3 = b2 + hidden;
+  const float* b3 = w3 + hidden * 2;
+  // The file holds each unit's weights in a row (PyTorch's layout).
+  auto dense = [](const float* weights, const float* bias, const std::vector<float>& in, int rows, bool relu) {
+    std::vector<float> out(bias, bias + rows);
+    for (size_t i = 0; i < in.size(); ++i)
+      for (int j = 0; j < rows; ++j) out[size_t(j)] += weights[size_t(j) * in.size() + i] * in[i];
+    if (relu)
+      for (float& v : out) v = std::max(v, 0.0f);
+    return out;
+  };
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<float> x(static_cast<size_t>(kValueInputs));
+    for (float& v : x) v = rng.below(10) < 4 ? 0.0f : uniform();
+    const std::vector<float> y = dense(w3, b3, dense(w2, b2, dense(w1, b1, x, hidden, true), hidden, true), 2, false);
+    float got[2];
+    net.forward(x.data(), got);
+    ASSERT_EQ(got[0], y[0]) << "trial " << trial;
+    ASSERT_EQ(got[1], y[1]) << "trial " << trial;
+  }
+}
+
 TEST(ValueNet, ANetworkOfTheSummariesAloneReadsTheFirstColumns) {
   std::vector<float> w = tiny_weights();  // its only non-zero first-layer weight is a summary's
   w.erase(w.begin() + kSummaryInputs, w.begin() + kValueInputs);
