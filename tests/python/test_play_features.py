@@ -101,6 +101,106 @@ def test_the_final_items_add_up_to_the_engines_final_scoring(expansions: list[st
         assert {"king", "robber"} <= {item["what"] for item in items}
 
 
+def play_to_the_end(game: Game, seed: int, greedy: bool) -> None:
+    """Random decisions, or greedy ones (greedy players complete cities, so farms feed more)."""
+    if not greedy:
+        play_randomly(game, random.Random(seed))
+        return
+    while not game.is_terminal:
+        if game.is_chance:
+            game.apply_random_chance()
+        else:
+            game.apply(_core.choose_action(game.core_state(), "greedy", 1))
+
+
+def assert_each_farm_adds_up(items: list[dict[str, Any]], players: int) -> int:
+    """Every farm item's words add up to its points: it feeds its outlined cities, and the City
+    of Carcassonne when it reaches the City's squares (CK-1); the farmer majority scores 3 a city
+    (B-9), each barn 4 a city (AM-B-6). Returns how many cities the farms fed in all."""
+    fed = 0
+    for item in items:
+        if item["type"] != "field":
+            continue
+        cities = len(item["cities"]) + item["feeds_the_city"]
+        fed += cities
+        barns = [f["player"] for f in item["figures"] if f["kind"] == "barn"]
+        farmers = [f["player"] for f in item["figures"] if f["kind"] != "barn"]
+        if barns:  # no farmer shares a field with a barn at the end (AM-B-4, AM-B-5)
+            expected = [4 * cities * barns.count(p) for p in range(players)]
+        else:
+            most = max(farmers.count(p) for p in range(players))
+            expected = [3 * cities if farmers.count(p) == most else 0 for p in range(players)]
+        assert item["points"] == expected, (item["points"], cities, item["figures"])
+    return fed
+
+
+FARM_MIXES = [
+    ["city"],
+    ["city", "abbey-mayor"],
+    ["city", "abbey-mayor", "king-robber"],
+    ["abbey-mayor"],
+    ["abbey-mayor", "king-robber", "shrines"],
+]
+
+
+@pytest.mark.parametrize("expansions", FARM_MIXES, ids="+".join)
+def test_every_farm_says_how_many_cities_its_points_count(expansions: list[str]) -> None:
+    """Games of City and abbey mixes played to the end, random and greedy: the cities each farm
+    says it feeds are the ones the engine scores, the City (CK-1) and cities an abbey closed
+    (AM-A-3) among them."""
+    fed = 0
+    for seed in range(1, 5):
+        for greedy in (False, True):
+            game = Game(players=3, expansions=expansions, seed=seed)
+            play_to_the_end(game, seed, greedy)
+            fed += assert_each_farm_adds_up(final_scoring(game), 3)
+    assert fed, "the farms of these games feed cities"
+
+
+@pytest.mark.parametrize("start", ["city", "city_plain"])
+def test_a_farm_on_the_citys_squares_feeds_the_city(start: str) -> None:
+    """CK-1: the City of Carcassonne is a complete city for field scoring. A farmer on a field
+    that runs onto the City's squares and borders no other city scores 3."""
+    monastery = {"tile": "base.B", "x": 0, "y": -1, "rotation": 0}  # fields all round, above CO1
+    game = Game.from_position(
+        {
+            "players": 2,
+            "variants": {"start": start},
+            "tiles": [monastery],
+            "figures": [{"player": 0, "kind": "meeple", "x": 0, "y": -1, "feature": 0}],
+            "bag": [],
+        }
+    )
+    (farm,) = final_scoring(game)
+    assert farm["type"] == "field" and farm["points"] == [3, 0]
+    assert farm["feeds_the_city"] and farm["in_the_city"] and farm["cities"] == []
+    assert assert_each_farm_adds_up([farm], 2) == 1
+
+
+def test_a_city_an_abbey_closed_feeds_the_farm_beside_it() -> None:
+    """AM-A-3: an abbey closes the city that ends at its side (without joining it), so the
+    one-tile city of the start tile is complete and feeds the farmer's field: 3 points (B-9)."""
+    # Round the hole, each beside the last: monasteries in fields (a road ends at the abbey).
+    ring = [("base.B", -1, -1), ("base.B", -1, -2), ("base.A", 0, -2), ("base.B", 1, -2), ("base.B", 1, -1)]
+    tiles = [START] + [{"tile": "base.U", "x": x, "y": 0, "rotation": 0} for x in (-1, 1)]  # the road
+    tiles += [{"tile": name, "x": x, "y": y, "rotation": 0} for name, x, y in ring]
+    tiles.append({"tile": "abbey-mayor.A", "x": 0, "y": -1, "rotation": 0})  # into the hole they leave
+    game = Game.from_position(
+        {
+            "players": 2,
+            "expansions": ["abbey-mayor"],
+            "tiles": tiles,
+            "figures": [{"player": 1, "kind": "meeple", "x": 0, "y": 0, "feature": 2}],  # north of the road
+            "bag": [],
+        }
+    )
+    (farm,) = final_scoring(game)
+    assert farm["type"] == "field" and farm["points"] == [0, 3]
+    assert farm["cities"] == [[(0, 0, 0)]] and not farm["feeds_the_city"]
+    assert Features(game.tiles).complete((0, 0, 0))
+    assert assert_each_farm_adds_up([farm], 2) == 1
+
+
 def placed(figures: list[dict[str, Any]]) -> list[tuple[int, int, int, int, str]]:
     return sorted((f["x"], f["y"], f["feature"], f["player"], f["kind"]) for f in figures)
 

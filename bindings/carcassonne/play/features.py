@@ -6,7 +6,8 @@ feature that scored, so this module joins the features of placed tiles along the
 (the tile geometry's connection points) for drawing only; every point shown comes from the
 engine: a move's points from its score breakdown, and each final-scoring item from the engine
 scoring a copy of the final board that holds only that item's figures (or only the King's or
-the Robber's title).
+the Robber's title). The engine does not say which cities a farm feeds, so the join follows its
+rule to the letter (engine/scoring.cpp): the words about a farm must add up to its points.
 """
 
 from __future__ import annotations
@@ -60,17 +61,16 @@ class Features:
             other = at.get((x + dx, y + dy, _partner(point)))
             if other is not None and self.types[part] in JOINING and self.types[other] == self.types[part]:
                 self._parent[self._root(part)] = self._root(other)
+        # As the engine has it, a side is closed by any tile beside it: an abbey closes a city
+        # without joining it (AM-A-3), and the City's outer sides are tile sides (CK-1).
         self._open = {
-            self._root(part) for (x, y, point), part in at.items() if self._is_open(at, x, y, point)
+            self._root(part)
+            for (x, y, point), part in at.items()
+            if (x + NEIGHBOUR[point // 3][0], y + NEIGHBOUR[point // 3][1]) not in self._names
         }
         self._groups: dict[Part, list[Part]] = {}
         for part in self.types:
             self._groups.setdefault(self._root(part), []).append(part)
-
-    @staticmethod
-    def _is_open(at: dict[tuple[int, int, int], Part], x: int, y: int, point: int) -> bool:
-        dx, dy = NEIGHBOUR[point // 3]
-        return (x + dx, y + dy, _partner(point)) not in at
 
     def _root(self, part: Part) -> Part:
         while self._parent[part] != part:
@@ -101,7 +101,9 @@ class Features:
         return any(self._names.get((x, y)) in _city_squares() for x, y, _ in parts)
 
     def fed_cities(self, field: list[Part]) -> list[list[Part]]:
-        """The complete cities bordering a field (the cities its farmers score), each as parts."""
+        """The complete cities bordering a field, each as parts, as the engine counts them for
+        its farmers and barns (engine/scoring.cpp). A field on the City's squares feeds the City
+        of Carcassonne as well (CK-1, `in_the_city`); the City is not in this list."""
         kinds = _kinds()
         seen: dict[Part, list[Part]] = {}
         for x, y, index in field:
@@ -192,9 +194,12 @@ def move_events(
 def final_scoring(game: Game) -> list[dict[str, Any]]:
     """The final scoring of a finished game, item by item (B-8, B-9): every feature that still
     holds figures (a farm with the complete cities it feeds), the King and the Robber. Each item:
-    {"what": "feature" | "king" | "robber" | "other", "type", "parts", "figures", "cities",
-    "points": [per player], "causes": {cause: [per player]}, "pennants" (on a feature's parts),
-    "in_the_city" (whether it reaches the City of Carcassonne's squares)}. The points are the
+    {"what": "feature" | "king" | "robber" | "other", "type", "parts", "figures", "cities" (a
+    farm's complete cities, each as parts), "feeds_the_city" (a farm feeds the City of
+    Carcassonne too, CK-1: it is one more complete city), "points": [per player],
+    "causes": {cause: [per player]}, "pennants" (on a feature's parts), "in_the_city" (whether it
+    reaches the City of Carcassonne's squares)}. A farm's cities are the ones the engine scores
+    (3 a city for the farmers, 4 for each barn), so its words add up to its points. The points are the
     engine's: the final board is scored with only that item's figures or title on it; "other"
     holds whatever the items do not add up to (nothing, unless a rule scores features together)."""
     features = Features(game.tiles)
@@ -257,6 +262,7 @@ def final_scoring(game: Game) -> list[dict[str, Any]]:
             "parts": [],
             "figures": [],
             "cities": [],
+            "feeds_the_city": False,
             "pennants": 0,
             "in_the_city": False,
             **more,
@@ -270,9 +276,11 @@ def final_scoring(game: Game) -> list[dict[str, Any]]:
         with_figures = scored(figures)
         causes = {c: [with_figures[c][p] - titles[c][p] for p in range(players)] for c in _core.CAUSES}
         kind = features.type(root)
-        cities = features.fed_cities(parts) if kind == "field" else []
-        named = {"pennants": features.pennants(parts), "in_the_city": features.in_the_city(parts)}
-        items.append(item("feature", kind, causes, parts=parts, figures=figures, cities=cities, **named))
+        in_the_city = features.in_the_city(parts)
+        named: dict[str, Any] = {"pennants": features.pennants(parts), "in_the_city": in_the_city}
+        if kind == "field":  # every field on the City's squares touches the City (CK-1)
+            named.update(cities=features.fed_cities(parts), feeds_the_city=in_the_city)
+        items.append(item("feature", kind, causes, parts=parts, figures=figures, **named))
     items.sort(key=lambda i: (FINAL_ORDER.get(i["type"], 9), -max(i["points"])))
     for title in ("king", "robber"):
         if getattr(game, title) >= 0:

@@ -1,7 +1,7 @@
 // The final scoring, item by item (every unfinished feature with figures on it, each farm with
 // the complete cities it feeds, the King, the Robber): its own section of the move log, and a
 // panel over the board that steps through the items, outlining each one.
-import { page, $, svgElement, swatch, signed, playerName, escapeHtml } from "./common.js";
+import { page, $, TILE, svgElement, swatch, signed, playerName, escapeHtml } from "./common.js";
 import { outlineFeature, scoringColour } from "./animate.js";
 import { causeList } from "./panels.js";
 import { bringIntoView } from "./board.js";
@@ -17,6 +17,17 @@ function plural(n, word) {
 
 function cityCount(n) {
   return n === 1 ? "1 complete city" : `${n} complete cities`;
+}
+
+// Which complete cities a farm feeds and what each is worth: the engine's points, in words. The
+// City of Carcassonne is one of them when the farm reaches its squares (CK-1).
+function farmCities(item) {
+  const fed = item.cities.length + (item.feeds_the_city ? 1 : 0);
+  let words = `feeds ${cityCount(fed)}`;
+  if (item.feeds_the_city) words += fed === 1 ? ", the City of Carcassonne" : ", the City of Carcassonne among them";
+  if (!fed) return words;
+  const barns = item.figures.some((f) => f.kind === "barn");
+  return `${words} (outlined with dashes): ${barns ? "4 points a city to each barn" : "3 points a city to the most farmers"}`;
 }
 
 // Who stands on the feature: "Red: 2 meeples, Blue: barn".
@@ -47,7 +58,7 @@ export function describeItem(item) {
     why = "points of the final scoring the items above do not explain";
   } else if (item.type === "field") {
     title = `Farm of ${tiles} tile${tiles === 1 ? "" : "s"}`;
-    why = `feeds ${cityCount(item.cities.length)} (outlined with dashes); ${figureList(item.figures)}`;
+    why = `${farmCities(item)}; ${figureList(item.figures)}`;
   } else {
     const name = FEATURE_NAMES[item.type] || item.type;
     title = `Unfinished ${name}${["road", "city"].includes(item.type) ? ` of ${tiles} tile${tiles === 1 ? "" : "s"}` : ""}`;
@@ -88,6 +99,7 @@ export function showFinalItem(index) {
   // The rest of the board is dimmed, so the item stands out at any zoom.
   svgElement("rect", { x: -1e5, y: -1e5, width: 2e5, height: 2e5, class: "dim" }, layer);
   for (const city of item.cities) outlineFeature(layer, city, "#ffc300", "fed");
+  const citySquares = item.feeds_the_city ? outlineTheCity(layer) : [];
   outlineFeature(layer, item.parts, scoringColour(Object.fromEntries(item.points.map((p, i) => [i, p]))));
   const { title, why, scorers } = describeItem(item);
   $("final-step").textContent = `${shownItem + 1} of ${items.length}`;
@@ -96,9 +108,22 @@ export function showFinalItem(index) {
   $("final-back").disabled = shownItem === 0;
   $("final-forward").disabled = shownItem === items.length - 1;
   // The item in view, below the panel that lies over the top of the board.
-  const cells = [item.parts, ...item.cities].flat().map(([x, y]) => ({ x, y }));
+  const cells = [item.parts, ...item.cities, citySquares].flat().map(([x, y]) => ({ x, y }));
   const panel = $("final-panel").getBoundingClientRect();
   bringIntoView(cells, panel.bottom - $("board").getBoundingClientRect().top + 8);
+}
+
+// The City of Carcassonne's block, dashed as the other cities a farm feeds; returns its squares.
+function outlineTheCity(layer) {
+  const squares = page.game.tiles.filter((t) => t.tile.startsWith("count-city.")).map((t) => [t.x, t.y]);
+  const xs = squares.map(([x]) => x);
+  const ys = squares.map(([, y]) => y);
+  const group = svgElement("g", { class: "feature-outline fed", style: "--colour:#ffc300" }, layer);
+  svgElement("rect", {
+    x: Math.min(...xs) * TILE + 8, y: Math.min(...ys) * TILE + 8, rx: 12, class: "outline-area",
+    width: (Math.max(...xs) - Math.min(...xs) + 1) * TILE - 16, height: (Math.max(...ys) - Math.min(...ys) + 1) * TILE - 16,
+  }, group);
+  return squares;
 }
 
 export function setUpFinalScoring() {
