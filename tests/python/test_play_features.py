@@ -116,7 +116,8 @@ def play_to_the_end(game: Game, seed: int, greedy: bool) -> None:
 def assert_each_farm_adds_up(items: list[dict[str, Any]], players: int) -> int:
     """Every farm item's words add up to its points: it feeds its outlined cities, and the City
     of Carcassonne when it reaches the City's squares (CK-1); the farmer majority scores 3 a city
-    (B-9), each barn 4 a city (AM-B-6). Returns how many cities the farms fed in all."""
+    (B-9), 4 with the pig herd (RV-4), each barn 4 a city (AM-B-6). Returns how many cities the
+    farms fed in all."""
     fed = 0
     for item in items:
         if item["type"] != "field":
@@ -129,7 +130,8 @@ def assert_each_farm_adds_up(items: list[dict[str, Any]], players: int) -> int:
             expected = [4 * cities * barns.count(p) for p in range(players)]
         else:
             most = max(farmers.count(p) for p in range(players))
-            expected = [3 * cities if farmers.count(p) == most else 0 for p in range(players)]
+            per_city = 3 + item["pig_herd"]
+            expected = [per_city * cities if farmers.count(p) == most else 0 for p in range(players)]
         assert item["points"] == expected, (item["points"], cities, item["figures"])
     return fed
 
@@ -140,6 +142,7 @@ FARM_MIXES = [
     ["city", "abbey-mayor", "king-robber"],
     ["abbey-mayor"],
     ["abbey-mayor", "king-robber", "shrines"],
+    ["river2", "abbey-mayor"],
 ]
 
 

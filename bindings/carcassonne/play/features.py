@@ -41,6 +41,18 @@ def _city_squares() -> frozenset[str]:
     return frozenset(k["name"] for k in _core.tile_kinds(geometry=True) if k["city_square"])
 
 
+@cache
+def _pig_herds() -> frozenset[tuple[str, int]]:
+    """(tile, feature) of each pig herd: the tile's largest field, the first of the largest (as
+    the catalogue puts it, RV-4)."""
+    herds = set()
+    for kind in _core.tile_kinds(geometry=True):
+        if "pig-herd" in kind["marks"]:
+            fields = [i for i, f in enumerate(kind["features"]) if f["type"] == "field"]
+            herds.add((kind["name"], max(fields, key=lambda i: len(kind["features"][i]["points"]))))
+    return frozenset(herds)
+
+
 class Features:
     """The board's features as sets of parts, joined across tiles."""
 
@@ -99,6 +111,10 @@ class Features:
     def in_the_city(self, parts: list[Part]) -> bool:
         """Whether these parts reach the squares of the City of Carcassonne."""
         return any(self._names.get((x, y)) in _city_squares() for x, y, _ in parts)
+
+    def pig_herd(self, field: list[Part]) -> bool:
+        """Whether the pig herd is in this field: its farmers score 1 more a city (RV-4)."""
+        return any((self._names.get((x, y)), index) in _pig_herds() for x, y, index in field)
 
     def fed_cities(self, field: list[Part]) -> list[list[Part]]:
         """The complete cities bordering a field, each as parts, as the engine counts them for
@@ -196,10 +212,12 @@ def final_scoring(game: Game) -> list[dict[str, Any]]:
     holds figures (a farm with the complete cities it feeds), the King and the Robber. Each item:
     {"what": "feature" | "king" | "robber" | "other", "type", "parts", "figures", "cities" (a
     farm's complete cities, each as parts), "feeds_the_city" (a farm feeds the City of
-    Carcassonne too, CK-1: it is one more complete city), "points": [per player],
+    Carcassonne too, CK-1: it is one more complete city), "pig_herd" (a farm's farmers score 1
+    more a city, RV-4), "points": [per player],
     "causes": {cause: [per player]}, "pennants" (on a feature's parts), "in_the_city" (whether it
     reaches the City of Carcassonne's squares)}. A farm's cities are the ones the engine scores
-    (3 a city for the farmers, 4 for each barn), so its words add up to its points. The points are the
+    (3 a city for the farmers, 4 with the pig herd, 4 for each barn), so its words add up to its
+    points. The points are the
     engine's: the final board is scored with only that item's figures or title on it; "other"
     holds whatever the items do not add up to (nothing, unless a rule scores features together)."""
     features = Features(game.tiles)
@@ -263,6 +281,7 @@ def final_scoring(game: Game) -> list[dict[str, Any]]:
             "figures": [],
             "cities": [],
             "feeds_the_city": False,
+            "pig_herd": False,
             "pennants": 0,
             "in_the_city": False,
             **more,
@@ -279,7 +298,11 @@ def final_scoring(game: Game) -> list[dict[str, Any]]:
         in_the_city = features.in_the_city(parts)
         named: dict[str, Any] = {"pennants": features.pennants(parts), "in_the_city": in_the_city}
         if kind == "field":  # every field on the City's squares touches the City (CK-1)
-            named.update(cities=features.fed_cities(parts), feeds_the_city=in_the_city)
+            named.update(
+                cities=features.fed_cities(parts),
+                feeds_the_city=in_the_city,
+                pig_herd=features.pig_herd(parts),
+            )
         items.append(item("feature", kind, causes, parts=parts, figures=figures, **named))
     items.sort(key=lambda i: (FINAL_ORDER.get(i["type"], 9), -max(i["points"])))
     for title in ("king", "robber"):

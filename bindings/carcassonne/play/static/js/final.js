@@ -27,7 +27,8 @@ function farmCities(item) {
   if (item.feeds_the_city) words += fed === 1 ? ", the City of Carcassonne" : ", the City of Carcassonne among them";
   if (!fed) return words;
   const barns = item.figures.some((f) => f.kind === "barn");
-  return `${words} (outlined with dashes): ${barns ? "4 points a city to each barn" : "3 points a city to the most farmers"}`;
+  const farmers = item.pig_herd ? "4 points a city to the most farmers (the pig herd adds 1)" : "3 points a city to the most farmers";
+  return `${words} (outlined with dashes): ${barns ? "4 points a city to each barn" : farmers}`;
 }
 
 // Who stands on the feature: "Red: 2 meeples, Blue: barn".
