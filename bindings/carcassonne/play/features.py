@@ -213,13 +213,12 @@ def final_scoring(game: Game) -> list[dict[str, Any]]:
     {"what": "feature" | "king" | "robber" | "other", "type", "parts", "figures", "cities" (a
     farm's complete cities, each as parts), "feeds_the_city" (a farm feeds the City of
     Carcassonne too, CK-1: it is one more complete city), "pig_herd" (a farm's farmers score 1
-    more a city, RV-4), "points": [per player],
-    "causes": {cause: [per player]}, "pennants" (on a feature's parts), "in_the_city" (whether it
-    reaches the City of Carcassonne's squares)}. A farm's cities are the ones the engine scores
-    (3 a city for the farmers, 4 with the pig herd, 4 for each barn), so its words add up to its
-    points. The points are the
-    engine's: the final board is scored with only that item's figures or title on it; "other"
-    holds whatever the items do not add up to (nothing, unless a rule scores features together)."""
+    more a city, RV-4), "points": [per player], "causes": {cause: [per player]}, "pennants" (on
+    a feature's parts), "in_the_city" (whether it reaches the City of Carcassonne's squares)}.
+    A farm's cities are the ones the engine scores (3 a city for the farmers, 4 with the pig
+    herd, 4 for each barn), so its words add up to its points. The points are the engine's: the
+    final board is scored with only that item's figures or title on it; "other" holds whatever
+    the items do not add up to (nothing, unless a rule scores features together)."""
     features = Features(game.tiles)
     groups: dict[Part, list[dict[str, Any]]] = {}
     for f in game.figures:
