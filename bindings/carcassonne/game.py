@@ -473,6 +473,8 @@ class Game:
         abbey choice): Game.from_position(game.position()) offers the same moves and, with the
         same draws, plays the same rest of the game. Works for every rule mix. At the draw after
         "take-tile" the choice is kept (tile_taken), so the abbey choice does not come again.
+        A position holds no turn number and no count of discarded tiles: the game set up from
+        it counts both from 0 (so do the observation's turn_number and discarded globals).
         """
         try:
             core = self._state.to_position()

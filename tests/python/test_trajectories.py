@@ -207,3 +207,83 @@ def test_the_dataset_keeps_plane_counts_above_one(tmp_path: Path) -> None:
                 path,
                 i,
             )
+
+
+def test_the_parquet_export_gives_the_same_numbers_as_the_npz(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One row per decision: pandas.read_parquet reads back the file's actions, visit counts (as
+    integers), results and stored observations exactly, and each decision's turn number."""
+    import json
+
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from carcassonne.rl.trajectories import load_observations, trajectories_to_parquet
+
+    npz = write_trajectories(
+        tmp_path / "t.npz",
+        ["mcts:iters=20,memory=16", "greedy"],
+        deals=1,
+        seed=4,
+        progress=False,
+        observations="packed",
+        window=16,
+    )
+    data = load_trajectories(npz)
+    monkeypatch.setattr(trajectories, "PARQUET_ROWS_PER_GROUP", 1)  # a row group per game
+    out = trajectories_to_parquet(npz, tmp_path / "t.parquet")
+    assert pq.ParquetFile(out).num_row_groups == 2
+    metadata = json.loads(pq.read_schema(out).metadata[b"carcassonne"])
+    assert metadata["agents"] == data["config"]["agents"] and metadata["plane_shape"][1:] == [16, 16]
+    frame = pd.read_parquet(out)
+    observed = load_observations(data)
+    rows = 0
+    for g in range(len(data["deal"])):
+        game = Game(players=2, seed=0)  # the record holds the draws
+        start = int(data["game_start"][g])
+        for offset, (code, decider, visits) in enumerate(game_actions(data, g)):
+            if decider >= 0:
+                row = frame.iloc[rows]
+                assert (row["game"], row["deal"], row["rotation"]) == (
+                    g,
+                    data["deal"][g],
+                    data["rotation"][g],
+                )
+                assert (row["index"], row["seat"], row["entrant"]) == (
+                    start + offset,
+                    decider,
+                    data["entrant"][g][decider],
+                )
+                assert (row["turn"], row["action"]) == (game.turn_number, code)
+                assert list(zip(row["visit_action"], row["visit_count"], strict=True)) == visits
+                assert row["visit_count"].dtype == np.uint32
+                assert row["scores"].tolist() == data["scores"][g].tolist()
+                assert row["win_share"].tolist() == data["win_share"][g].tolist()
+                assert np.array_equal(row["search_win"], data["search_win"][start + offset], equal_nan=True)
+                planes = np.frombuffer(row["obs_planes"], np.uint8).reshape(observed["planes"].shape[1:])
+                assert np.array_equal(planes, observed["planes"][rows])
+                assert np.array_equal(row["obs_globals"], observed["globals"][rows])
+                rows += 1
+            game.apply(code)
+    assert rows == len(frame) == len(observed["index"])
+    assert (frame["visit_count"].map(len) > 0).any()  # the MCTS seat's searches are there
+
+
+def test_the_parquet_export_without_observations_and_of_a_bad_file(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from carcassonne import SearchError
+    from carcassonne.rl.trajectories import trajectories_to_parquet
+
+    npz = write_trajectories(tmp_path / "t.npz", "greedy,greedy", deals=1, progress=False)
+    frame = pd.read_parquet(trajectories_to_parquet(npz, tmp_path / "t.parquet"))
+    assert len(frame) == int((load_trajectories(npz)["player"] >= 0).sum())
+    assert "obs_planes" not in frame.columns
+    (tmp_path / "bad.npz").write_bytes(b"not a trajectories file")
+    np.savez(tmp_path / "other.npz", numbers=np.zeros(3))
+    with pytest.raises(SearchError, match=r"other\.npz"):
+        trajectories_to_parquet(tmp_path / "other.npz", tmp_path / "bad.parquet")
+    with pytest.raises(SearchError, match=r"bad\.npz"):
+        trajectories_to_parquet(tmp_path / "bad.npz", tmp_path / "bad.parquet")
+    assert not (tmp_path / "bad.parquet").exists()

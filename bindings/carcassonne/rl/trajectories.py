@@ -31,7 +31,8 @@ The .npz file holds flat arrays with offsets (ragged data without pickles):
 `load_trajectories` gives them back as a dict of arrays plus the parsed config;
 `policy_targets` gives a game's policy labels: the root's visit distribution where an MCTS
 agent searched, else the chosen action as a one-hot (greedy, random and Python agents);
-`TrajectoryDataset` is every decision as a PyTorch training example.
+`TrajectoryDataset` is every decision as a PyTorch training example;
+`trajectories_to_parquet` writes a file as a table, one row per decision, for pandas.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -401,3 +403,112 @@ class TrajectoryDataset:
             "value": torch.tensor(self._values[i]),
             "margin": torch.tensor(self._margins[i]),
         }
+
+
+PARQUET_ROWS_PER_GROUP = 4096  # decisions a row group holds, about: whole games, bounded memory
+
+
+def trajectories_to_parquet(path: str | os.PathLike[str], out: str | os.PathLike[str]) -> Path:
+    """Writes the trajectories file `path` (.npz of write_trajectories) to `out` as a parquet
+    table, one row per decision (draws left out), that `pandas.read_parquet(out)` loads:
+
+      game, deal, rotation     the game (its index in the file), its deck and seat rotation
+      index, turn, seat        the action's index in the file's `actions`, the game's turn
+                               number there (Game.turn_number) and who decided
+      entrant                  the agent index in that seat (config "agents")
+      action                   the chosen action code
+      visit_action, visit_count   the root's (code, visits) pairs as lists of uint32, most
+                               visited first; empty where nothing was searched
+      search_win, search_reward   per seat (float32, NaN where nothing was searched)
+      scores, win_share        the game's final scores (int32) and win shares (float32), per seat
+      obs_globals, obs_planes  only if the file holds observations: the globals (float32 list)
+                               and the planes as binary, the uint8 bytes of [planes, W, W]:
+                               numpy.frombuffer(row.obs_planes, numpy.uint8).reshape(...)
+
+    The schema's metadata "carcassonne" holds the file's config as JSON, with "plane_shape" if
+    there are observations. Raises SearchError for a file that is not trajectories; nothing is
+    written then. Returns the path written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        data = load_trajectories(path)
+        config = data["config"]
+        players = int(config["players"])
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:  # np.load's, and a missing array
+        raise SearchError(f"{path}: not a trajectories file of write_trajectories ({e})") from e
+    stored = config.get("observations")
+    metadata = dict(config)
+    size = 0
+    if stored is not None:
+        enc = encoder(players, int(stored["window"]))
+        shape = (enc.num_planes, int(stored["window"]), int(stored["window"]))
+        size = int(np.prod(shape))
+        metadata["plane_shape"] = list(shape)
+        obs_row = {int(i): r for r, i in enumerate(data["obs_index"])}
+
+    def per_seat(values: np.ndarray) -> pa.Array:
+        return pa.FixedSizeListArray.from_arrays(pa.array(values.reshape(-1)), players)
+
+    def table(games: list[int]) -> pa.Table:
+        index: list[int] = []
+        turn: list[int] = []
+        game_of: list[int] = []
+        for g in games:
+            game = Game(players, config["expansions"], config["variants"], 0)  # the record holds the draws
+            for i in range(int(data["game_start"][g]), int(data["game_start"][g + 1])):
+                if data["player"][i] >= 0:
+                    index.append(i)
+                    turn.append(game.turn_number)
+                    game_of.append(g)
+                game.apply(int(data["actions"][i]))
+        at = np.array(index, np.int64)
+        of = np.array(game_of, np.int64)
+        seat = data["player"][at].astype(np.int8)
+        vs = data["visit_start"]
+        columns = {
+            "game": pa.array(of.astype(np.int32)),
+            "deal": pa.array(data["deal"][of]),
+            "rotation": pa.array(data["rotation"][of]),
+            "index": pa.array(at),
+            "turn": pa.array(np.array(turn, np.int32)),
+            "seat": pa.array(seat),
+            "entrant": pa.array(data["entrant"][of, seat]),
+            "action": pa.array(data["actions"][at]),
+            "visit_action": pa.array(
+                [data["visit_action"][vs[i] : vs[i + 1]] for i in at], pa.list_(pa.uint32())
+            ),
+            "visit_count": pa.array(
+                [data["visit_count"][vs[i] : vs[i + 1]] for i in at], pa.list_(pa.uint32())
+            ),
+            "search_win": per_seat(data["search_win"][at]),
+            "search_reward": per_seat(data["search_reward"][at]),
+            "scores": per_seat(data["scores"][of]),
+            "win_share": per_seat(data["win_share"][of]),
+        }
+        if stored is not None:
+            rows = [obs_row[i] for i in index]
+            planes = (
+                _stored_planes(data, stored["layout"], rows, size) if rows else np.zeros((0, size), np.uint8)
+            )
+            columns["obs_globals"] = pa.FixedSizeListArray.from_arrays(
+                pa.array(data["obs_globals"][rows].reshape(-1)), data["obs_globals"].shape[1]
+            )
+            columns["obs_planes"] = pa.FixedSizeBinaryArray.from_buffers(
+                pa.binary(size), len(rows), [None, pa.py_buffer(np.ascontiguousarray(planes).tobytes())]
+            )
+        return pa.table(columns, metadata={"carcassonne": json.dumps(metadata)})
+
+    groups: list[list[int]] = [[]]
+    for g in range(len(data["deal"])):
+        if groups[-1] and data["game_start"][g] - data["game_start"][groups[-1][0]] >= PARQUET_ROWS_PER_GROUP:
+            groups.append([])
+        groups[-1].append(g)
+    target = Path(out)
+    first = table(groups[0])
+    # zstd: the planes are mostly zero bytes; snappy leaves them some 30 times larger
+    with pq.ParquetWriter(target, first.schema, compression="zstd") as writer:
+        writer.write_table(first)
+        for games in groups[1:]:
+            writer.write_table(table(games))
+    return target
