@@ -24,6 +24,14 @@ async function start() {
   setUpButtons();
   // A link pasted into this tab (an invite, another game's address) changes only the fragment.
   window.addEventListener("hashchange", () => openFromAddress().catch((error) => showStatus(error.message, true)));
+  // Leaving the page closes its event stream, so the others see this seat gone at once (a page
+  // kept in the browser's back-forward cache would otherwise hold it open); back again, it reopens.
+  window.addEventListener("pagehide", () => {
+    if (page.events) page.events.close();
+  });
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted && page.game) watch(page.game.id);
+  });
   if (!(await openFromAddress())) openNewGameDialog();
 }
 
