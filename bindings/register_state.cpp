@@ -149,7 +149,7 @@ void register_state(py::module_& m) {
                        std::vector<int> scores, std::vector<std::vector<int>> breakdown, std::vector<int> abbeys,
                        std::optional<std::vector<std::string>> bag, int current_player,
                        std::vector<Position::CityFigure> city, std::string count, int king, int robber, bool extra_turn,
-                       int last_placer, int final_round_left, bool tile_taken) {
+                       int last_placer, int final_round_left, bool tile_taken, int turn_number, int discarded) {
              Position p;
              p.config = std::move(config);
              p.tiles = std::move(tiles);
@@ -167,13 +167,16 @@ void register_state(py::module_& m) {
              p.last_placer = last_placer;
              p.final_round_left = final_round_left;
              p.tile_taken = tile_taken;
+             p.turn_number = turn_number;
+             p.discarded = discarded;
              return p;
            }),
            py::kw_only(), "config"_a, "tiles"_a, "figures"_a = std::vector<Position::Figure>{},
            "scores"_a = std::vector<int>{}, "breakdown"_a = std::vector<std::vector<int>>{},
            "abbeys"_a = std::vector<int>{}, "bag"_a = py::none(), "current_player"_a = 0,
            "city"_a = std::vector<Position::CityFigure>{}, "count"_a = "", "king"_a = -1, "robber"_a = -1,
-           "extra_turn"_a = false, "last_placer"_a = -1, "final_round_left"_a = 0, "tile_taken"_a = false)
+           "extra_turn"_a = false, "last_placer"_a = -1, "final_round_left"_a = 0, "tile_taken"_a = false,
+           "turn_number"_a = 0, "discarded"_a = 0)
       .def_readwrite("city", &Position::city)
       .def_readwrite("count", &Position::count)
       .def_readwrite("config", &Position::config)
@@ -189,7 +192,9 @@ void register_state(py::module_& m) {
       .def_readwrite("extra_turn", &Position::extra_turn)
       .def_readwrite("last_placer", &Position::last_placer)
       .def_readwrite("final_round_left", &Position::final_round_left)
-      .def_readwrite("tile_taken", &Position::tile_taken);
+      .def_readwrite("tile_taken", &Position::tile_taken)
+      .def_readwrite("turn_number", &Position::turn_number)
+      .def_readwrite("discarded", &Position::discarded);
 
   // ---- State ----------------------------------------------------------------------------------
   py::native_enum<Phase> phase(m, "Phase", "enum.Enum", "Where a turn is (engine/game.h).");

@@ -134,6 +134,11 @@ struct Position {
   // Abbey & Mayor: the turn player chose "take-tile" (AM-A-1) and the position is at the draw
   // that follows, not at the abbey choice.
   bool tile_taken = false;
+  // The turns played so far (State::turn_number) and the unplaceable tiles removed from the game
+  // (B-4, State::discarded); the observation reads both. At most the tiles of the bag neither
+  // placed nor left can have been discarded.
+  int turn_number = 0;
+  int discarded = 0;
 };
 
 class State {

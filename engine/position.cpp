@@ -234,11 +234,11 @@ State State::from_position(const Position& position) {
   if (!st.rules_.king_robber) st.king_robber_.king_size = st.king_robber_.robber_size = 0;
 
   // ---- The bag (and River II's stack).
+  auto in_bag = [&](const TileKind& k) {
+    return bag_tile(config, k) || (st.rules_.river && k.river_sides && !has_mark(k, "spring"));
+  };
   if (!st.fixed_order_) {
     std::vector<int> left(cat.size(), 0);
-    auto in_bag = [&](const TileKind& k) {
-      return bag_tile(config, k) || (st.rules_.river && k.river_sides && !has_mark(k, "spring"));
-    };
     if (position.bag) {
       for (const std::string& name : *position.bag) {
         if (!cat.contains(name)) throw PositionError("bag: unknown tile '" + name + "'");
@@ -263,6 +263,18 @@ State State::from_position(const Position& position) {
         ++st.bag_count_[k.id];
       }
   }
+
+  // ---- The turns played and the tiles discarded (B-4): those of the bag neither placed nor left.
+  if (position.turn_number < 0 || position.turn_number > 30000) throw PositionError("turn_number: 0 to 30000 expected");
+  st.turn_.number = int16_t(position.turn_number);
+  int missing = 0;
+  for (const TileKind& k : cat.kinds())
+    if (in_bag(k) && !k.is_start) missing += std::max(0, k.count - used[k.id] - st.bag_count_[k.id]);
+  if (position.discarded < 0) throw PositionError("discarded: 0 or more expected");
+  if (position.discarded > missing)
+    throw PositionError("discarded: at most " + std::to_string(missing) +
+                        ", the tiles of the bag neither placed nor left in it (B-4)");
+  st.turn_.discarded = int16_t(position.discarded);
 
   // ---- Whose turn, and what kind of turn.
   if (position.current_player < 0 || position.current_player >= players)
@@ -376,6 +388,8 @@ Position State::to_position() const {
   p.robber = king_robber_.robber;
   p.extra_turn = turn_.in_extra_turn;
   p.last_placer = turn_.last_placer;
+  p.turn_number = turn_.number;
+  p.discarded = turn_.discarded;
   // turn_.endgame counts the players still to have their endgame turn, this one included.
   p.final_round_left = turn_.phase == Phase::AbbeyChoice && turn_.endgame > 0 ? turn_.endgame : 0;
   // A draw where the turn would have begun with the abbey choice: "take-tile" was chosen.

@@ -97,6 +97,8 @@ class Position(metaclass=_Pybind11Type):
     last_placer: int
     final_round_left: int
     tile_taken: bool
+    turn_number: int
+    discarded: int
     def __init__(
         self,
         *,
@@ -116,6 +118,8 @@ class Position(metaclass=_Pybind11Type):
         last_placer: int = -1,
         final_round_left: int = 0,
         tile_taken: bool = False,
+        turn_number: int = 0,
+        discarded: int = 0,
     ) -> None: ...
 
 class Phase(enum.Enum):

@@ -38,6 +38,8 @@ _POSITION_KEYS = (
     "last_placer",
     "final_round_left",
     "tile_taken",
+    "turn_number",
+    "discarded",
 )
 _RECORD_KEYS = ("format", "config", "position", "actions", "sampled")
 # The start position of a game made from a bare state (an arena's game shown to a Python agent):
@@ -156,7 +158,9 @@ class Game:
         king and robber [their holders, -1 nobody: King & Robber], extra_turn [this turn is an
         extra turn: XX-6, RV-6], last_placer [who placed the last tile; -1: the player before],
         final_round_left [AM-A-5 final_round: players still to have their endgame turn],
-        tile_taken [the turn player chose take-tile (AM-A-1): the position is at the draw].
+        tile_taken [the turn player chose take-tile (AM-A-1): the position is at the draw],
+        turn_number [turns played so far; omitted: 0] and discarded [unplaceable tiles removed
+        so far, B-4: at most the tiles of the bag neither placed nor left; omitted: 0].
         With River II the spring is the first tile. Two figures share a segment only as an
         XX-4 pair. Whether the position is possible is checked in C++; errors raise
         PositionError. Game.position() writes this description for any game.
@@ -194,6 +198,8 @@ class Game:
                 last_placer=described["last_placer"],
                 final_round_left=described["final_round_left"],
                 tile_taken=described["tile_taken"],
+                turn_number=described["turn_number"],
+                discarded=described["discarded"],
             )
         except TypeError as e:  # a value of the wrong type that _normalise_position let through
             raise PositionError(f"position: {e}") from e
@@ -473,8 +479,7 @@ class Game:
         abbey choice): Game.from_position(game.position()) offers the same moves and, with the
         same draws, plays the same rest of the game. Works for every rule mix. At the draw after
         "take-tile" the choice is kept (tile_taken), so the abbey choice does not come again.
-        A position holds no turn number and no count of discarded tiles: the game set up from
-        it counts both from 0 (so do the observation's turn_number and discarded globals).
+        The turn number and the count of discarded tiles are kept too (turn_number, discarded).
         """
         try:
             core = self._state.to_position()
@@ -501,6 +506,8 @@ class Game:
             "last_placer": core.last_placer,
             "final_round_left": core.final_round_left,
             "tile_taken": core.tile_taken,
+            "turn_number": core.turn_number,
+            "discarded": core.discarded,
         }
 
     def analyse(
@@ -703,6 +710,8 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
         raise PositionError("position extra_turn must be true or false")
     players = {key: integer(key, -1) for key in ("king", "robber", "last_placer")}
     final_round_left = integer("final_round_left", 0)
+    turn_number = integer("turn_number", 0)
+    discarded = integer("discarded", 0)
     tile_taken = position.get("tile_taken", False)
     if not isinstance(tile_taken, bool):
         raise PositionError("position tile_taken must be true or false")
@@ -712,7 +721,7 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
     for value in (
         scores
         + abbeys
-        + [current, final_round_left, *players.values()]
+        + [current, final_round_left, turn_number, discarded, *players.values()]
         + [v for row in breakdown for v in row]
         + [e["rotation"] for e in tiles]
         + [e["feature"] for e in figures]
@@ -734,6 +743,8 @@ def _normalise_position(position: Mapping[str, Any]) -> dict[str, Any]:
         "extra_turn": extra_turn,
         "final_round_left": final_round_left,
         "tile_taken": tile_taken,
+        "turn_number": turn_number,
+        "discarded": discarded,
     }
 
 

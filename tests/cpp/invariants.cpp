@@ -209,6 +209,8 @@ void check_position_round_trip(const State& s, Rng& rng, int max_moves) {
     std::vector<Action> legal = original.legal_actions();
     if (legal != copy.legal_actions()) fail("round trip: other legal actions at\n", original.to_string());
     if (original.current_player() != copy.current_player()) fail("round trip: another player to move");
+    if (original.turn_number() != copy.turn_number()) fail("round trip: another turn number");
+    if (original.discarded() != copy.discarded()) fail("round trip: another count of discarded tiles");
     if (original.is_chance() && original.chance_outcomes() != copy.chance_outcomes())
       fail("round trip: other chance outcomes");
     Action a = original.is_chance() ? original.sample_chance() : legal[rng.below(uint32_t(legal.size()))];

@@ -152,23 +152,50 @@ TEST(StateBytes, ManyRandomByteChangesAreRefusedOrHarmless) {
 }
 
 // A position taken at any chance node (a draw: at a turn start, after "take-tile", after a
-// discarded tile) or abbey choice sets up the same node: same phase, player, actions, draws,
-// and the same game from there.
+// discarded tile) or abbey choice sets up the same node: same phase, player, turn number,
+// discarded tiles, actions, draws, and the same game from there.
 TEST(Positions, RoundTripAtEveryChanceNodeOfEveryMix) {
-  int taken = 0;
+  int taken = 0, after_discards = 0;
   for (const Config& config : every_mix()) {
     Rng rng(config.seed);
     play(config, [&](const State& s) {
       if (s.phase() != Phase::Draw && s.phase() != Phase::AbbeyChoice) return;
       Position p = s.to_position();
       taken += p.tile_taken;
+      after_discards += s.discarded() > 0;
       State copy = State::from_position(p);
       ASSERT_EQ(copy.phase(), s.phase()) << phase_name(s.phase()) << " at turn " << s.turn_number();
       ASSERT_EQ(copy.current_player(), s.current_player());
+      ASSERT_EQ(copy.turn_number(), s.turn_number());
+      ASSERT_EQ(copy.discarded(), s.discarded()) << "at turn " << s.turn_number();
       invariants::check_position_round_trip(s, rng, 6);
     });
   }
-  EXPECT_GT(taken, 0);  // the case of the issue: draws after "take-tile" were met
+  EXPECT_GT(taken, 0);           // the case of the issue: draws after "take-tile" were met
+  EXPECT_GT(after_discards, 0);  // and positions after a tile was discarded (B-4)
+}
+
+TEST(Positions, TurnNumberAndDiscardedAreCheckedAndKept) {
+  Position p = State(Config{}).to_position();
+  EXPECT_EQ(p.turn_number, 0);
+  EXPECT_EQ(p.discarded, 0);
+  p.turn_number = 12;
+  EXPECT_EQ(State::from_position(p).turn_number(), 12);
+  p.turn_number = -1;
+  EXPECT_THROW(State::from_position(p), PositionError);
+  p.turn_number = 0;
+  // Every tile of the bag is placed or left in it: none can have been discarded.
+  p.discarded = 1;
+  EXPECT_THROW(State::from_position(p), PositionError);
+  p.discarded = -1;
+  EXPECT_THROW(State::from_position(p), PositionError);
+  // Two tiles neither placed nor in the bag: up to two were discarded.
+  p.bag->pop_back();
+  p.bag->pop_back();
+  p.discarded = 2;
+  EXPECT_EQ(State::from_position(p).discarded(), 2);
+  p.discarded = 3;
+  EXPECT_THROW(State::from_position(p), PositionError);
 }
 
 TEST(Positions, TileTakenOnlyWhereTakeTileIsLegal) {

@@ -47,6 +47,8 @@ Position from_scratch(fuzz::Input& in, const Config& config) {
   p.extra_turn = in.byte() & 1;
   p.last_placer = in.byte() % 8 - 2;
   p.final_round_left = in.byte() % 8 - 1;
+  p.turn_number = in.byte() - 2;
+  p.discarded = in.byte() % 8 - 1;
   return p;
 }
 

@@ -381,6 +381,7 @@ def test_position_round_trip_at_every_draw(rng: random.Random) -> None:
             assert twin.scores == game.scores
             assert twin.bag() == game.bag()
             assert twin.turn_player == game.turn_player
+            assert (twin.turn_number, twin.discarded) == (game.turn_number, game.discarded)
             draw = game.apply_random_chance()
             twin.apply(draw)
             assert twin.legal_actions() == game.legal_actions()
@@ -426,6 +427,23 @@ def test_position_continues_like_the_game(expansions: list[str]) -> None:
     assert twin.is_terminal
     assert (twin.scores, twin.tiles, twin.figures) == (game.scores, game.tiles, game.figures)
     assert twin.breakdown() == game.breakdown()
+
+
+def test_a_position_without_turn_number_or_discarded_counts_from_0() -> None:
+    """Positions written before they held the turn number and the discarded count still load."""
+    game = Game(players=2, seed=4)
+    rng = random.Random(4)
+    while game.turn_number < 10 or game.phase != "draw":
+        if game.is_chance:
+            game.apply_random_chance()
+        else:
+            game.apply(rng.choice(game.legal_actions()))
+    position = game.position()
+    assert position["turn_number"] == game.turn_number > 0
+    old = {k: v for k, v in position.items() if k not in ("turn_number", "discarded")}
+    twin = Game.from_position(old)
+    assert (twin.turn_number, twin.discarded) == (0, 0)
+    assert twin.legal_actions() == game.legal_actions()
 
 
 def test_position_is_only_taken_at_a_draw() -> None:

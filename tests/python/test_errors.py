@@ -357,6 +357,12 @@ BASE_POSITION = {
         ({"bag": "base.E"}, PositionError, "bag must be a list"),
         ({"current_player": 2}, PositionError, "no such player"),
         ({"current_player": None}, PositionError, "current_player must be an int"),
+        ({"turn_number": -1}, PositionError, "turn_number: 0 to 30000 expected"),
+        ({"turn_number": 1.5}, PositionError, "turn_number must be an int"),
+        ({"discarded": -1}, PositionError, "discarded: 0 or more expected"),
+        ({"discarded": True}, PositionError, "discarded must be an int"),
+        # The bag omitted holds every tile not placed: none can have been discarded.
+        ({"bag": None, "discarded": 1}, PositionError, "discarded: at most 0, the tiles of the bag neither"),
         ({"moves": []}, PositionError, "unknown key"),
         ({"seed": 1.5}, PositionError, "seed must be an int"),  # found by the Atheris fuzzer
         ({"players": "2"}, PositionError, "players must be an int"),
