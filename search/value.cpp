@@ -493,7 +493,10 @@ void layer(const float* w, const float* bias, const float* x, int inputs, int ro
 // The hidden layers of the shipped networks are 32 wide: a fixed width keeps the 32 sums in
 // registers. Where the CPU has AVX2 a second copy runs 8 floats a step (chosen once, at load).
 // Both sum in the same order without fused multiply-adds, so they give the same bits as layer().
-#if defined(__x86_64__) && defined(__linux__) && !defined(__clang__)
+// Not under the sanitizers: their runtimes are not ready when the loader picks the copy (a
+// ThreadSanitizer build crashes at start).
+#if defined(__x86_64__) && defined(__linux__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__) && \
+    !defined(__SANITIZE_ADDRESS__)
 [[gnu::target_clones("avx2", "default")]]
 #endif
 void layer32(const float* w, const float* bias, const float* x, int inputs, float* out) {
