@@ -303,6 +303,12 @@ void report_many(benchmark::State& bench, uint64_t iterations, uint64_t calls, u
   bench.counters["calls"] = double(calls) / double(bench.iterations());
 }
 
+// Both ways over the same cases: 64 games, batch 4 or 1, with or without the network.
+void many_args(benchmark::internal::Benchmark* b) {
+  b->Args({64, 4, 1})->Args({64, 1, 1})->Args({64, 4, 0})->Args({64, 1, 0});
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
 void BM_SearchMany(benchmark::State& bench) {
   const std::vector<State> states = many_positions(int(bench.range(0)));
   const MctsConfig config = many_config(int(bench.range(1)), bench.range(2) != 0);
@@ -322,13 +328,7 @@ void BM_SearchMany(benchmark::State& bench) {
   }
   report_many(bench, iterations, calls, leaves);
 }
-BENCHMARK(BM_SearchMany)
-    ->Args({64, 4, 1})
-    ->Args({64, 1, 1})
-    ->Args({64, 4, 0})
-    ->Args({64, 1, 0})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_SearchMany)->Apply(many_args);
 
 void BM_SearchOneByOne(benchmark::State& bench) {
   const std::vector<State> states = many_positions(int(bench.range(0)));
@@ -345,13 +345,7 @@ void BM_SearchOneByOne(benchmark::State& bench) {
   }
   report_many(bench, iterations, calls, leaves);
 }
-BENCHMARK(BM_SearchOneByOne)
-    ->Args({64, 4, 1})
-    ->Args({64, 1, 1})
-    ->Args({64, 4, 0})
-    ->Args({64, 1, 0})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_SearchOneByOne)->Apply(many_args);
 
 void BM_ValueEvaluate(benchmark::State& bench) {
   const State s = position_at(36);
