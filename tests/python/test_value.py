@@ -22,9 +22,11 @@ from carcassonne.learn.value import (
     ValueMLP,
     evaluate_held,
     export,
+    final_margins,
     fit,
     load_value_samples,
     mix_name,
+    scores_with_margins,
 )
 from carcassonne.learn.value_loop import ValueLoopConfig, gate_passed, run, seat_elo
 from carcassonne.rl.trajectories import write_trajectories
@@ -156,6 +158,47 @@ def test_search_targets_mix_the_result_with_the_searchs_root_estimates(tmp_path:
     assert all(full.gain[2][i] == pytest.approx(plain.gain[2][i]) for i in after)
     with pytest.raises(SearchError, match="search_weight"):
         load_value_samples([path], search_weight=1.5)
+
+
+def test_scores_with_margins_give_back_consistent_margins_and_keep_the_total() -> None:
+    final = np.array([100.0, 80.0, 60.0, 55.0])
+    consistent = np.array([12.0, -12.0, -30.0, -41.0])  # seat 0 leads seat 1 by 12
+    scores = scores_with_margins(consistent, float(final.sum()))
+    assert final_margins(scores) == pytest.approx(consistent)
+    assert scores.sum() == pytest.approx(final.sum())
+    # Estimates that do not fit: the leader's lead (+10) and the runner-up's gap (-14) split evenly.
+    scores = scores_with_margins(np.array([10.0, -14.0, -30.0]), 240.0)
+    assert final_margins(scores) == pytest.approx([12.0, -12.0, -28.0])
+    assert scores.sum() == pytest.approx(240.0)
+    # With 2 players: each score moves by half the change of the margins (the 2-player recipe).
+    two = np.array([90.0, 70.0])
+    searched = np.array([-6.0, 6.0])
+    moved = two + (searched - final_margins(two)) / 2
+    assert scores_with_margins(searched, 160.0) == pytest.approx(moved)
+
+
+def test_search_targets_with_more_players_have_the_searched_margins_and_the_games_total(
+    tmp_path: Path,
+) -> None:
+    path = write_trajectories(
+        tmp_path / "three.npz", players=3, agents=("mcts:iters=40",) * 3, deals=1, seed=7, progress=False
+    )
+    data = np.load(path)
+    plain = load_value_samples([path])
+    full = load_value_samples([path], search_weight=1.0)
+    reward = data["search_reward"]
+    end = int(data["game_start"][1])
+    final = data["scores"][0].astype(float)
+    searched = [i for i in range(end) if not np.isnan(reward[i]).any()]
+    assert len(searched) > 20
+    for i in searched:
+        now = final - plain.gain[3][i] * 50
+        targets = now + full.gain[3][i] * 50
+        expected = scores_with_margins(
+            40 * np.arctanh(np.clip(2 * reward[i] - 1, -0.999, 0.999)), final.sum()
+        )
+        assert targets == pytest.approx(expected, abs=1e-3)
+        assert targets.sum() == pytest.approx(final.sum(), abs=1e-3)  # no drift of the total
 
 
 def test_fit_learns_something(trajectories: Path) -> None:
