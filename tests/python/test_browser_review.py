@@ -181,10 +181,10 @@ def test_a_friends_move_is_played_back_framed_in_their_colour_and_logged_in_word
     # status tells whose turn it is, not the playback.
     ended = browser.execute_async_script(
         "const done = arguments[arguments.length - 1];"
-        "const modules = [import('/static/js/main.js'), import('/static/js/animate.js')];"
-        "Promise.all(modules).then(([main, anim]) => {"
+        "const modules = [import('/static/js/actions.js'), import('/static/js/animate.js')];"
+        "Promise.all(modules).then(([{ actions }, anim]) => {"
         " if (!anim.playing()) { done(null); return; }"
-        " main.setGame(page.game); anim.finish();"
+        " actions.setGame(page.game); anim.finish();"
         " done(document.getElementById('status').textContent); });"
     )
     assert ended is not None, "the playback was still running"

@@ -61,6 +61,13 @@ def test_a_new_game_waits_for_the_human_with_the_drawn_tile_and_its_placements(c
     game = Game(players=2, seed=3)
     game.apply_random_chance()
     assert sorted(every_legal_action(state)) == sorted(a.text for a in game.legal_actions())
+    # Each legal cell says where it is in words, for the page's screen-reader names.
+    where = {(cell["x"], cell["y"]): cell["where"] for cell in state["legal"]["placements"]}
+    assert where == {
+        (-1, 0): "1 left of the start tile",
+        (1, 0): "1 right of the start tile",
+        (0, 1): "1 down of the start tile",
+    }
 
 
 def test_a_human_move_gets_the_bots_reply_and_the_log_shows_both(client: TestClient) -> None:

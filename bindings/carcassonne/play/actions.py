@@ -54,10 +54,12 @@ def label(text: str, phase: str, count: str | None = None) -> str:
 
 
 def grouped_actions(game: Game) -> dict[str, Any]:
-    """{"placements": [{x, y, rotations: {r: action}}], "figures": [{action, kind, feature_type,
-    feature, x, y}], "barns": [{action, corner, x, y}], "cells": [{action, what, x, y}],
-    "choices": [{action, label}], "every": [{action, label}] (each legal action once more, for the
-    page's full list)} for the node's decision; empty groups at a draw or the end."""
+    """{"placements": [{x, y, where, rotations: {r: action}}], "figures": [{action, kind,
+    feature_type, feature, x, y, where}], "barns": [{action, corner, x, y}], "cells": [{action,
+    what, x, y, where}], "choices": [{action, label}], "every": [{action, label}] (each legal
+    action once more, for the page's full list)} for the node's decision; empty groups at a draw
+    or the end. `where`: the cell in words from the start tile ("2 right, 1 up of the start
+    tile"), for the page's screen-reader names."""
     groups: dict[str, Any] = {
         name: [] for name in ("placements", "figures", "barns", "cells", "choices", "every")
     }
@@ -65,33 +67,46 @@ def grouped_actions(game: Game) -> dict[str, Any]:
         return groups
     phase = game.phase
     last = game.tiles[-1] if game.tiles else {"x": 0, "y": 0}
+    origin = (game.tiles[0]["x"], game.tiles[0]["y"]) if game.tiles else (0, 0)
     cells: dict[tuple[int, int], dict[str, Any]] = {}
     for action in game.legal_actions():
         text = action.text
         groups["every"].append({"action": text, "label": label(text, phase, game.count)})
         if m := PLACE.match(text):
             x, y, r = int(m[1]), int(m[2]), int(m[3])
-            cell = cells.setdefault((x, y), {"x": x, "y": y, "rotations": {}})
-            cell["rotations"][r] = text
+            if (x, y) not in cells:
+                cells[x, y] = {"x": x, "y": y, "where": relative(x, y, origin), "rotations": {}}
+            cells[x, y]["rotations"][r] = text
         elif m := FIGURE.match(text):
             x, y = (int(m[4]), int(m[5])) if m[4] else (last["x"], last["y"])
             groups["figures"].append(
-                {"action": text, "kind": m[1], "feature_type": m[2], "feature": int(m[3]), "x": x, "y": y}
+                {
+                    "action": text,
+                    "kind": m[1],
+                    "feature_type": m[2],
+                    "feature": int(m[3]),
+                    "x": x,
+                    "y": y,
+                    "where": relative(x, y, origin),
+                }
             )
         elif m := BARN.match(text):
             groups["barns"].append({"action": text, "corner": m[1], "x": last["x"], "y": last["y"]})
         elif m := CELL_CHOICE.match(text):
-            groups["cells"].append({"action": text, "what": m[1], "x": int(m[2]), "y": int(m[3])})
+            x, y = int(m[2]), int(m[3])
+            where = relative(x, y, origin)
+            groups["cells"].append({"action": text, "what": m[1], "x": x, "y": y, "where": where})
         else:
             groups["choices"].append({"action": text, "label": label(text, phase, game.count)})
     groups["placements"] = list(cells.values())
     return groups
 
 
+# What the player is asked, in words for any screen: the page adds how (mouse, finger or keyboard).
 PROMPTS = {
-    "abbey_choice": "click a highlighted hole to place your abbey there, or draw a tile",
-    "place_tile": "place the tile: pick a highlighted cell, turn it (R, wheel), click it again to place",
-    "arrow_choice": "several arrows would activate: click the highlighted tile whose arrow does",
+    "abbey_choice": "pick a highlighted hole to place your abbey there, or draw a tile",
+    "place_tile": "place the tile",
+    "arrow_choice": "several arrows would activate: pick the highlighted tile whose arrow does",
     "place_figure": "place a figure on a marked spot, or no figure",
     "city_move": "a feature is about to score: you may move a figure from the City onto it",
     "wagon_move": "your wagon's feature scored: move the wagon on, or take it back",

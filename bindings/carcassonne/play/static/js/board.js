@@ -1,9 +1,8 @@
 // The board: tiles, figures, the City's quarters, legal cells and figure spots, the ghost of the
-// tile being placed, hint marks; and pan, zoom, rotate and coordinates.
+// tile being placed, hint marks; pan, zoom, rotate and coordinates; and play by keyboard.
 import { TILE, page, $, svgElement, shown, featureSpot, FIGURE_LETTERS, CORNERS, tileUse, figureKey } from "./common.js";
 import { playing, finish, outlineFeature } from "./animate.js";
-import { renderTurn } from "./panels.js";
-import { play, render } from "./main.js";
+import { actions } from "./actions.js";
 
 let hovered = null;  // the legal cell under the pointer, for the ghost preview
 
@@ -108,17 +107,17 @@ function renderTargets() {
   const legal = game.legal;
   if (game.city) addQuarterSpots(spots);
   for (const cell of legal.placements) {
-    const rect = svgElement("rect", { x: cell.x * TILE + 3, y: cell.y * TILE + 3, width: TILE - 6, height: TILE - 6, rx: 6, class: "target", "data-cell": `${cell.x},${cell.y}` }, targets);
-    if (page.selected && page.selected.x === cell.x && page.selected.y === cell.y) rect.classList.add("selected");
+    const rect = svgElement("rect", { x: cell.x * TILE + 3, y: cell.y * TILE + 3, width: TILE - 6, height: TILE - 6, rx: 6, class: "target", "data-cell": `${cell.x},${cell.y}`, ...stopAttributes(`Place the tile ${cell.where}`) }, targets);
     rect.addEventListener("click", () => selectCell(cell));
     rect.addEventListener("mouseenter", () => previewCell(cell));
     rect.addEventListener("mouseleave", () => previewCell(null));
   }
   for (const choice of legal.cells) {
     if (choice.what === "abbey") tileUse("abbey-mayor.A", choice.x, choice.y, 0, targets, "ghost");
-    const rect = svgElement("rect", { x: choice.x * TILE + 4, y: choice.y * TILE + 4, width: TILE - 8, height: TILE - 8, rx: 8, class: "cell-choice", "data-action": choice.action }, targets);
-    svgElement("title", {}, rect).textContent = choice.action;
-    rect.addEventListener("click", () => play(choice.action));
+    const words = choice.what === "abbey" ? `Place the abbey ${choice.where}` : `Use the arrow of the tile ${choice.where}`;
+    const rect = svgElement("rect", { x: choice.x * TILE + 4, y: choice.y * TILE + 4, width: TILE - 8, height: TILE - 8, rx: 8, class: "cell-choice", "data-action": choice.action, ...stopAttributes(words) }, targets);
+    svgElement("title", {}, rect).textContent = words;
+    rect.addEventListener("click", () => actions.play(choice.action));
   }
   const used = new Map();
   const newTile = game.tiles[game.tiles.length - 1] || { x: 0, y: 0 };
@@ -128,15 +127,164 @@ function renderTargets() {
     const stack = used.get(key) || 0;  // a meeple, a mayor and a wagon may share a feature
     used.set(key, stack + 1);
     x += stack * 18;
-    const spot = addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, `${f.kind} on the ${f.feature_type}`, [f.x, f.y, f.feature], f.feature_type);
     // Away from the new tile (an arrow's "place anywhere"): smaller and fainter until pointed
     // at, so that the board stays readable under them.
-    if (f.x !== newTile.x || f.y !== newTile.y) spot.classList.add("remote");
+    const remote = f.x !== newTile.x || f.y !== newTile.y;
+    const words = `${f.kind} on the ${f.feature_type}, ${sideOfTile(x, y, f.x, f.y)}${remote ? `, on the tile ${f.where}` : ""}`;
+    const spot = addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, words, [f.x, f.y, f.feature], f.feature_type);
+    if (remote) spot.classList.add("remote");
   }
   for (const b of legal.barns) {
     const [cx, cy] = CORNERS[b.corner];
     addSpot(spots, b.x * TILE + cx, b.y * TILE + cy, "B", b.action, `barn on the ${b.corner} corner`, null, "field");
   }
+  markSelected();
+}
+
+// The attributes of a candidate on the board (a legal cell, a cell choice, a figure spot): a
+// button named in words, reached from the board's one Tab stop with the arrow keys.
+function stopAttributes(name) {
+  return { role: "button", tabindex: "-1", "aria-label": name };
+}
+
+const STOPS = ".target, .cell-choice, .spot";
+
+function boardStops() {
+  return [...$("board").querySelectorAll(STOPS)];
+}
+
+function stopKey(element) {
+  return element.dataset.action || element.dataset.cell;
+}
+
+// Where on its tile a spot lies, in words: "north side", "in the middle" (spots of two roads of
+// one tile would otherwise have the same name).
+const SIDES = ["east", "south-east", "south", "south-west", "west", "north-west", "north", "north-east"];
+
+function sideOfTile(x, y, cellX, cellY) {
+  const [dx, dy] = [x - (cellX + 0.5) * TILE, y - (cellY + 0.5) * TILE];
+  if (Math.hypot(dx, dy) < 15) return "in the middle";
+  return `${SIDES[(Math.round(Math.atan2(dy, dx) / (Math.PI / 4)) + 8) % 8]} side`;
+}
+
+// The selected cell is marked (and the board's Tab stop, unless the keyboard is elsewhere on it).
+function markSelected() {
+  const key = page.selected ? `${page.selected.x},${page.selected.y}` : null;
+  let marked = null;
+  for (const rect of $("layer-targets").querySelectorAll(".target")) {
+    const selected = rect.dataset.cell === key;
+    rect.classList.toggle("selected", selected);
+    if (selected) marked = rect;
+  }
+  const stops = boardStops();
+  if (!stops.some((s) => s === document.activeElement)) makeTabStop(marked || stops[0]);
+}
+
+// The board's one Tab stop; the arrow keys reach the others.
+function makeTabStop(element) {
+  for (const other of boardStops()) other.setAttribute("tabindex", other === element ? "0" : "-1");
+}
+
+// What has the keyboard's focus before a redraw, to keep it after (keepFocus).
+export function focusBefore() {
+  const active = document.activeElement;
+  if (!active || active === document.body) return null;
+  return { key: active.matches(STOPS) ? stopKey(active) : null };
+}
+
+// After a redraw took away the element the keyboard was on (a move made, a new state shown), or
+// while it rests on the board itself: the same candidate drawn anew, else the board's Tab stop,
+// else the turn's first choice, else the board; so that Tab and the arrow keys go on from there.
+export function keepFocus(before) {
+  if (!before) return;
+  const active = document.activeElement;
+  const lost = !active || active === document.body || active.disabled;
+  if (!lost && active !== $("board")) return;
+  const stops = boardStops();
+  const target = stops.find((s) => before.key && stopKey(s) === before.key) ||
+    stops.find((s) => s.getAttribute("tabindex") === "0") || $("choices").querySelector("button") || $("board");
+  if (target !== active) target.focus({ preventScroll: true });
+}
+
+// The stop nearest `from` in the direction [dx, dy] (screen pixels), preferring the ones in line.
+function nearestStop(from, [dx, dy]) {
+  const centre = (e) => {
+    const box = e.getBoundingClientRect();
+    return [box.left + box.width / 2, box.top + box.height / 2];
+  };
+  const [x0, y0] = centre(from);
+  let best = null, bestScore = Infinity;
+  for (const stop of boardStops()) {
+    const [x, y] = centre(stop);
+    const along = (x - x0) * dx + (y - y0) * dy;
+    if (stop === from || along < 1) continue;
+    const score = along + 2 * Math.abs((x - x0) * dy - (y - y0) * dx);
+    if (score < bestScore) [best, bestScore] = [stop, score];
+  }
+  return best;
+}
+
+// Pans the board so that a stop the keyboard moved to is in view.
+function showStop(element) {
+  const box = $("board").getBoundingClientRect();
+  const r = element.getBoundingClientRect();
+  if (r.left >= box.left && r.right <= box.right && r.top >= box.top && r.bottom <= box.bottom) return;
+  page.view.x += box.left + box.width / 2 - (r.left + r.width / 2);
+  page.view.y += box.top + box.height / 2 - (r.top + r.height / 2);
+  applyView();
+}
+
+function placementAt(element) {
+  return page.game.legal.placements.find((c) => `${c.x},${c.y}` === element.dataset.cell);
+}
+
+// Enter (or Space) on a stop: a cell places the tile there as it is turned; a spot or a cell
+// choice is played.
+function activate(element) {
+  if (!element.matches(".target")) {
+    actions.play(element.dataset.action);
+    return;
+  }
+  const cell = placementAt(element);
+  if (!page.selected || page.selected.x !== cell.x || page.selected.y !== cell.y) selectCell(cell, false);
+  placeSelected();
+}
+
+const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
+function setUpKeyboardPlay(board) {
+  board.addEventListener("focusin", (event) => {
+    if (!event.target.matches(STOPS)) return;
+    makeTabStop(event.target);
+    showStop(event.target);
+  });
+  board.addEventListener("keydown", (event) => {
+    const step = ARROWS[event.key];
+    if (event.target === board && step) {  // nothing to choose on the board: the keys pan it
+      event.preventDefault();
+      page.view.x -= 60 * step[0];
+      page.view.y -= 60 * step[1];
+      applyView();
+      return;
+    }
+    if (!event.target.matches(STOPS)) return;
+    if (step) {
+      event.preventDefault();
+      const next = nearestStop(event.target, step);
+      if (!next) return;
+      next.focus();
+      if (next.matches(".target")) selectCell(placementAt(next), false);
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      event.stopPropagation();  // not the page's own Enter too
+      activate(event.target);
+    }
+  });
+}
+
+// Tells a screen reader what the keyboard just changed on the board (the chosen cell, its turn).
+function announce(text) {
+  $("board-news").textContent = text;
 }
 
 // A clickable figure spot; `part` ([x, y, feature]) is outlined while the pointer is on it, so
@@ -152,18 +300,22 @@ export const SPOT_SHAPES = {
 };
 
 function addSpot(layer, x, y, text, action, title, part = null, featureKind = "other") {
-  const group = svgElement("g", { class: `spot spot-${featureKind}`, transform: `translate(${x},${y})`, "data-action": action }, layer);
+  const group = svgElement("g", { class: `spot spot-${featureKind}`, transform: `translate(${x},${y})`, "data-action": action, ...stopAttributes(title) }, layer);
   const grown = svgElement("g", { class: "grow" }, group);
   (SPOT_SHAPES[featureKind] || SPOT_SHAPES.other)(grown).classList.add("spot-shape");
   svgElement("text", { y: 4 }, grown).textContent = text;
   svgElement("title", {}, group).textContent = title;
   group.addEventListener("click", (event) => {
     event.stopPropagation();
-    play(action);
+    actions.play(action);
   });
   if (part) {
-    group.addEventListener("mouseenter", () => outlineFeature($("layer-hover"), [part], page.options.colours[page.game.current_player], "hovered"));
-    group.addEventListener("mouseleave", () => $("layer-hover").replaceChildren());
+    const outline = () => outlineFeature($("layer-hover"), [part], page.options.colours[page.game.current_player], "hovered");
+    const clear = () => $("layer-hover").replaceChildren();
+    group.addEventListener("mouseenter", outline);
+    group.addEventListener("mouseleave", clear);
+    group.addEventListener("focus", outline);
+    group.addEventListener("blur", clear);
   }
   return group;
 }
@@ -194,15 +346,18 @@ function renderGhost() {
   }
 }
 
-function selectCell(cell) {
+// A click on a cell selects it, a second click places the tile (`placeIfSelected`); the arrow
+// keys only select.
+function selectCell(cell, placeIfSelected = true) {
   if (page.selected && page.selected.x === cell.x && page.selected.y === cell.y) {
-    placeSelected();
+    if (placeIfSelected) placeSelected();
     return;
   }
   page.selected = { ...cell, rotation: rotationFor(cell) };
-  renderTargets();
+  markSelected();
   renderGhost();
-  renderTurn();
+  actions.renderTurn();
+  announce(`${cell.where}, turned ${90 * page.selected.rotation}°`);
 }
 
 export function rotate(step = 1) {
@@ -214,14 +369,15 @@ export function rotate(step = 1) {
     const index = legal.indexOf(page.selected.rotation);
     page.selected.rotation = legal[(index + (step > 0 ? 1 : legal.length - 1)) % legal.length];
     page.rotation = page.selected.rotation;
+    announce(`turned ${90 * page.selected.rotation}°`);
   }
   renderGhost();
-  renderTurn();
+  actions.renderTurn();
 }
 
 export function placeSelected() {
   if (!page.selected) return;
-  play(page.selected.rotations[page.selected.rotation]);
+  actions.play(page.selected.rotations[page.selected.rotation]);
 }
 
 // Draws the hinted moves on the board: a numbered frame on a placement's cell or around a spot.
@@ -375,6 +531,7 @@ function boardCell(event) {
 
 export function setUpBoardControls() {
   const board = $("board");
+  setUpKeyboardPlay(board);
   let drag = null;
   const fingers = new Map();  // pointer id -> [x, y]: two of them pinch to zoom
   let pinch = null;
@@ -443,11 +600,17 @@ export function setUpBoardControls() {
       finish();
       return;
     }
-    if (event.key === "r" || event.key === "R") rotate(event.shiftKey ? -1 : 1);
-    if (event.key === "Enter") placeSelected();
+    if (event.key === "r" || event.key === "R") {
+      // R on a legal cell the keyboard is on turns the tile there.
+      const cell = event.target.matches(".target") && placementAt(event.target);
+      if (cell) selectCell(cell, false);
+      rotate(event.shiftKey ? -1 : 1);
+    }
+    // Enter elsewhere belongs to the button or link it is pressed on.
+    if (event.key === "Enter" && (event.target === document.body || event.target === board)) placeSelected();
     if (event.key === "Escape" && page.selected) {
       page.selected = null;
-      render();
+      actions.render();
     }
   });
   $("zoom-in").addEventListener("click", () => zoom(1.25));

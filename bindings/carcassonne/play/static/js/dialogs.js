@@ -1,6 +1,6 @@
 // The new-game dialog: seats, expansions, variants, seed, and the saved games to continue.
 import { page, $, api, COLOUR_NAMES, swatch, escapeHtml } from "./common.js";
-import { setGame, created } from "./main.js";
+import { actions } from "./actions.js";
 
 // What the dialog says for the engine's names (the names stay the values sent).
 const EXPANSIONS = {
@@ -79,7 +79,7 @@ export function setUpNewGameDialog() {
       const game = await api("POST", "/api/games", { seats, expansions, variants, ...seed });
       $("new-game-dialog").close();
       $("new-game-error").textContent = "";
-      created(game);
+      actions.created(game);
     } catch (error) {
       $("new-game-error").textContent = error.message;
     }
@@ -124,7 +124,7 @@ async function renderSavedGames() {
     open.disabled = Boolean(game.damaged);
     open.addEventListener("click", async () => {
       try {
-        setGame(await api("GET", `/api/games/${game.id}`), true);
+        actions.setGame(await api("GET", `/api/games/${game.id}`), true);
         $("new-game-dialog").close();
       } catch (error) {
         $("new-game-error").textContent = error.message;
@@ -160,8 +160,8 @@ function renderSeats() {
     const chosen = old[p] || (p === 0 ? "human" : "easy");
     const kinds = { human: "a person at this screen", remote: "a friend, by invite link", easy: "computer, easy", medium: "computer, medium", hard: "computer, hard" };
     row.innerHTML = `<span class="swatch" style="background:${page.options.colours[p]}"></span>${COLOUR_NAMES[p]}
-      <select data-seat="${p}">${Object.entries(kinds).map(([k, text]) => `<option value="${k}" ${k === chosen ? "selected" : ""}>${text}</option>`).join("")}</select>
-      <input class="seat-name" maxlength="24" placeholder="name (optional)" title="The name the players see for this seat; a friend may change their own">
+      <select data-seat="${p}" aria-label="Who plays ${COLOUR_NAMES[p]}">${Object.entries(kinds).map(([k, text]) => `<option value="${k}" ${k === chosen ? "selected" : ""}>${text}</option>`).join("")}</select>
+      <input class="seat-name" aria-label="${COLOUR_NAMES[p]}'s name" maxlength="24" placeholder="name (optional)" title="The name the players see for this seat; a friend may change their own">
       <label>s/move <input class="seat-time" type="number" min="0.1" max="60" step="0.1" value="2" style="width:4em"></label>`;
     row.querySelector(".seat-name").value = oldNames[p] || "";
     list.appendChild(row);

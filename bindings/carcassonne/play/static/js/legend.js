@@ -5,11 +5,11 @@ import { page, $ } from "./common.js";
 // An inline SVG of one symbol, drawn around (0, 0) in a box of `size` board units.
 function icon(inner, size = 34) {
   const h = size / 2;
-  return `<svg class="legend-icon" viewBox="${-h} ${-h} ${size} ${size}" width="36" height="36">${inner}</svg>`;
+  return `<svg class="legend-icon" aria-hidden="true" viewBox="${-h} ${-h} ${size} ${size}" width="36" height="36">${inner}</svg>`;
 }
 
 function tileIcon(kind) {
-  return `<svg class="legend-icon" viewBox="0 0 100 100" width="36" height="36"><use href="#tile-${kind}"/></svg>`;
+  return `<svg class="legend-icon" aria-hidden="true" viewBox="0 0 100 100" width="36" height="36"><use href="#tile-${kind}"/></svg>`;
 }
 
 function spot(shape, letter = "") {
@@ -52,9 +52,14 @@ export function renderLegend() {
   if (has("anniv20") || has("river2")) {
     for (const [kind, text] of [["meeple-beside", "meeple beside: a meeple next to one of yours"], ["place-anywhere", "place anywhere: a meeple on any open feature"], ["extra-turn", "extra turn: play once more"]]) {
       const arrow = page.options.arrows[kind];
-      if (arrow) parts.push(row(`<svg class="legend-icon" viewBox="30 0 40 40" width="36" height="36">${arrow}</svg>`, `arrow, ${text}`));
+      if (arrow) parts.push(row(`<svg class="legend-icon" aria-hidden="true" viewBox="30 0 40 40" width="36" height="36">${arrow}</svg>`, `arrow, ${text}`));
     }
   }
+  parts.push("<h3>Keyboard</h3>");
+  parts.push(`<ul class="rules">
+    <li>Tab to the board; the arrow keys go from one legal cell (or figure spot) to the next.</li>
+    <li>R turns the tile (Shift+R back), Enter places it or puts the figure on the spot, Escape lets go of the cell.</li>
+  </ul>`);
   parts.push("<h3>Scoring in short</h3>");
   parts.push(`<ul class="rules">
     <li>A finished road: 1 point a tile. A finished city: 2 a tile and 2 a pennant. A finished monastery: 9.</li>

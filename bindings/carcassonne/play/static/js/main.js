@@ -1,9 +1,10 @@
 // The play page: draws the board from the server's tile drawings (/api/tiles) and the game state
 // (/api/games/{id}), and sends the human's choices as action texts. All rules live in the engine:
 // the page only offers what the server lists as legal. Modules: common, board, panels, dialogs,
-// friends (invite links and the event stream), animate, final, legend.
+// friends (invite links and the event stream), animate, final, legend, review; they reach back
+// here only through actions.js, which start() fills in.
 import { POLL_MS, IDLE_POLL_MS, page, $, svgElement, api, showStatus, seatName, playerName, keepToken, tokenFor, older, withFriends } from "./common.js";
-import { forgetHover, renderBoard, rotate, placeSelected, fitView, allVisible, setUpBoardControls, zoomForFingers } from "./board.js";
+import { forgetHover, renderBoard, rotate, placeSelected, fitView, allVisible, setUpBoardControls, zoomForFingers, focusBefore, keepFocus } from "./board.js";
 import { renderTurn, renderScores, renderCity, renderBag, renderLog, showEndSummary, askHint } from "./panels.js";
 import { setUpNewGameDialog, openNewGameDialog } from "./dialogs.js";
 import { playBack, playing, finish, SPEEDS } from "./animate.js";
@@ -11,8 +12,10 @@ import { renderFinalLog, setUpFinalScoring, forgetFinalItem } from "./final.js";
 import { setUpLegend } from "./legend.js";
 import { followEvents, eventsLive, openInvites, showInvites, setUpNameDialog, openNameDialog } from "./friends.js";
 import { openReview, closeReview, forgetReview, setUpReview } from "./review.js";
+import { actions } from "./actions.js";
 
 async function start() {
+  Object.assign(actions, { play, render, setGame, created, replayTo, renderTurn });
   [page.options, page.tiles] = await Promise.all([api("GET", "/api/options"), api("GET", "/api/tiles")]);
   const defs = $("tile-defs");
   for (const [kind, tile] of Object.entries(page.tiles)) {
@@ -66,13 +69,13 @@ async function openFromAddress() {
 
 // A game this browser just created or loaded: with remote seats, it keeps the creator's token
 // and shows the invite links to send.
-export function created(game) {
+function created(game) {
   if (game.host_token) keepToken(game.id, game.host_token);
   setGame(game, true);
   if (game.invites && game.invites.length) showInvites(game.id, game.invites);
 }
 
-export function setGame(game, fit = false) {
+function setGame(game, fit = false) {
   // An answer sent before the state shown (or waiting to be shown) but arriving after it.
   const latest = page.pending || page.game;
   if (latest && latest.id === game.id && older(game, latest)) return;
@@ -203,7 +206,7 @@ async function poll() {
   }
 }
 
-export async function play(action) {
+async function play(action) {
   if (page.busy) return;
   finish();
   page.busy = true;
@@ -223,8 +226,9 @@ export async function play(action) {
   }
 }
 
-export function render() {
+function render() {
   const game = page.game;
+  const focus = focusBefore();
   renderBoard();
   renderTurn();
   renderScores();
@@ -246,6 +250,7 @@ export function render() {
   $("review-open").hidden = !game.terminal;
   $("replay-label").textContent = page.replay ? `move ${page.replay.moves} of ${game.moves}` : "";
   renderStatus();
+  keepFocus(focus);
 }
 
 // An undo request of a friends' game: the people asked answer it here; everyone sees it.
@@ -339,7 +344,7 @@ function renderStatus() {
 
 // Shows the board after the first `moves` moves; at the last move, the game itself again.
 // Quick clicks each step from the move last asked for, not from the last one shown.
-export async function replayTo(moves) {
+async function replayTo(moves) {
   finish();  // a playback of today's moves does not belong on an earlier board
   const game = page.game;
   moves = Math.max(0, Math.min(moves, game.moves));

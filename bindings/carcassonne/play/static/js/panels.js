@@ -2,17 +2,28 @@
 // end summary and hints.
 import { page, $, svgElement, api, seatHtml, playerName, escapeHtml, swatch, signed, withFriends } from "./common.js";
 import { renderHints } from "./board.js";
-import { play } from "./main.js";
+import { actions } from "./actions.js";
+
+// How to place the tile, with what the screen has: a finger, or a mouse and keyboard.
+const PLACING_HOW = {
+  finger: "tap a highlighted cell, turn the tile with Rotate ⟳, then tap the cell again (or Place here)",
+  mouse: "click a highlighted cell (or Tab to the board, arrow keys to move), turn it with R, the wheel " +
+    "or Rotate, then click it again (or Enter)",
+};
 
 export function renderTurn() {
   const game = page.game;
   const prompt = $("prompt");
   const drawnSvg = $("drawn-tile");
   drawnSvg.replaceChildren();
+  drawnSvg.setAttribute("aria-label", "No tile drawn");
   const placing = game.your_turn && game.phase === "place_tile" && !page.replay;
   if (page.replay) prompt.textContent = "Replaying an earlier move: press Now (in Moves) to go on playing.";
   else if (game.terminal) prompt.textContent = "The game is over.";
-  else if (game.your_turn) prompt.innerHTML = `${swatch(game.current_player)}<b>${seatHtml(game.current_player)}</b>: ${game.prompt}`;
+  else if (game.your_turn) {
+    const how = placing ? `: ${PLACING_HOW[matchMedia("(pointer: coarse)").matches ? "finger" : "mouse"]}` : "";
+    prompt.innerHTML = `${swatch(game.current_player)}<b>${seatHtml(game.current_player)}</b>: ${game.prompt}${how}`;
+  }
   else if (game.human_to_move) prompt.innerHTML = `${swatch(game.current_player)}${seatHtml(game.current_player)} is to play…`;
   else prompt.innerHTML = `${swatch(game.current_player)}${seatHtml(game.current_player)} is thinking…`;
   if (game.drawn_tile && !game.terminal) {
@@ -20,7 +31,9 @@ export function renderTurn() {
     const rotation = placing ? (page.selected ? page.selected.rotation : page.rotation) : last.rotation;
     const group = svgElement("g", { transform: `rotate(${90 * rotation} 50 50)` }, drawnSvg);
     svgElement("use", { href: `#tile-${game.drawn_tile}` }, group);
-    svgElement("title", {}, drawnSvg).textContent = game.drawn_tile;
+    const drawn = [...game.log].reverse().find((e) => e.player < 0);
+    const words = drawn ? drawn.text.replace(/^Drawn: /, "") : game.drawn_tile;
+    drawnSvg.setAttribute("aria-label", `The tile ${placing ? "to place" : "placed"}: ${words}, turned ${90 * rotation}°`);
   }
   $("rotate-button").disabled = !placing;
   $("place-button").disabled = !(placing && page.selected);
@@ -34,14 +47,14 @@ export function renderTurn() {
     button.textContent = choice.label;
     button.title = choice.action;
     button.dataset.action = choice.action;
-    button.addEventListener("click", () => play(choice.action));
+    button.addEventListener("click", () => actions.play(choice.action));
     choices.appendChild(button);
   }
   for (const { action, label } of game.legal.every) {
     const button = document.createElement("button");
     button.textContent = label;
     button.title = action;
-    button.addEventListener("click", () => play(action));
+    button.addEventListener("click", () => actions.play(action));
     all.appendChild(button);
   }
 }
@@ -97,6 +110,8 @@ export function renderScores() {
       `<div class="supply">${replay ? "" : supply}</div></td><td class="score">${score}${gain}${estimate}</td></tr>`;
   });
   $("scores").innerHTML = rows.join("");
+  // On a phone the table is below the turn: the scores in one line beside the turn's heading.
+  $("score-strip").innerHTML = game.scores.map((now, p) => `<span>${swatch(p)}${replay ? replay.scores[p] : now}</span>`).join(" ");
 }
 
 export function renderCity() {
@@ -121,7 +136,7 @@ export function renderBag() {
     const item = document.createElement("div");
     item.className = "bag-tile";
     item.title = kind;
-    const svg = svgElement("svg", { viewBox: "0 0 100 100" }, item);
+    const svg = svgElement("svg", { viewBox: "0 0 100 100", role: "img", "aria-label": `${kind}: ${count} left` }, item);
     svgElement("use", { href: `#tile-${kind}` }, svg);
     const badge = document.createElement("span");
     badge.textContent = count;
@@ -174,7 +189,7 @@ export async function askHint() {
       // A whole move: after the placement, its figure is marked as the next hint.
       button.addEventListener("click", () => {
         page.followUp = move.then ? [{ action: move.then.action, label: move.then.label, win: move.win }] : null;
-        play(move.action);
+        actions.play(move.action);
       });
       item.appendChild(button);
       item.dataset.rank = i + 1;

@@ -4,7 +4,7 @@
 // have played and the points each move gave, and the small slips below the mark summed up; a
 // click shows the board after that move.
 import { page, $, api, svgElement, swatch, seatHtml, playerName, escapeHtml, showStatus } from "./common.js";
-import { replayTo } from "./main.js";
+import { actions } from "./actions.js";
 
 const W = 340, H = 150, LEFT = 30, TOP = 6, BOTTOM = 18;
 let review = null;  // the review shown: {gameId, points, players, ...}
@@ -161,7 +161,7 @@ function show(k) {
   const other = point.best.action !== point.action;
   // Drawn with the board of that move (board.js): the computer's move, where it has a place.
   page.reviewMark = other && point.best.where ? { moves: point.index + 1, where: point.best.where } : null;
-  replayTo(point.index + 1);
+  actions.replayTo(point.index + 1);
   const chances = point.smooth.map((w, p) => `${swatch(p)}${percent(w)}`).join(" ");
   const better = point.why ? escapeHtml(point.why.better) : `played <b>${point.best.label}</b>`;
   const marked = page.reviewMark ? " (marked “better” on the board)" : "";
