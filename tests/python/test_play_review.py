@@ -16,7 +16,7 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient
 
-from carcassonne import Game
+from carcassonne import Game, Mcts, mcts_config
 from carcassonne.play import review as review_module
 from carcassonne.play.server import create_app
 
@@ -77,6 +77,11 @@ def test_the_review_has_every_decision_with_win_chances_and_the_costliest_moves(
     # Each point: the move played, every player's win chance after it, the search's choice there.
     replayed = Game.from_json(json.dumps(record))
     assert review["final"] == replayed.returns()
+    # It names what valued its searches' leaves, the network file and its hash where one fits.
+    opening = Game(**record["config"])
+    opening.apply_random_chance()
+    network = Mcts(mcts_config(iterations=1)).search(opening.core_state()).evaluator
+    assert review["evaluator"] == network and "sha256" in network, review["evaluator"]
     for point in points[:12]:
         n = point["index"]
         before = {"actions": record["actions"][:n], "sampled": [i for i in record["sampled"] if i < n]}

@@ -22,6 +22,7 @@ from typing import Any
 
 from .. import _core
 from ..game import Game
+from ..search import mcts_config
 from .actions import grouped_actions, label, log_text
 from .slots import BOT_SLOTS
 from .store import Store, StoreError
@@ -215,9 +216,18 @@ def _player_summary(points: list[dict[str, Any]], player: int) -> dict[str, Any]
     }
 
 
-def summarise(positions: list[dict[str, Any]], final: list[float], people: list[int]) -> dict[str, Any]:
+def evaluator_of(game: Game) -> str:
+    """What values the review's searches' leaves at this decision, as the search names it (the
+    network file and its hash where one fits): a search of one iteration says."""
+    return _core.Mcts(mcts_config(iterations=1)).search(game.core_state()).evaluator
+
+
+def summarise(
+    positions: list[dict[str, Any]], final: list[float], people: list[int], evaluator: str | None = None
+) -> dict[str, Any]:
     """The review the page shows, from the searched positions and the game's result; `people`:
-    the seats of people, whose costly moves come first (a game of bots: every seat's)."""
+    the seats of people, whose costly moves come first (a game of bots: every seat's);
+    `evaluator`: what valued the searches' leaves (None for a review saved before it was kept)."""
     points = []
     for k, position in enumerate(positions):
         played = position["played"]
@@ -242,6 +252,7 @@ def summarise(positions: list[dict[str, Any]], final: list[float], people: list[
     return {
         "status": "done",
         "iterations": REVIEW_ITERATIONS,
+        "evaluator": evaluator,
         "final": final,
         "points": points,
         "marked": sorted(k for p in shown for k in summaries[p]["marked"]),
@@ -277,7 +288,7 @@ class Reviews:
             saved = None  # made before an undo: the game is another one now
         decisions = sum(1 for p in session.actors if p >= 0)
         if saved is not None and len(saved["positions"]) == decisions:
-            review = summarise(saved["positions"], final, session.people())
+            review = summarise(saved["positions"], final, session.people(), saved.get("evaluator"))
             for summary in review["players"]:  # each player's marked moves, explained
                 for k in summary["marked"]:
                     review["points"][k]["why"] = explain(record, review["points"][k])
@@ -313,6 +324,7 @@ class Reviews:
         sampled = set(record["sampled"])
         searched = {p["index"] for p in positions}
         progress = self._running[session.id]
+        evaluator = None
         for i, action in enumerate(record["actions"]):
             if game.is_chance:
                 if i in sampled:
@@ -326,14 +338,18 @@ class Reviews:
                 with BOT_SLOTS.slot(1):  # after the bots people wait for
                     if session.deleted:
                         return
+                    evaluator = evaluator or evaluator_of(game)
                     positions.append(_search(game, i, action))
                 progress["done"] = len(positions)
                 if len(positions) % SAVE_EVERY == 0:
-                    self._save(session, record, positions)
+                    self._save(session, record, positions, evaluator)
             game.apply(action)
-        self._save(session, record, positions)
+        self._save(session, record, positions, evaluator)
 
-    def _save(self, session: Any, record: dict[str, Any], positions: list[dict[str, Any]]) -> None:
+    def _save(
+        self, session: Any, record: dict[str, Any], positions: list[dict[str, Any]], evaluator: str | None
+    ) -> None:
+        review = {"game": _digest(record), "positions": positions, "evaluator": evaluator}
         with session.lock:  # a deletion comes first or waits: no review outlives its game
             if not session.deleted:
-                self.store.save_review(session.id, {"game": _digest(record), "positions": positions})
+                self.store.save_review(session.id, review)

@@ -129,7 +129,8 @@ function listMarked() {
   const points = review.points;
   const summary = review.players[whose];
   const name = escapeHtml(playerName(whose));
-  const how = `Each line: a player's chance to win after each move (MCTS, ${review.iterations} iterations a position), ` +
+  const valued = review.evaluator ? `; leaves valued by ${escapeHtml(review.evaluator)}` : "";
+  const how = `Each line: a player's chance to win after each move (MCTS, ${review.iterations} iterations a position${valued}), ` +
     `averaged over the ${review.smoothing} moves either side; one position's own estimate (the faint line) strays about ` +
     `±${percent(review.jitter)} from it, so read the trend and the big drops.`;
   $("review-text").innerHTML = `${how} ${summary.marked.length ? `${swatch(whose)}${name}'s moves that cost the most:` : `No move of ${swatch(whose)}${name}'s cost ${percent(0.05)} or more.`}`;
