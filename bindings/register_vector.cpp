@@ -131,16 +131,17 @@ class VectorEnv {
     const int64_t* index = actions.data();
     for (int i = 0; i < n_; ++i) {
       const State& s = *games_[size_t(i)].state;
-      const std::string where =
-          "VectorEnv.step: game " + std::to_string(i) + ": action index " + std::to_string(index[i]);
+      auto where = [&] {  // the message's start, built only for an error
+        return "VectorEnv.step: game " + std::to_string(i) + ": action index " + std::to_string(index[i]);
+      };
       if (index[i] < 0 || index[i] >= space_.size())
-        throw IllegalActionError(where + " is outside the action space [0, " + std::to_string(space_.size()) + ")");
+        throw IllegalActionError(where() + " is outside the action space [0, " + std::to_string(space_.size()) + ")");
       try {
         chosen[size_t(i)] = space_.action(s, games_[size_t(i)].frame, int(index[i]));
       } catch (const std::out_of_range& e) {
         throw IllegalActionError("VectorEnv.step: game " + std::to_string(i) + ": " + e.what());
       }
-      if (!s.is_legal(chosen[size_t(i)])) throw IllegalActionError(where + " is not legal here (see the mask)");
+      if (!s.is_legal(chosen[size_t(i)])) throw IllegalActionError(where() + " is not legal here (see the mask)");
     }
     const Outputs& out = out_;
     py::gil_scoped_release release;
