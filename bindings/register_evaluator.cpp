@@ -321,15 +321,15 @@ void register_evaluator(py::module_& m) {
           "masks",
           [](const LeafBatch& b) {
             const py::ssize_t n = b.n, width = b.legal.shape(1);
-            py::array_t<bool> out({n, py::ssize_t(b.num_actions)});
-            bool* mask = out.mutable_data();
-            std::fill(mask, mask + n * b.num_actions, false);
+            py::array_t<int8_t> out({n, py::ssize_t(b.num_actions)});
+            int8_t* mask = out.mutable_data();
+            std::fill(mask, mask + n * b.num_actions, int8_t(0));
             const int32_t* legal = b.legal.data();
             for (py::ssize_t i = 0; i < n * width; ++i)
-              if (legal[i] >= 0) mask[(i / width) * b.num_actions + legal[i]] = true;
+              if (legal[i] >= 0) mask[(i / width) * b.num_actions + legal[i]] = 1;
             return out;
           },
-          "bool [n, num_actions]: True at each legal action (carcassonne.rl.legal_actions_masks).")
+          "int8 [n, num_actions]: 1 at each legal action (carcassonne.rl.legal_actions_masks).")
       .def(
           "states",
           [](const LeafBatch& b) {

@@ -148,9 +148,16 @@ void register_rl(py::module_& m) {
           "window], globals [n, globals]), arrays numpy allocates and C++ fills, or the C-contiguous\n"
           "uint8 / float32 arrays given (reused buffers skip the page faults of fresh memory).");
 
-  py::class_<ActionSpace>(m, "ActionSpace", "The dense action space of a window side (engine/observation.h).")
-      .def(py::init<int>(), "window"_a = kDefaultWindow)
-      .def_property_readonly("window", &ActionSpace::window)
+  m.attr("MAX_FRONTIER") = kMaxFrontier;
+  m.attr("MAX_TILES") = kMaxTiles;
+  m.attr("NO_CELL") = kNoCell;
+  py::class_<ActionSpace>(m, "ActionSpace",
+                          "The dense action space of a layout: 'window' (a window side's cells) or 'frontier' (the\n"
+                          "frontier cells and the placed tiles; every legal action indexed). engine/observation.h.")
+      .def(py::init([](int window, const std::string& layout) { return ActionSpace(parse_layout(layout), window); }),
+           "window"_a = kDefaultWindow, "layout"_a = "window")
+      .def_property_readonly("layout", [](const ActionSpace& a) { return layout_name(a.layout()); })
+      .def_property_readonly("window", &ActionSpace::window, "The window layout's side; 0 in the frontier layout.")
       .def_property_readonly("size", &ActionSpace::size)
       .def_property_readonly(
           "blocks",
@@ -162,38 +169,37 @@ void register_rl(py::module_& m) {
           "[(name, first index, size)] of the index blocks, in order.")
       .def(
           "index",
-          [](const ActionSpace& a, const State& s, int64_t code) {
-            return a.index(observation_window(s, a.window()), to_action(code));
-          },
-          "state"_a, "code"_a, "The dense index of an action code at this node, -1 if it lies outside the window.")
+          [](const ActionSpace& a, const State& s, int64_t code) { return a.index(s, a.frame(s), to_action(code)); },
+          "state"_a, "code"_a,
+          "The dense index of an action code at this node, -1 if its cell has none (outside the window; not a\n"
+          "frontier cell or a placed tile).")
       .def(
           "action",
           [](const ActionSpace& a, const State& s, int index) {
             try {
-              return a.action(observation_window(s, a.window()), index).code;
+              return a.action(s, a.frame(s), index).code;
             } catch (const std::out_of_range& e) {
               throw IllegalActionError(e.what());
             }
           },
           "state"_a, "index"_a,
           "The action code of a dense index at this node (it may not be legal); IllegalActionError for an\n"
-          "index outside the space.")
+          "index outside the space or naming a frontier cell or tile the board does not have.")
       .def(
           "legal_mask",
           [](const ActionSpace& a, const State& s) {
-            py::array_t<bool> mask(a.size());
-            const int outside =
-                a.legal_mask(s, observation_window(s, a.window()), reinterpret_cast<uint8_t*>(mask.mutable_data()));
+            py::array_t<int8_t> mask(a.size());
+            const int outside = a.legal_mask(s, a.frame(s), reinterpret_cast<uint8_t*>(mask.mutable_data()));
             return py::make_tuple(mask, outside);
           },
           "state"_a,
-          "(mask bool [size], outside): the legal actions' indexes, and how many legal actions lie\n"
-          "outside the window (not in the mask; 0 at almost every node).")
+          "(mask int8 [size], outside): 1 at the legal actions' indexes, and how many legal actions have no\n"
+          "index (not in the mask; always 0 in the frontier layout, rare outside the window).")
       .def(
           "legal_indices",
           [](const ActionSpace& a, const State& s) {
             std::vector<int> indices;
-            const int outside = a.legal_indices(s, observation_window(s, a.window()), indices);
+            const int outside = a.legal_indices(s, a.frame(s), indices);
             return py::make_tuple(indices, outside);
           },
           "state"_a, "(indexes of the legal actions ascending, outside): legal_mask() as a list.")
@@ -201,17 +207,32 @@ void register_rl(py::module_& m) {
           "legal_masks",
           [](const ActionSpace& a, const py::sequence& states) {
             std::vector<const State*> ptrs = state_pointers(states);
-            py::array_t<bool> masks({py::ssize_t(ptrs.size()), py::ssize_t(a.size())});
+            py::array_t<int8_t> masks({py::ssize_t(ptrs.size()), py::ssize_t(a.size())});
             py::array_t<int32_t> outside(py::ssize_t(ptrs.size()));
             auto* mask_out = reinterpret_cast<uint8_t*>(masks.mutable_data());
             int32_t* outside_out = outside.mutable_data();
+            ActionFrame frame;
             for_each_copy(ptrs, [&](const State& s, size_t i) {
-              outside_out[i] = a.legal_mask(s, observation_window(s, a.window()), mask_out + i * size_t(a.size()));
+              a.frame(s, frame);
+              outside_out[i] = a.legal_mask(s, frame, mask_out + i * size_t(a.size()));
             });
             return py::make_tuple(masks, outside);
           },
           "states"_a,
-          "legal_mask() of many states in one call, with the GIL released: (masks [n, size], outside [n]).");
+          "legal_mask() of many states in one call, with the GIL released: (masks int8 [n, size], outside [n]).")
+      .def(
+          "cells",
+          [](const ActionSpace& a, const State& s, int window) {
+            py::array_t<int16_t> frontier({py::ssize_t(kMaxFrontier), py::ssize_t(2)});
+            py::array_t<int16_t> tiles({py::ssize_t(kMaxTiles), py::ssize_t(2)});
+            ActionSpace::write_action_cells(s, a.frame(s), observation_window(s, window), frontier.mutable_data(),
+                                            tiles.mutable_data());
+            return py::make_tuple(frontier, tiles);
+          },
+          "state"_a, "window"_a = kDefaultWindow,
+          "(frontier int16 [MAX_FRONTIER, 2], tiles int16 [MAX_TILES, 2]): the frontier layout's cells as\n"
+          "(row, column) in the observation window of this side: frontier cell c of the place and abbey\n"
+          "blocks, and tile t (by slot) of the figure_at and arrow blocks; NO_CELL past the board's counts.");
 
   // Pickling: State's bytes behind a guard (format, size, tile catalogue).
   auto state = py::reinterpret_borrow<py::class_<State>>(m.attr("State"));

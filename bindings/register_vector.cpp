@@ -4,8 +4,10 @@
 // opponents. Draws use the game's own seeded PRNG. A game that ends is replaced at once by the
 // next game of that slot (same-step autoreset): the step reports its reward and the flag, and
 // the observation is the new game's first. Outputs are arrays the object owns and overwrites at
-// every call (planes, globals, mask, reward, terminated, player, outside, returns), read-only to
-// Python: the byte planes and the masks are cleared only where the last node set them.
+// every call (planes, globals, mask, reward, terminated, player, outside, returns; in the
+// frontier action layout the cells its indexes name, frontier and tiles), read-only to Python:
+// the byte planes and the masks are cleared only where the last node set them. legal() and
+// sample_legal() read each game's legal indexes, kept from its last observation.
 //
 // Only the engine's public API (State, ObservationEncoder, ActionSpace, make_agent) is used.
 #include <pybind11/numpy.h>
@@ -19,6 +21,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,11 +43,12 @@ namespace carc::py_bindings {
 namespace {
 
 constexpr uint64_t kVectorSeedSalt = 0x5851F42D4C957F2Dull;
+constexpr uint64_t kSamplerSalt = 0x2545F4914F6CDD1Dull;
 
 class VectorEnv {
  public:
   VectorEnv(const Config& config, int num_envs, std::vector<std::string> opponents, int seat, int window, bool packed,
-            uint64_t seed, int threads)
+            uint64_t seed, int threads, const std::string& layout)
       : config_(validate(config)),
         players_(config_.players),
         n_(num_envs),
@@ -54,7 +58,8 @@ class VectorEnv {
         seed_(seed),
         threads_(threads),
         encoder_(players_, window),
-        space_(window) {
+        space_(parse_layout(layout), window),
+        sampler_(mix_seeds(seed, 0, kSamplerSalt)) {
     if (n_ < 1) throw py::value_error("VectorEnv: num_envs must be >= 1, got " + std::to_string(n_));
     if (threads_ < 1) throw py::value_error("VectorEnv: threads must be >= 1, got " + std::to_string(threads_));
     if (!opponents_.empty() && int(opponents_.size()) != players_ - 1)
@@ -77,15 +82,26 @@ class VectorEnv {
     player_ = py::array_t<int8_t>(n);
     outside_ = py::array_t<int32_t>(n);
     returns_ = py::array_t<float>({n, py::ssize_t(players_)});
-    out_ = {planes_.mutable_data(),     globals_.mutable_data(), mask_.mutable_data(),    reward_.mutable_data(),
-            terminated_.mutable_data(), player_.mutable_data(),  outside_.mutable_data(), returns_.mutable_data()};
+    const bool frontier = space_.layout() == ActionLayout::Frontier;
+    frontier_ = py::array_t<int16_t>({frontier ? n : 0, py::ssize_t(kMaxFrontier), py::ssize_t(2)});
+    tiles_ = py::array_t<int16_t>({frontier ? n : 0, py::ssize_t(kMaxTiles), py::ssize_t(2)});
+    out_ = {planes_.mutable_data(),
+            globals_.mutable_data(),
+            mask_.mutable_data(),
+            reward_.mutable_data(),
+            terminated_.mutable_data(),
+            player_.mutable_data(),
+            outside_.mutable_data(),
+            returns_.mutable_data(),
+            frontier ? frontier_.mutable_data() : nullptr,
+            frontier ? tiles_.mutable_data() : nullptr};
     // Byte planes and masks are updated where the last node had something: zeros first.
     std::memset(out_.planes, 0, size_t(n_) * obs_bytes_);
     std::memset(out_.mask, 0, size_t(n_) * mask_bytes_);
     // Python reads the outputs; only this object writes them (a write from Python would stay in
     // the planes, which are never rewritten whole).
     for (py::array* a : std::initializer_list<py::array*>{&planes_, &globals_, &mask_, &reward_, &terminated_, &player_,
-                                                          &outside_, &returns_})
+                                                          &outside_, &returns_, &frontier_, &tiles_})
       a->attr("setflags")("write"_a = false);
     games_.resize(size_t(n_));
   }
@@ -115,16 +131,17 @@ class VectorEnv {
     const int64_t* index = actions.data();
     for (int i = 0; i < n_; ++i) {
       const State& s = *games_[size_t(i)].state;
-      const std::string where =
-          "VectorEnv.step: game " + std::to_string(i) + ": action index " + std::to_string(index[i]);
+      auto where = [&] {  // the message's start, built only for an error
+        return "VectorEnv.step: game " + std::to_string(i) + ": action index " + std::to_string(index[i]);
+      };
       if (index[i] < 0 || index[i] >= space_.size())
-        throw IllegalActionError(where + " is outside the action space [0, " + std::to_string(space_.size()) + ")");
+        throw IllegalActionError(where() + " is outside the action space [0, " + std::to_string(space_.size()) + ")");
       try {
-        chosen[size_t(i)] = space_.action(games_[size_t(i)].window, int(index[i]));
-      } catch (const std::out_of_range&) {
-        throw IllegalActionError(where + " names a cell beyond the board");
+        chosen[size_t(i)] = space_.action(s, games_[size_t(i)].frame, int(index[i]));
+      } catch (const std::out_of_range& e) {
+        throw IllegalActionError("VectorEnv.step: game " + std::to_string(i) + ": " + e.what());
       }
-      if (!s.is_legal(chosen[size_t(i)])) throw IllegalActionError(where + " is not legal here (see the mask)");
+      if (!s.is_legal(chosen[size_t(i)])) throw IllegalActionError(where() + " is not legal here (see the mask)");
     }
     const Outputs& out = out_;
     py::gil_scoped_release release;
@@ -156,8 +173,46 @@ class VectorEnv {
   const ActionSpace& space() const { return space_; }
   bool packed() const { return packed_; }
   py::dict outputs_dict() const {
-    return py::dict("planes"_a = planes_, "globals"_a = globals_, "mask"_a = mask_, "reward"_a = reward_,
-                    "terminated"_a = terminated_, "player"_a = player_, "outside"_a = outside_, "returns"_a = returns_);
+    py::dict out("planes"_a = planes_, "globals"_a = globals_, "mask"_a = mask_, "reward"_a = reward_,
+                 "terminated"_a = terminated_, "player"_a = player_, "outside"_a = outside_, "returns"_a = returns_);
+    if (space_.layout() == ActionLayout::Frontier) {
+      out["frontier"] = frontier_;
+      out["tiles"] = tiles_;
+    }
+    return out;
+  }
+
+  // The legal indexes of every game's current node as CSR: game i's are
+  // indices[offsets[i] : offsets[i + 1]], ascending.
+  py::tuple legal() const {
+    Busy busy(busy_);
+    if (!games_[0].state) throw py::value_error("VectorEnv: call reset() first");
+    py::array_t<int32_t> offsets(py::ssize_t(n_) + 1);
+    int32_t* at = offsets.mutable_data();
+    at[0] = 0;
+    for (int i = 0; i < n_; ++i) at[i + 1] = at[i] + int32_t(games_[size_t(i)].indices.size());
+    py::array_t<int32_t> indices(py::ssize_t(at[n_]));
+    int32_t* out = indices.mutable_data();
+    for (const Slot& g : games_) out = std::copy(g.indices.begin(), g.indices.end(), out);
+    return py::make_tuple(offsets, indices);
+  }
+
+  // One legal index per game, uniformly at random, from the object's sampling stream (seeded by
+  // the env's seed, or anew by `seed`).
+  py::array_t<int64_t> sample_legal(std::optional<uint64_t> seed) {
+    Busy busy(busy_);
+    if (!games_[0].state) throw py::value_error("VectorEnv: call reset() first");
+    if (seed) sampler_.reseed(mix_seeds(*seed, 0, kSamplerSalt));
+    py::array_t<int64_t> actions(n_);
+    int64_t* out = actions.mutable_data();
+    for (int i = 0; i < n_; ++i) {
+      const std::vector<int>& legal = games_[size_t(i)].indices;
+      if (legal.empty())
+        throw py::value_error("VectorEnv.sample_legal: game " + std::to_string(i) +
+                              " has no legal action with an index (a window too small)");
+      out[i] = legal[sampler_.below(uint32_t(legal.size()))];
+    }
+    return actions;
   }
   // A copy of game i's state (for inspection, rendering and tests).
   State state(int i) const {
@@ -174,7 +229,7 @@ class VectorEnv {
     uint64_t episode = 0;
     std::vector<int> indices;       // the legal indexes of the current node (its mask)
     std::vector<uint32_t> written;  // the nonzero bytes of the slot's byte planes
-    Window window;                  // the observation window of the current node
+    ActionFrame frame;              // the cells of the current node's action indexes
   };
   struct Outputs {
     uint8_t* planes;
@@ -185,6 +240,8 @@ class VectorEnv {
     int8_t* player;
     int32_t* outside;
     float* returns;
+    int16_t* frontier;  // frontier layout only (else null)
+    int16_t* tiles;
   };
 
   // A new game in slot i (its seed from the env's seed, the slot and the episode), advanced to
@@ -227,10 +284,14 @@ class VectorEnv {
     const State& s = *g.state;
     const int p = s.current_player();
     out.player[i] = int8_t(p);
-    g.window = observation_window(s, space_.window());  // step() reads the actions in it
+    space_.frame(s, g.frame);  // step() reads the actions in it
     uint8_t* mask = out.mask + size_t(i) * mask_bytes_;
     for (int index : g.indices) mask[packed_ ? index >> 3 : index] = 0;  // the last node's (the rest is 0)
-    out.outside[i] = space_.legal_indices(s, g.window, g.indices);
+    out.outside[i] = space_.legal_indices(s, g.frame, g.indices);
+    if (out.frontier)
+      ActionSpace::write_action_cells(s, g.frame, observation_window(s, encoder_.window()),
+                                      out.frontier + size_t(i) * 2 * kMaxFrontier,
+                                      out.tiles + size_t(i) * 2 * kMaxTiles);
     for (int index : g.indices) {
       if (packed_) mask[index >> 3] |= uint8_t(1u << (index & 7));  // numpy's bitorder="little", as the planes
       else mask[index] = 1;
@@ -255,7 +316,7 @@ class VectorEnv {
    private:
     std::atomic<bool>& flag_;
   };
-  std::atomic<bool> busy_{false};
+  mutable std::atomic<bool> busy_{false};
 
   Config config_;
   int players_;
@@ -267,6 +328,7 @@ class VectorEnv {
   int threads_;
   ObservationEncoder encoder_;
   ActionSpace space_;
+  Rng sampler_;  // sample_legal's stream
   size_t plane_bytes_ = 0, obs_bytes_ = 0, mask_bytes_ = 0;
   py::array_t<uint8_t> planes_;
   py::array_t<float> globals_;
@@ -276,6 +338,7 @@ class VectorEnv {
   py::array_t<int8_t> player_;
   py::array_t<int32_t> outside_;
   py::array_t<float> returns_;
+  py::array_t<int16_t> frontier_, tiles_;
   Outputs out_{};  // the arrays' data
   std::vector<Slot> games_;
 };
@@ -285,11 +348,12 @@ class VectorEnv {
 void register_vector(py::module_& m) {
   py::class_<VectorEnv>(m, "VectorEnv",
                         "N games stepped in one call with the GIL released (carcassonne.rl.vector wraps it).")
-      .def(py::init<const Config&, int, std::vector<std::string>, int, int, bool, uint64_t, int>(), "config"_a,
-           "num_envs"_a, "opponents"_a, "seat"_a = -1, "window"_a = kDefaultWindow, "packed"_a = false, "seed"_a = 0,
-           "threads"_a = 1,
+      .def(py::init<const Config&, int, std::vector<std::string>, int, int, bool, uint64_t, int, const std::string&>(),
+           "config"_a, "num_envs"_a, "opponents"_a, "seat"_a = -1, "window"_a = kDefaultWindow, "packed"_a = false,
+           "seed"_a = 0, "threads"_a = 1, "layout"_a = "frontier",
            "Games of `config` (its seed unused: `seed` seeds every game); `opponents`: one agent spec per\n"
-           "other seat (the learner plays `seat`, -1: rotating over games), or [] for self-play.")
+           "other seat (the learner plays `seat`, -1: rotating over games), or [] for self-play. `layout`:\n"
+           "the action layout, 'frontier' (every legal action indexed) or 'window' (engine/observation.h).")
       .def("reset", &VectorEnv::reset, "Starts a new game in every slot and writes the outputs.")
       .def("step", &VectorEnv::step, "actions"_a,
            "Applies one action index per game (all checked first: IllegalActionError changes nothing),\n"
@@ -297,12 +361,20 @@ void register_vector(py::module_& m) {
       .def_property_readonly("num_envs", &VectorEnv::num_envs)
       .def_property_readonly("packed", &VectorEnv::packed)
       .def_property_readonly("num_actions", [](const VectorEnv& v) { return v.space().size(); })
+      .def_property_readonly("layout", [](const VectorEnv& v) { return layout_name(v.space().layout()); })
+      .def("legal", &VectorEnv::legal,
+           "(offsets int32 [N + 1], indices int32): every game's legal action indexes, ascending, as CSR:\n"
+           "game i's are indices[offsets[i]:offsets[i + 1]].")
+      .def("sample_legal", &VectorEnv::sample_legal, "seed"_a = py::none(),
+           "int64 [N]: a uniformly random legal action index per game, from the object's own stream\n"
+           "(seeded by the env's seed; `seed` starts it anew).")
       .def_property_readonly("num_planes", [](const VectorEnv& v) { return v.encoder().num_planes(); })
       .def_property_readonly("window", [](const VectorEnv& v) { return v.encoder().window(); })
       .def_property_readonly("num_globals", [](const VectorEnv& v) { return v.encoder().num_globals(); })
       .def_property_readonly("outputs", &VectorEnv::outputs_dict,
                              "The output arrays (overwritten by every reset and step): planes, globals, mask,\n"
-                             "reward, terminated, player, outside, returns.")
+                             "reward, terminated, player, outside, returns; in the frontier layout also frontier\n"
+                             "and tiles (int16 [N, cells, 2]: (row, column) in the window, kNoCell past the count).")
       .def("state", &VectorEnv::state, "index"_a, "A copy of game `index`'s state.");
 }
 

@@ -394,12 +394,67 @@ constexpr int kSlots = 10;            // feature indexes on a tile (kMaxSegments
 constexpr int kFiguresElsewhere = 3;  // meeple, mayor, wagon move or go to other tiles
 }  // namespace
 
-ActionSpace::ActionSpace(int window) : window_(window), kinds_(Catalogue::builtin().size()) {
-  if (window < kMinWindow || window > kMaxWindow)
+namespace {
+
+// The window layout's numbering: a cell's index in the window, for placements and tiles alike.
+struct WindowCells {
+  const Window& w;
+  int place(Cell c) const { return w.contains(c) ? w.index(c) : -1; }
+  int tile(Cell c) const { return place(c); }
+  Cell place_cell(int n, int index) const {
+    const Cell at = w.cell(n);
+    if (at.x < -kCoordLimit || at.x >= kCoordLimit || at.y < -kCoordLimit || at.y >= kCoordLimit)
+      throw std::out_of_range("action index " + std::to_string(index) + " names a cell beyond the board");
+    return at;
+  }
+  Cell tile_cell(int n, int index) const { return place_cell(n, index); }
+};
+
+// The frontier layout's numbering: a frontier cell's rank in row-major order, a tile's slot.
+struct FrontierCells {
+  const Board& board;
+  const std::vector<uint32_t>& frontier;  // pack_cell keys, ascending: row-major
+  int place(Cell c) const {
+    if (c.x < -kCoordLimit || c.x >= kCoordLimit || c.y < -kCoordLimit || c.y >= kCoordLimit) return -1;
+    const uint32_t key = pack_cell(c);
+    auto it = std::lower_bound(frontier.begin(), frontier.end(), key);
+    return it != frontier.end() && *it == key ? int(it - frontier.begin()) : -1;
+  }
+  int tile(Cell c) const { return board.slot_at(c); }
+  Cell place_cell(int n, int index) const {
+    if (n >= int(frontier.size()))
+      throw std::out_of_range("action index " + std::to_string(index) + " names frontier cell " + std::to_string(n) +
+                              "; the board has " + std::to_string(frontier.size()));
+    return unpack_cell(frontier[size_t(n)]);
+  }
+  Cell tile_cell(int n, int index) const {
+    if (n >= board.num_tiles())
+      throw std::out_of_range("action index " + std::to_string(index) + " names tile " + std::to_string(n) +
+                              "; the board has " + std::to_string(board.num_tiles()));
+    return board.tile(n).cell;
+  }
+};
+
+}  // namespace
+
+const char* layout_name(ActionLayout layout) { return layout == ActionLayout::Window ? "window" : "frontier"; }
+
+ActionLayout parse_layout(const std::string& name) {
+  if (name == "window") return ActionLayout::Window;
+  if (name == "frontier") return ActionLayout::Frontier;
+  throw std::invalid_argument("unknown action layout '" + name + "' (known: frontier, window)");
+}
+
+ActionSpace::ActionSpace(int window) : ActionSpace(ActionLayout::Window, window) {}
+
+ActionSpace::ActionSpace(ActionLayout layout, int window)
+    : layout_(layout), window_(layout == ActionLayout::Window ? window : 0), kinds_(Catalogue::builtin().size()) {
+  if (layout == ActionLayout::Window && (window < kMinWindow || window > kMaxWindow))
     throw std::invalid_argument("window side " + std::to_string(window) + " is outside [" + std::to_string(kMinWindow) +
                                 ", " + std::to_string(kMaxWindow) + "]");
   static_assert(kMaxSegmentsPerTile == kSlots);
-  const int area = window * window;
+  const int cells = layout == ActionLayout::Window ? window * window : kMaxFrontier;
+  const int tiles = layout == ActionLayout::Window ? window * window : kMaxTiles;
   int next = 0;
   auto block = [&](const char* name, int size) {
     blocks_.push_back(Block{name, next, size});
@@ -407,43 +462,60 @@ ActionSpace::ActionSpace(int window) : window_(window), kinds_(Catalogue::builti
     return next - size;
   };
   block("draw", kinds_);
-  place_ = block("place", 4 * area);
+  place_ = block("place", 4 * cells);
   figure_ = block("figure", kNumFigureKinds * kSlots);
-  figure_at_ = block("figure_at", area * kFiguresElsewhere * kSlots);
+  figure_at_ = block("figure_at", tiles * kFiguresElsewhere * kSlots);
   pass_ = block("pass", 1);
   take_tile_ = block("take-tile", 1);
-  abbey_ = block("abbey", area);
-  arrow_ = block("arrow", area);
+  abbey_ = block("abbey", cells);
+  arrow_ = block("arrow", tiles);
   quarter_ = block("quarter", kFiguresElsewhere * kNumQuarters);
   count_ = block("count", kNumQuarters);
   size_ = next;
 }
 
-int ActionSpace::index(const Window& w, Action a) const {
-  if (!a.well_formed() || w.size != window_) return -1;
-  auto cell_index = [&](Cell c) { return w.contains(c) ? w.index(c) : -1; };
+void ActionSpace::frame(const State& s, ActionFrame& frame) const {
+  frame.frontier.clear();
+  if (layout_ == ActionLayout::Window) {
+    frame.window = observation_window(s, window_);
+    return;
+  }
+  const Board& board = s.board();
+  for (int i = 0; i < board.frontier_size(); ++i) frame.frontier.push_back(board.frontier_key(i));
+  std::sort(frame.frontier.begin(), frame.frontier.end());
+}
+
+ActionFrame ActionSpace::frame(const State& s) const {
+  ActionFrame out;
+  frame(s, out);
+  return out;
+}
+
+template <class Cells>
+int ActionSpace::index_in(const Cells& cells, Action a) const {
+  if (!a.well_formed()) return -1;
   switch (a.kind()) {
     case ActionKind::Draw: return a.tile_kind() < kinds_ ? a.tile_kind() : -1;
     case ActionKind::Place: {
-      const int c = cell_index(a.cell());
+      const int c = cells.place(a.cell());
       return c < 0 ? -1 : place_ + c * 4 + a.rotation();
     }
     case ActionKind::Figure: {
       const int f = int(a.figure_kind()), slot = a.feature();
       if (slot >= kSlots) return -1;
       if (!a.elsewhere()) return f < kNumFigureKinds ? figure_ + f * kSlots + slot : -1;
-      const int c = cell_index(a.figure_cell());
-      return f >= kFiguresElsewhere || c < 0 ? -1 : figure_at_ + (c * kFiguresElsewhere + f) * kSlots + slot;
+      const int t = cells.tile(a.figure_cell());
+      return f >= kFiguresElsewhere || t < 0 ? -1 : figure_at_ + (t * kFiguresElsewhere + f) * kSlots + slot;
     }
     case ActionKind::Pass: return pass_;
     case ActionKind::TakeTile: return take_tile_;
     case ActionKind::Abbey: {
-      const int c = cell_index(a.cell());
+      const int c = cells.place(a.cell());
       return c < 0 ? -1 : abbey_ + c;
     }
     case ActionKind::Arrow: {
-      const int c = cell_index(a.cell());
-      return c < 0 ? -1 : arrow_ + c;
+      const int t = cells.tile(a.cell());
+      return t < 0 ? -1 : arrow_ + t;
     }
     case ActionKind::Quarter: {
       const int f = int(a.figure_kind());
@@ -454,41 +526,36 @@ int ActionSpace::index(const Window& w, Action a) const {
   return -1;
 }
 
-Action ActionSpace::action(const Window& w, int index) const {
+template <class Cells>
+Action ActionSpace::action_in(const Cells& cells, int index) const {
   if (index < 0 || index >= size_)
     throw std::out_of_range("action index " + std::to_string(index) + " is outside [0, " + std::to_string(size_) + ")");
-  if (w.size != window_) throw std::out_of_range("the window's side is not the action space's");
-  auto cell = [&](int c) {
-    Cell at = w.cell(c);
-    if (at.x < -kCoordLimit || at.x >= kCoordLimit || at.y < -kCoordLimit || at.y >= kCoordLimit)
-      throw std::out_of_range("action index " + std::to_string(index) + " names a cell beyond the board");
-    return at;
-  };
   if (index < place_) return Action::draw(index);
-  if (index < figure_) return Action::place(cell((index - place_) / 4), (index - place_) % 4);
+  if (index < figure_) return Action::place(cells.place_cell((index - place_) / 4, index), (index - place_) % 4);
   if (index < figure_at_) return Action::figure(FigureKind((index - figure_) / kSlots), (index - figure_) % kSlots);
   if (index < pass_) {
     const int i = index - figure_at_;
     return Action::figure_at(FigureKind(i / kSlots % kFiguresElsewhere), i % kSlots,
-                             cell(i / (kSlots * kFiguresElsewhere)));
+                             cells.tile_cell(i / (kSlots * kFiguresElsewhere), index));
   }
   if (index == pass_) return Action::pass();
   if (index == take_tile_) return Action::take_tile();
-  if (index < arrow_) return Action::abbey(cell(index - abbey_));
-  if (index < quarter_) return Action::arrow(cell(index - arrow_));
+  if (index < arrow_) return Action::abbey(cells.place_cell(index - abbey_, index));
+  if (index < quarter_) return Action::arrow(cells.tile_cell(index - arrow_, index));
   if (index < count_)
     return Action::enter_city(FigureKind((index - quarter_) / kNumQuarters),
                               Quarter((index - quarter_) % kNumQuarters));
   return Action::count_to(Quarter(index - count_));
 }
 
-int ActionSpace::legal_indices(const State& s, const Window& w, std::vector<int>& indices) const {
+template <class Cells>
+int ActionSpace::legal_indices_in(const State& s, const Cells& cells, std::vector<int>& indices) const {
   indices.clear();
   Action legal[kMaxActions];
   const int n = s.legal_actions(legal);
-  std::vector<uint32_t> outside;  // rare: only when the board outgrows the window
+  std::vector<uint32_t> outside;  // window layout only, and rare: the board outgrew the window
   for (int i = 0; i < n; ++i) {
-    const int idx = index(w, legal[i]);
+    const int idx = index_in(cells, legal[i]);
     if (idx >= 0) indices.push_back(idx);
     else outside.push_back(legal[i].code);
   }
@@ -498,12 +565,57 @@ int ActionSpace::legal_indices(const State& s, const Window& w, std::vector<int>
   return int(std::unique(outside.begin(), outside.end()) - outside.begin());
 }
 
-int ActionSpace::legal_mask(const State& s, const Window& w, uint8_t* mask) const {
+int ActionSpace::index(const State& s, const ActionFrame& frame, Action a) const {
+  if (layout_ == ActionLayout::Window) return index(frame.window, a);
+  return index_in(FrontierCells{s.board(), frame.frontier}, a);
+}
+
+Action ActionSpace::action(const State& s, const ActionFrame& frame, int index) const {
+  if (layout_ == ActionLayout::Window) return action(frame.window, index);
+  return action_in(FrontierCells{s.board(), frame.frontier}, index);
+}
+
+int ActionSpace::legal_indices(const State& s, const ActionFrame& frame, std::vector<int>& indices) const {
+  if (layout_ == ActionLayout::Window) {
+    if (frame.window.size != window_) throw std::invalid_argument("the frame's window is not the action space's");
+    return legal_indices_in(s, WindowCells{frame.window}, indices);
+  }
+  return legal_indices_in(s, FrontierCells{s.board(), frame.frontier}, indices);
+}
+
+int ActionSpace::legal_mask(const State& s, const ActionFrame& frame, uint8_t* mask) const {
   std::fill(mask, mask + size_, uint8_t(0));
   std::vector<int> indices;
-  const int outside = legal_indices(s, w, indices);
+  const int outside = legal_indices(s, frame, indices);
   for (int i : indices) mask[i] = 1;
   return outside;
+}
+
+int ActionSpace::index(const Window& w, Action a) const {
+  if (layout_ != ActionLayout::Window || w.size != window_) return -1;
+  return index_in(WindowCells{w}, a);
+}
+
+Action ActionSpace::action(const Window& w, int index) const {
+  if (layout_ != ActionLayout::Window || w.size != window_)
+    throw std::out_of_range("the window's side is not the action space's");
+  return action_in(WindowCells{w}, index);
+}
+
+void ActionSpace::write_action_cells(const State& s, const ActionFrame& frame, const Window& w, int16_t* frontier,
+                                     int16_t* tiles) {
+  auto write = [&](int16_t* out, int count, int capacity, auto cell_of) {
+    for (int i = 0; i < count; ++i) {
+      const Cell c = cell_of(i);
+      out[2 * i] = int16_t(c.y - w.y0);
+      out[2 * i + 1] = int16_t(c.x - w.x0);
+    }
+    std::fill(out + 2 * count, out + 2 * capacity, kNoCell);
+  };
+  write(frontier, int(frame.frontier.size()), kMaxFrontier,
+        [&](int i) { return unpack_cell(frame.frontier[size_t(i)]); });
+  const Board& board = s.board();
+  write(tiles, board.num_tiles(), kMaxTiles, [&](int i) { return board.tile(i).cell; });
 }
 
 }  // namespace carc

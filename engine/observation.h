@@ -1,12 +1,15 @@
 // What a learner sees and does: an observation tensor per player and a fixed, dense action space.
 //
-// Both work over a square window of board cells that recentres on the play area at every node:
-// its centre is the centre of the bounding box of the placed tiles. The observation's board planes
-// are the window's cells; a placement's action index is a window cell and a rotation. Every
-// placed tile, figure and legal action lies in the window unless the board grows wider than the
-// window (each placement reaches at most one cell beyond the tiles' bounding box); such a node
-// is reported, not hidden: ActionSpace::legal_mask returns how many legal actions it could not
-// index (docs/observation.md gives the measured rate per rule mix).
+// The observation's board planes are a square window of board cells that recentres on the play
+// area at every node: its centre is the centre of the bounding box of the placed tiles. Action
+// indexes come in two layouts (ActionLayout). In the window layout a placement's index is a
+// window cell and a rotation, lined up with the planes; a board wider than the window leaves
+// legal actions without an index (each placement reaches at most one cell beyond the tiles'
+// bounding box), and such a node is reported, not hidden: ActionSpace::legal_mask returns how
+// many legal actions it could not index (docs/observation.md gives the measured rate per rule
+// mix). In the frontier layout a placement names a frontier cell and a figure elsewhere or an
+// arrow a placed tile, so every legal action of every node has an index; write_action_cells
+// gives those cells' positions in the planes.
 //
 // Observations are from one player's perspective: "relative player" r is the player r seats
 // after the observer, so the observer is always 0. The layouts (plane and global names, in
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "action.h"
+#include "board.h"
 #include "game.h"
 #include "types.h"
 
@@ -93,17 +97,42 @@ class ObservationEncoder {
   std::vector<std::string> global_names_;
 };
 
+// How an action index names cells (docs/observation.md, "The action space"):
+//   Window    a cell of the observation window, row-major: the planes line up with the
+//             indexes, but a placement beyond the window has no index (a board wider than W - 2).
+//   Frontier  a placement or an abbey names a frontier cell (an empty cell next to a tile) by its
+//             rank in row-major order; a figure elsewhere or an arrow names a placed tile by its
+//             slot (the order the tiles were placed, the start first). Every legal action of every
+//             node has an index (a board holds at most kMaxFrontier frontier cells and kMaxTiles
+//             tiles); the cells' positions are given beside the observation (write_action_cells).
+enum class ActionLayout : uint8_t { Window, Frontier };
+
+const char* layout_name(ActionLayout layout);
+// "window" or "frontier"; std::invalid_argument for another name.
+ActionLayout parse_layout(const std::string& name);
+
+// The cells one node's action indexes name: the window (window layout), or the frontier cells in
+// row-major order as pack_cell keys (frontier layout; the tiles are the state's, by slot).
+struct ActionFrame {
+  Window window;
+  std::vector<uint32_t> frontier;
+};
+
+// Written for each frontier cell and tile beyond the board's count (write_action_cells).
+inline constexpr int16_t kNoCell = INT16_MIN;
+
 // The dense action space: every action of any rule mix (chance draws included) as an index in
-// [0, size()). Index blocks, in order (K tile kinds in the catalogue, W the window side, a
-// window cell c in 0 .. W*W - 1, row-major):
+// [0, size()). Index blocks, in order (K tile kinds in the catalogue; C the cells a placement may
+// name, W^2 in the window layout and kMaxFrontier in the frontier layout, c one of them; T the
+// tiles a figure elsewhere or an arrow may name, W^2 or kMaxTiles, t one of them):
 //   draw       K          tile kind id                                          chance only
-//   place      4 W^2      c * 4 + rotation
+//   place      4 C        c * 4 + rotation
 //   figure     40         figure kind * 10 + feature index (barn: its corner)   on the new tile
-//   figure_at  30 W^2     (c * 3 + figure kind) * 10 + feature index            meeple, mayor, wagon
+//   figure_at  30 T       (t * 3 + figure kind) * 10 + feature index            meeple, mayor, wagon
 //   pass       1
 //   take-tile  1
-//   abbey      W^2        c
-//   arrow      W^2        c
+//   abbey      C          c
+//   arrow      T          t
 //   quarter    12         figure kind * 4 + quarter                            meeple, mayor, wagon
 //   count      4          quarter
 // The draw block first means a draw's index is its tile kind id (OpenSpiel's chance outcomes).
@@ -115,26 +144,54 @@ class ActionSpace {
     int size;
   };
 
+  // The window layout of this side (std::invalid_argument outside [kMinWindow, kMaxWindow]).
   explicit ActionSpace(int window = kDefaultWindow);
+  // `window` is the window layout's side; the frontier layout has none (window() is 0).
+  ActionSpace(ActionLayout layout, int window);
 
+  ActionLayout layout() const { return layout_; }
   int window() const { return window_; }
   int size() const { return size_; }
   const std::vector<Block>& blocks() const { return blocks_; }
 
-  // The index of action a in window w, or -1 if a's cell lies outside w (or a is not a well
-  // formed action of a kind the space holds).
+  // The cells of s's action indexes, into `frame` (its vector's memory reused).
+  void frame(const State& s, ActionFrame& frame) const;
+  ActionFrame frame(const State& s) const;
+
+  // The index of action a at s (frame: frame(s)), or -1 if a's cell has none (outside the window;
+  // not a frontier cell or a tile) or a is not a well formed action of a kind the space holds.
+  int index(const State& s, const ActionFrame& frame, Action a) const;
+  // The action at `index` at s; throws std::out_of_range for an index outside [0, size()), a cell
+  // beyond the board's coordinate range, or a frontier cell or tile the board does not have.
+  Action action(const State& s, const ActionFrame& frame, int index) const;
+  // The indexes of s's legal actions, ascending, into `indices` (cleared first). Returns how many
+  // distinct legal actions have no index (0 in the frontier layout; in the window layout, those
+  // outside the window).
+  int legal_indices(const State& s, const ActionFrame& frame, std::vector<int>& indices) const;
+  // Sets mask[index] = 1 for every legal action of s (mask: size() bytes, zeroed first). Returns
+  // legal_indices' count of the legal actions without an index.
+  int legal_mask(const State& s, const ActionFrame& frame, uint8_t* mask) const;
+
+  // The window layout in window w (the search's network uses these; w.size must be window()).
   int index(const Window& w, Action a) const;
-  // The action at `index` in window w; throws std::out_of_range for an index outside
-  // [0, size()) or a cell beyond the board's coordinate range.
   Action action(const Window& w, int index) const;
-  // The indexes of s's legal actions in w, ascending, into `indices` (cleared first). Returns how
-  // many distinct legal actions lie outside w (0 at almost every node).
-  int legal_indices(const State& s, const Window& w, std::vector<int>& indices) const;
-  // Sets mask[index] = 1 for every legal action of s in w (mask: size() bytes, zeroed first).
-  // Returns legal_indices' count of the legal actions outside w.
-  int legal_mask(const State& s, const Window& w, uint8_t* mask) const;
+
+  // The frontier layout's cells as an observation in window w shows them: (row, column) relative
+  // to w's top-left (y - y0, x - x0; beyond [0, w.size) for a cell outside it) of each frontier
+  // cell in frame order into frontier[2 * kMaxFrontier], and of each placed tile by slot into
+  // tiles[2 * kMaxTiles]; the rows past the board's counts hold kNoCell.
+  static void write_action_cells(const State& s, const ActionFrame& frame, const Window& w, int16_t* frontier,
+                                 int16_t* tiles);
 
  private:
+  template <class Cells>
+  int index_in(const Cells& cells, Action a) const;
+  template <class Cells>
+  Action action_in(const Cells& cells, int index) const;
+  template <class Cells>
+  int legal_indices_in(const State& s, const Cells& cells, std::vector<int>& indices) const;
+
+  ActionLayout layout_;
   int window_;
   int kinds_;
   int size_;

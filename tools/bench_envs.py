@@ -1,8 +1,10 @@
 """Speed of the learning environments on one core, base game, 2 players:
 
 - carcassonne.rl.vector.CarcassonneVectorEnv: steps per second of N games against a C++
-  opponent, observations and masks written every step; each step takes, per game, the lowest
-  legal index of the mask (numpy's argmax), timed apart from the environment;
+  opponent, observations and masks written every step, per action layout and observation
+  window; the policy is a uniformly random legal action per game drawn in C++
+  (`sample_legal`), numpy's argmax over the mask (the lowest legal index), or Gymnasium's masked
+  `action_space.sample`, each timed apart from the environment;
 - the OpenSpiel game: observation_tensor() calls per second (mid-game) and rl_environment steps
   per second with random legal actions;
 - carcassonne.rl.gymnasium.CarcassonneEnv: steps per second against greedy, random legal actions.
@@ -10,9 +12,9 @@
     python tools/bench_envs.py --envs 256 --seconds 3 --repeat 3
 
 Each figure is the median of `repeat` runs and, for the vector environment, their range (shared
-machines vary a lot from run to run).
+machines vary a lot from run to run). `--vector-only` skips OpenSpiel and the single env.
 Instructions instead of time (stable on a shared machine): `--steps N` only steps the vector
-environment N times (`--window`, `--packed`), for a profiler, e.g. the difference of
+environment N times (`--window`, `--packed`, `--layout`), for a profiler, e.g. the difference of
 
     valgrind --tool=callgrind python tools/bench_envs.py --steps 50 --window 16 --packed
     valgrind --tool=callgrind python tools/bench_envs.py --steps 10 --window 16 --packed
@@ -25,26 +27,52 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 import numpy as np
 from bench_rl import cpu  # tools/ is the script's folder
 
 from carcassonne.rl.vector import CarcassonneVectorEnv
 
+Policy = Callable[[CarcassonneVectorEnv, dict], np.ndarray]
 
-def measure(envs: int, window: int, packed: bool, opponent: str, seconds: float) -> tuple[float, float]:
-    """(environment steps/s, steps/s with the policy's numpy time included)."""
-    env = CarcassonneVectorEnv(envs, opponents=[opponent], window=window, packed=packed, copy=False)
-    obs, _ = env.reset(seed=1)
+
+def sample_legal(env: CarcassonneVectorEnv, obs: dict) -> np.ndarray:
+    return env.sample_legal()
+
+
+def argmax(env: CarcassonneVectorEnv, obs: dict) -> np.ndarray:
     mask = obs["action_mask"]
+    bits = (
+        np.unpackbits(mask, axis=1, bitorder="little")
+        if env.single_observation_space["action_mask"].dtype == np.uint8
+        else mask
+    )
+    return bits.argmax(axis=1)
+
+
+def gymnasium_sample(env: CarcassonneVectorEnv, obs: dict) -> np.ndarray:
+    return env.action_space.sample(mask=tuple(env.unpack(obs)["action_mask"]))
+
+
+POLICIES: dict[str, Policy] = {"sample_legal": sample_legal, "argmax": argmax, "gymnasium": gymnasium_sample}
+
+
+def measure(
+    envs: int, window: int, packed: bool, opponent: str, seconds: float, layout: str, policy: Policy
+) -> tuple[float, float]:
+    """(environment steps/s, steps/s with the policy's time included)."""
+    env = CarcassonneVectorEnv(
+        envs, opponents=[opponent], window=window, packed=packed, copy=False, layout=layout
+    )
+    obs, _ = env.reset(seed=1)
     in_env = total = 0.0
     steps = 0
     while total < seconds:
         start = time.perf_counter()
-        bits = np.unpackbits(mask, axis=1, bitorder="little") if packed else mask
-        actions = bits.argmax(axis=1)
+        actions = policy(env, obs)
         chosen = time.perf_counter()
-        env.step(actions)
+        obs = env.step(actions)[0]
         done = time.perf_counter()
         in_env += done - chosen
         total += done - start
@@ -107,14 +135,27 @@ def gymnasium_rate(seconds: float) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def fixed_steps(envs: int, window: int, packed: bool, steps: int) -> None:
-    """`steps` steps of the vector environment against random, lowest legal index, untimed."""
-    env = CarcassonneVectorEnv(envs, opponents=["random"], window=window, packed=packed, copy=False)
-    obs, _ = env.reset(seed=1)
+def fixed_steps(envs: int, window: int, packed: bool, layout: str, steps: int) -> None:
+    """`steps` steps of the vector environment against random, random legal actions drawn in
+    C++, untimed."""
+    env = CarcassonneVectorEnv(
+        envs, opponents=["random"], window=window, packed=packed, copy=False, layout=layout
+    )
+    env.reset(seed=1)
     for _ in range(steps):
-        mask = obs["action_mask"]
-        bits = np.unpackbits(mask, axis=1, bitorder="little") if packed else mask
-        obs = env.step(bits.argmax(axis=1))[0]
+        env.step(env.sample_legal())
+
+
+# (layout, window, packed, opponent, policies) per row of the vector environment's table.
+ROWS = [
+    ("frontier", 16, True, "random", ("sample_legal", "argmax")),
+    ("frontier", 32, True, "random", ("sample_legal", "argmax")),
+    ("frontier", 32, False, "random", ("sample_legal", "argmax", "gymnasium")),
+    ("window", 16, True, "random", ("sample_legal", "argmax")),
+    ("window", 32, True, "random", ("sample_legal", "argmax")),
+    ("window", 32, False, "random", ("sample_legal", "argmax", "gymnasium")),
+    ("frontier", 32, True, "greedy", ("sample_legal",)),
+]
 
 
 def main() -> None:
@@ -127,32 +168,41 @@ def main() -> None:
     parser.add_argument("--steps", type=int, help="only step the vector environment this often (profilers)")
     parser.add_argument("--window", type=int, default=16, help="with --steps")
     parser.add_argument("--packed", action="store_true", help="with --steps")
+    parser.add_argument("--layout", default="frontier", help="with --steps")
+    parser.add_argument("--vector-only", action="store_true", help="only the vector environment's table")
     args = parser.parse_args()
     if args.steps is not None:
-        fixed_steps(args.envs, args.window, args.packed, args.steps)
+        fixed_steps(args.envs, args.window, args.packed, args.layout, args.steps)
         return
     print(f"CPU: {cpu()}, one thread, {args.envs} games, base game, 2 players")
     print(
-        "| window | planes | opponent | env steps/s | steps/s, argmax policy included | observation bytes |"
+        "| layout | window | planes | opponent | actions | env steps/s | with sample_legal (C++) | "
+        "with argmax (numpy) | with Gymnasium's masked sample | observation + mask bytes |"
     )
-    print("| --- | --- | --- | --- | --- | --- |")
-    for window, packed, opponent in [
-        (32, False, "random"),
-        (32, True, "random"),
-        (16, True, "random"),
-        (32, True, "greedy"),
-    ]:
-        runs = [measure(args.envs, window, packed, opponent, args.seconds) for _ in range(args.repeat)]
-        env_rate = spread([r[0] for r in runs])
-        with_policy = spread([r[1] for r in runs])
-        probe = CarcassonneVectorEnv(1, opponents=[opponent], window=window, packed=packed)
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for layout, window, packed, opponent, policies in ROWS:
+        env_rates: list[float] = []
+        with_policy = []
+        for name in POLICIES:
+            if name not in policies:
+                with_policy.append("")
+                continue
+            runs = [
+                measure(args.envs, window, packed, opponent, args.seconds, layout, POLICIES[name])
+                for _ in range(args.repeat)
+            ]
+            env_rates += [r[0] for r in runs]
+            with_policy.append(spread([r[1] for r in runs]))
+        probe = CarcassonneVectorEnv(1, opponents=[opponent], window=window, packed=packed, layout=layout)
         obs, _ = probe.reset(seed=0)
         size = sum(a.nbytes for a in obs.values())
         print(
-            f"| {window} | {'bit-packed' if packed else 'bytes'} | {opponent} | {env_rate} | "
-            f"{with_policy} | {size:,} |",
+            f"| {layout} | {window} | {'bit-packed' if packed else 'bytes'} | {opponent} | "
+            f"{probe.num_actions:,} | {spread(env_rates)} | {' | '.join(with_policy)} | {size:,} |",
             flush=True,
         )
+    if args.vector_only:
+        return
     rates = [openspiel_rates(args.seconds) for _ in range(args.repeat)]
     tensor_rate = statistics.median(r[0] for r in rates)
     env_rate = statistics.median(r[1] for r in rates)

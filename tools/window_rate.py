@@ -1,5 +1,6 @@
-"""How often a legal action lies outside the observation window, per rule mix and window side:
-uniformly random games, every node counted (docs/observation.md quotes this table).
+"""How often a legal action has no index, per rule mix and action layout (the window layout at
+each window side, then the frontier layout): uniformly random games, every decision node
+counted (docs/observation.md quotes this table).
 
     python tools/window_rate.py --games 200
 """
@@ -31,15 +32,15 @@ def main() -> None:
     parser.add_argument("--windows", default="16,20,24,28,32")
     args = parser.parse_args()
     windows = [int(w) for w in args.windows.split(",")]
+    spaces = {f"window {w}": rl.action_space(w) for w in windows}
+    spaces["frontier"] = rl.action_space(layout="frontier")
     print(
-        "| mix | nodes | widest board (cells) | "
-        + " | ".join(f"W={w}: nodes outside" for w in windows)
-        + " |"
+        "| mix | nodes | widest board (cells) | " + " | ".join(f"{n}: nodes missing" for n in spaces) + " |"
     )
-    print("| --- | --- | --- | " + " | ".join("---" for _ in windows) + " |")
+    print("| --- | --- | --- | " + " | ".join("---" for _ in spaces) + " |")
     for name, (players, expansions) in MIXES.items():
         nodes, widest = 0, 0
-        outside = dict.fromkeys(windows, 0)
+        missing = dict.fromkeys(spaces, 0)
         for g in range(args.games):
             state = _core.State(make_config(players, expansions, None, g))
             rng = random.Random(g)
@@ -48,16 +49,15 @@ def main() -> None:
                     state.apply(state.sample_chance())
                     continue
                 nodes += 1
-                if state.phase() == _core.Phase.PLACE_TILE:
-                    for w in windows:
-                        outside[w] += rl.action_space(w).legal_indices(state)[1] > 0
+                for layout, space in spaces.items():
+                    missing[layout] += space.legal_indices(state)[1] > 0
                 state.apply(rng.choice(state.legal_actions()))
             xs = [t[1] for t in state.placed_tiles()]
             ys = [t[2] for t in state.placed_tiles()]
             widest = max(widest, max(xs) - min(xs) + 1, max(ys) - min(ys) + 1)
             print(f"\r{name}: game {g + 1}/{args.games}", end="", file=sys.stderr, flush=True)
         print(file=sys.stderr)
-        cells = " | ".join(f"{outside[w]} ({outside[w] / nodes:.2%})" for w in windows)
+        cells = " | ".join(f"{m} ({m / nodes:.2%})" for m in missing.values())
         print(f"| {name} | {nodes} | {widest} | {cells} |", flush=True)
 
 

@@ -203,7 +203,7 @@ TEST(ActionSpace, MaskIsTheLegalActionsInEveryMix) {
     random_games(mix, 6, [&](const State& s) {
       ++nodes;
       const Window w = observation_window(s);
-      const int outside = space.legal_mask(s, w, mask.data());
+      const int outside = space.legal_mask(s, space.frame(s), mask.data());
       outside_nodes += outside > 0;
       const std::vector<Action> legal = s.legal_actions();
       int indexed = 0;
@@ -234,13 +234,84 @@ TEST(ActionSpace, ANodeBeyondTheWindowIsReported) {
   random_games(mixes()[0], 1, [&](const State& s) {
     if (s.phase() != Phase::PlaceTile) return;
     const Window w = observation_window(s, kMinWindow);
-    const int outside = space.legal_mask(s, w, mask.data());
+    const int outside = space.legal_mask(s, space.frame(s), mask.data());
     int beyond = 0;
     for (Action a : s.legal_actions()) beyond += !w.contains(a.cell());
     ASSERT_EQ(outside, beyond);
     reported |= outside > 0;
   });
   EXPECT_TRUE(reported);
+}
+
+TEST(ActionSpace, FrontierLayoutIndexesEveryLegalActionAndRoundTrips) {
+  // Every legal action of every node has an index, the index names the action back, and the mask
+  // holds exactly those indexes; every index naming a frontier cell or tile the board has gives
+  // an action whose index it is, and every other index of those blocks is refused.
+  const ActionSpace space(ActionLayout::Frontier, 0);
+  EXPECT_EQ(space.window(), 0);
+  EXPECT_EQ(space.size(), Catalogue::builtin().size() + 5 * kMaxFrontier + 31 * kMaxTiles + 58);
+  std::vector<uint8_t> mask(size_t(space.size()));
+  ActionFrame frame;
+  for (const Mix& mix : mixes()) {
+    long nodes = 0, whole_space_checked = 0;
+    random_games(mix, 10, [&](const State& s) {
+      ++nodes;
+      space.frame(s, frame);
+      ASSERT_TRUE(std::is_sorted(frame.frontier.begin(), frame.frontier.end()));
+      ASSERT_EQ(int(frame.frontier.size()), s.board().frontier_size());
+      ASSERT_EQ(space.legal_mask(s, frame, mask.data()), 0) << mix.name;
+      const std::vector<Action> legal = s.legal_actions();
+      std::set<int> indexes;
+      for (Action a : legal) {
+        const int i = space.index(s, frame, a);
+        ASSERT_GE(i, 0) << mix.name << ": " << s.action_to_string(a);
+        ASSERT_EQ(space.action(s, frame, i), a) << mix.name << ": " << s.action_to_string(a);
+        ASSERT_EQ(mask[size_t(i)], 1);
+        indexes.insert(i);
+      }
+      ASSERT_EQ(std::count(mask.begin(), mask.end(), 1), long(indexes.size())) << mix.name;
+      if (nodes % 400 != 1) return;  // the whole space at a few nodes (exceptions are slow)
+      ++whole_space_checked;
+      for (int i = 0; i < space.size(); ++i) {
+        Action a;
+        try {
+          a = space.action(s, frame, i);
+        } catch (const std::out_of_range&) {
+          continue;  // a frontier cell or tile beyond the board's counts
+        }
+        ASSERT_EQ(space.index(s, frame, a), i) << mix.name << ": " << s.action_to_string(a);
+      }
+    });
+    EXPECT_GT(whole_space_checked, 0);
+  }
+  // Beyond the counts: the start tile alone has 4 frontier cells and 1 tile.
+  State start{Config{}};
+  space.frame(start, frame);
+  ASSERT_EQ(frame.frontier.size(), 4u);
+  const int place = space.blocks()[1].start, arrow = space.blocks()[7].start;
+  EXPECT_NO_THROW(space.action(start, frame, place + 3 * 4 + 3));
+  EXPECT_THROW(space.action(start, frame, place + 4 * 4), std::out_of_range);
+  EXPECT_EQ(space.action(start, frame, arrow), Action::arrow(Cell{0, 0}));
+  EXPECT_THROW(space.action(start, frame, arrow + 1), std::out_of_range);
+  // Row-major: north, west, east, south of the start tile.
+  const Cell expected[4] = {{0, -1}, {-1, 0}, {1, 0}, {0, 1}};
+  for (int c = 0; c < 4; ++c) EXPECT_EQ(space.action(start, frame, place + 4 * c), Action::place(expected[c], 0));
+}
+
+TEST(ActionSpace, FrontierCellsAreWrittenRelativeToTheWindow) {
+  const ActionSpace space(ActionLayout::Frontier, 0);
+  State s{Config{}};
+  const Window w = observation_window(s, 8);  // the start tile at row 4, column 4
+  std::vector<int16_t> frontier(2 * kMaxFrontier, 7), tiles(2 * kMaxTiles, 7);
+  ActionSpace::write_action_cells(s, space.frame(s), w, frontier.data(), tiles.data());
+  const std::vector<int16_t> first = {3, 4, 4, 3, 4, 5, 5, 4};  // (row, column): N, W, E, S
+  EXPECT_EQ(std::vector<int16_t>(frontier.begin(), frontier.begin() + 8), first);
+  EXPECT_TRUE(std::all_of(frontier.begin() + 8, frontier.end(), [](int16_t v) { return v == kNoCell; }));
+  EXPECT_EQ(tiles[0], 4);
+  EXPECT_EQ(tiles[1], 4);
+  EXPECT_TRUE(std::all_of(tiles.begin() + 2, tiles.end(), [](int16_t v) { return v == kNoCell; }));
+  EXPECT_THROW(parse_layout("grid"), std::invalid_argument);
+  EXPECT_EQ(parse_layout(layout_name(ActionLayout::Frontier)), ActionLayout::Frontier);
 }
 
 TEST(Observation, LayoutNamesEveryPlaneAndGlobal) {

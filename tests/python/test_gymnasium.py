@@ -92,7 +92,7 @@ def test_the_vector_env_writes_each_games_observation_and_mask() -> None:
         planes, globals_ = encoder.encode(state, state.current_player())
         assert np.array_equal(obs["planes"][i], planes)
         assert np.array_equal(obs["globals"][i], globals_)
-        indices, outside = c.rl.action_space(24).legal_indices(state)
+        indices, outside = c.rl.action_space(24, envs.layout).legal_indices(state)
         assert np.flatnonzero(obs["action_mask"][i]).tolist() == indices
         assert info["outside"][i] == outside
 
@@ -146,27 +146,33 @@ def test_self_play_asks_every_seat_and_a_bad_action_moves_no_game() -> None:
 
 
 @pytest.mark.parametrize(
-    ("players", "expansions", "opponents", "window"),
+    ("players", "expansions", "opponents", "window", "layout"),
     [
-        (2, [], ["random"], 16),
-        (3, ["abbey-mayor", "king-robber"], None, 24),
-        (2, ["city", "shrines"], ["greedy"], 32),
-        (4, ["river2", "anniv20", "abbey-mayor"], None, 20),
+        (2, [], ["random"], 16, "frontier"),
+        (3, ["abbey-mayor", "king-robber"], None, 24, "window"),
+        (2, ["city", "shrines"], ["greedy"], 32, "frontier"),
+        (4, ["river2", "anniv20", "abbey-mayor"], None, 20, "window"),
     ],
 )
 def test_updated_observations_equal_whole_encodings_at_every_step(
-    players: int, expansions: list[str], opponents: list[str] | None, window: int
+    players: int, expansions: list[str], opponents: list[str] | None, window: int, layout: str
 ) -> None:
     """The environment writes only what changed on the board (the byte planes and masks of the
     last node are cleared where they were set); at every step, also after a game ended and the
     next began in its slot, each game's planes, globals and mask are those the encoder writes
     whole, bit-packed too."""
-    kwargs = {"players": players, "expansions": expansions, "opponents": opponents, "window": window}
+    kwargs = {
+        "players": players,
+        "expansions": expansions,
+        "opponents": opponents,
+        "window": window,
+        "layout": layout,
+    }
     plain = CarcassonneVectorEnv(3, **kwargs)  # type: ignore[arg-type]
     packed = CarcassonneVectorEnv(3, packed=True, **kwargs)  # type: ignore[arg-type]
     a, info = plain.reset(seed=5)
     b, _ = packed.reset(seed=5)
-    encoder, space = c.rl.encoder(players, window), c.rl.action_space(window)
+    encoder, space = c.rl.encoder(players, window), c.rl.action_space(window, layout)
     restarted = 0
     for _ in range(400):
         for i in range(3):

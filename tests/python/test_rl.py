@@ -39,7 +39,7 @@ def test_mask_is_the_legal_actions_and_indexes_round_trip(players: int, expansio
     size = rl.num_distinct_actions(players, expansions)
     for game in random_nodes(players, expansions, seed=players)[::3]:
         mask = rl.legal_actions_mask(game)
-        assert mask.shape == (size,) and mask.dtype == np.bool_
+        assert mask.shape == (size,) and mask.dtype == np.int8  # as Gymnasium's masked sample() takes it
         legal = game.legal_actions()
         indexes = {rl.action_index(game, a) for a in legal}
         assert set(np.flatnonzero(mask)) == indexes

@@ -3,13 +3,17 @@
     from carcassonne import Game, rl
     game = Game(players=2, seed=1); game.apply_random_chance()
     planes, globals_ = rl.encode(game)          # uint8 [planes, 32, 32], float32 [globals]
-    mask = rl.legal_actions_mask(game)           # bool [rl.num_distinct_actions()]
+    mask = rl.legal_actions_mask(game)           # int8 [rl.num_distinct_actions()]
     game.apply(rl.index_to_action(game, int(mask.nonzero()[0][0])))
 
 The encoding is done in C++ (engine/observation.h) into arrays numpy allocates; encode_batch and
-legal_actions_masks do many states in one call with the GIL released. Both use a window of
-board cells that recentres on the placed tiles at every node, so a placement's index is a
-window cell and a rotation. Layout, versions and the window: docs/observation.md.
+legal_actions_masks do many states in one call with the GIL released. The planes use a window of
+board cells that recentres on the placed tiles at every node. Action indexes come in two
+layouts: "window" (these functions' default; a placement's index is a window cell and a
+rotation, so it lines up with the planes, but a board wider than the window leaves actions
+without an index) and "frontier" (the environments' default: a placement names a frontier cell,
+a figure elsewhere or an arrow a placed tile, and `action_cells` gives their positions in the
+window; every legal action has an index). Layouts, versions and the window: docs/observation.md.
 
 Submodules (each imports its own optional dependency): `carcassonne.rl.openspiel` (registers the
 game with pyspiel), `carcassonne.rl.gymnasium` and `carcassonne.rl.vector` (one seat, and N games
@@ -33,15 +37,30 @@ from typing import Any
 
 from .. import _core
 from .._common import _whole_number
-from .._core import DEFAULT_WINDOW, OBSERVATION_VERSION, ActionSpace, Error, ObservationEncoder
+from .._core import (
+    DEFAULT_WINDOW,
+    MAX_FRONTIER,
+    MAX_TILES,
+    NO_CELL,
+    OBSERVATION_VERSION,
+    ActionSpace,
+    Error,
+    ObservationEncoder,
+)
 from ..game import Action, Game, make_config
 
 __all__ = [
     "DEFAULT_WINDOW",
+    "ENV_LAYOUT",
+    "LAYOUTS",
+    "MAX_FRONTIER",
+    "MAX_TILES",
+    "NO_CELL",
     "OBSERVATION_VERSION",
     "ActionSpace",
     "ObservationEncoder",
     "WindowError",
+    "action_cells",
     "action_index",
     "action_space",
     "encode",
@@ -57,6 +76,11 @@ __all__ = [
 
 GameOrState = Game | _core.State
 
+# The action layouts (docs/observation.md): "window" is these functions' default, "frontier" the
+# environments' (every legal action has an index there).
+LAYOUTS = ("frontier", "window")
+ENV_LAYOUT = "frontier"
+
 
 class WindowError(Error):
     """A legal action lies outside the observation window (the board grew wider than it): the
@@ -69,10 +93,20 @@ def encoder(players: int, window: int = DEFAULT_WINDOW) -> ObservationEncoder:
     return ObservationEncoder(players, window)
 
 
+def action_space(window: int = DEFAULT_WINDOW, layout: str = "window") -> ActionSpace:
+    """The (shared) ActionSpace of a layout: "window" (of this side) or "frontier" (no window)."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown action layout {layout!r} (known: {', '.join(LAYOUTS)})")
+    return _action_space(window if layout == "window" else 0, layout)
+
+
 @cache
-def action_space(window: int = DEFAULT_WINDOW) -> ActionSpace:
-    """The (shared) ActionSpace of a window side."""
-    return ActionSpace(window)
+def _action_space(window: int, layout: str) -> ActionSpace:
+    return ActionSpace(window, layout)
+
+
+def _outside_error(outside: int, space: ActionSpace) -> WindowError:
+    return WindowError(f"{outside} legal action(s) lie outside the {space.window}-cell window")
 
 
 def _state(game: GameOrState) -> _core.State:
@@ -88,11 +122,12 @@ def num_distinct_actions(
     expansions: Iterable[str] = (),
     variants: Mapping[str, str] | None = None,
     window: int = DEFAULT_WINDOW,
+    layout: str = "window",
 ) -> int:
-    """The size of the action space for a rule mix (validated: ConfigError) and window side.
-    Every mix has the same space (it holds every decision kind); the window sets its size."""
+    """The size of the action space for a rule mix (validated: ConfigError) and layout. Every mix
+    has the same space (it holds every decision kind); the layout and window set its size."""
     make_config(players, expansions, variants, 0).validated()
-    return action_space(window).size
+    return action_space(window, layout).size
 
 
 def encode(game: GameOrState, observer: int | None = None, window: int = DEFAULT_WINDOW) -> tuple[Any, Any]:
@@ -142,33 +177,51 @@ def _checked_out(out: Any, n: int, enc: ObservationEncoder, window: int) -> tupl
     return out[0], out[1]
 
 
-def legal_actions_mask(game: GameOrState, window: int = DEFAULT_WINDOW) -> Any:
-    """bool [num_distinct_actions]: True at the index of every legal action. Raises WindowError
-    if a legal action lies outside the window (docs/observation.md: how rare that is)."""
-    mask, outside = action_space(window).legal_mask(_state(game))
+def legal_actions_mask(game: GameOrState, window: int = DEFAULT_WINDOW, layout: str = "window") -> Any:
+    """int8 [num_distinct_actions]: 1 at the index of every legal action (int8, as Gymnasium's
+    masked sample() takes it). Raises WindowError if a legal action lies outside the window
+    (window layout only; docs/observation.md: how rare that is)."""
+    space = action_space(window, layout)
+    mask, outside = space.legal_mask(_state(game))
     if outside:
-        raise WindowError(f"{outside} legal action(s) lie outside the {window}-cell window")
+        raise _outside_error(outside, space)
     return mask
 
 
-def legal_actions_masks(games: Sequence[GameOrState], window: int = DEFAULT_WINDOW) -> tuple[Any, Any]:
-    """Masks of many nodes in one C++ call with the GIL released: (masks bool [n, actions],
-    outside int32 [n]: legal actions of each node that lie outside the window, almost always 0)."""
-    return action_space(window).legal_masks([_state(g) for g in games])
+def legal_actions_masks(
+    games: Sequence[GameOrState], window: int = DEFAULT_WINDOW, layout: str = "window"
+) -> tuple[Any, Any]:
+    """Masks of many nodes in one C++ call with the GIL released: (masks int8 [n, actions],
+    outside int32 [n]: legal actions of each node outside the window, almost always 0; always 0
+    in the frontier layout)."""
+    return action_space(window, layout).legal_masks([_state(g) for g in games])
 
 
-def legal_indices(game: GameOrState, window: int = DEFAULT_WINDOW) -> list[int]:
+def legal_indices(game: GameOrState, window: int = DEFAULT_WINDOW, layout: str = "window") -> list[int]:
     """The indexes of the legal actions, ascending (WindowError as for legal_actions_mask)."""
-    indices, outside = action_space(window).legal_indices(_state(game))
+    space = action_space(window, layout)
+    indices, outside = space.legal_indices(_state(game))
     if outside:
-        raise WindowError(f"{outside} legal action(s) lie outside the {window}-cell window")
+        raise _outside_error(outside, space)
     return indices
 
 
-def action_index(game: GameOrState, action: Action | int | str, window: int = DEFAULT_WINDOW) -> int:
+def action_cells(game: GameOrState, window: int = DEFAULT_WINDOW) -> tuple[Any, Any]:
+    """What the frontier layout's cell numbers mean at this node, in the planes of this window
+    side: (frontier int16 [MAX_FRONTIER, 2], tiles int16 [MAX_TILES, 2]), the (row, column) of
+    frontier cell c (the place and abbey blocks; row-major order) and of placed tile t (the
+    figure_at and arrow blocks; by the order of placing), NO_CELL past the board's counts. A
+    cell outside the window has a row or column outside [0, window)."""
+    return action_space(layout="frontier").cells(_state(game), window)
+
+
+def action_index(
+    game: GameOrState, action: Action | int | str, window: int = DEFAULT_WINDOW, layout: str = "window"
+) -> int:
     """The index of an action (Action, code or text) at this node. IllegalActionError for a code
-    that is no action, or an action this game's rules never offer (a mayor without abbey-mayor);
-    WindowError if the action's cell lies outside the window."""
+    that is no action, or an action this game's rules never offer (a mayor without abbey-mayor),
+    or (frontier layout) one whose cell is no frontier cell or tile; WindowError if the action's
+    cell lies outside the window (window layout)."""
     state = _state(game)
     if isinstance(action, Action):
         code = action.code
@@ -178,7 +231,8 @@ def action_index(game: GameOrState, action: Action | int | str, window: int = DE
         code = _whole_number("action code", action)
         if not 0 <= code < 2**32:
             raise _core.IllegalActionError(f"action code {code} is out of range (0 to 2**32 - 1)")
-    index = action_space(window).index(state, code)
+    space = action_space(window, layout)
+    index = space.index(state, code)
     if index >= 0 and state.is_legal(code):
         return index
     reason = _not_in_the_rules(state, code)
@@ -187,7 +241,7 @@ def action_index(game: GameOrState, action: Action | int | str, window: int = DE
     if index >= 0:
         return index  # an action of the rules, illegal at this node
     text = state.action_to_string(code)
-    if action_space(_WIDEST_WINDOW).index(state, code) >= 0:
+    if layout == "window" and action_space(_WIDEST_WINDOW).index(state, code) >= 0:
         raise WindowError(f"action {text!r} lies outside the {window}-cell window")
     try:
         canonical = state.parse_action(text)
@@ -197,18 +251,26 @@ def action_index(game: GameOrState, action: Action | int | str, window: int = DE
         raise _core.IllegalActionError(
             f"action code {code} is malformed: no action has it ({text!r} is code {canonical})"
         )
+    if layout == "frontier":
+        raise _core.IllegalActionError(
+            f"action {text!r} has no index in the frontier layout at this node: a placement or an "
+            "abbey must name a frontier cell (next to a tile), a figure elsewhere or an arrow a tile"
+        )
     raise _core.IllegalActionError(
         f"action code {code} ({text!r}) has no index in the action space: a malformed code, "
         "or a cell beyond the board's reach"
     )
 
 
-def index_to_action(game: GameOrState, index: int, window: int = DEFAULT_WINDOW) -> Action:
-    """The Action an index names at this node. IllegalActionError outside the space, and for an
-    action this game's rules never offer (a mayor's slot in a base game); a legal action of the
-    rules may still be illegal at this node: check the mask."""
+def index_to_action(
+    game: GameOrState, index: int, window: int = DEFAULT_WINDOW, layout: str = "window"
+) -> Action:
+    """The Action an index names at this node. IllegalActionError outside the space, for a
+    frontier cell or tile the board does not have (frontier layout), and for an action this
+    game's rules never offer (a mayor's slot in a base game); a legal action of the rules may
+    still be illegal at this node: check the mask."""
     state = _state(game)
-    space = action_space(window)
+    space = action_space(window, layout)
     index = _whole_number("action index", index)
     if not 0 <= index < space.size:  # beyond C++'s int, the binding would raise TypeError
         raise _core.IllegalActionError(f"action index {index} is outside the action space [0, {space.size})")

@@ -12,15 +12,22 @@ opponents given as agent specs ("greedy", "mcts:iters=200") or Python agents (ca
         if terminated: break
 
 Observations are dicts: "planes" (uint8 [planes, W, W]), "globals" (float32) and "action_mask"
-(int8 over the fixed action space), from your seat (docs/observation.md). Draws use the game's
+(int8 over the fixed action space), from your seat (docs/observation.md). In the default action
+layout, `layout="frontier"`, every legal action has an index: a placement names a frontier cell,
+a figure elsewhere or an arrow a placed tile, and "frontier" (int16 [MAX_FRONTIER, 2]) and
+"tiles" (int16 [MAX_TILES, 2]) give their (row, column) in the planes (carcassonne.rl.NO_CELL
+past the board's counts); `layout="window"` numbers the window's cells instead (no such keys;
+a board wider than the window leaves actions out). Draws use the game's
 own PRNG and opponents are reset with seeds drawn from the environment's, so reset(seed=...)
 and the actions fix the episode; a reset without a seed continues the seeded stream. Your seat
 is `seat`, or (None) drawn at every reset. The reward is 0 until the end, then your win share
 (1/k for each of the k players with the top score, B-10); info holds your "seat", "outside"
-(legal actions outside the window, not in the mask: docs/observation.md; WindowError if no legal
-action is inside) and at the end the "scores". An illegal action ends the episode with reward
-`illegal_reward` and info["illegal_action"] = True (Gymnasium's checks step with unmasked
-samples); `illegal_reward=None` raises IllegalActionError instead. An action is one index: an
+(window layout: legal actions outside the window, not in the mask, docs/observation.md;
+WindowError if no legal action is inside; 0 in the frontier layout) and at the end the
+"scores". An illegal action (also an index naming a frontier cell or tile the board does not
+have) ends the episode with reward `illegal_reward` and info["illegal_action"] = True
+(Gymnasium's checks step with unmasked samples); `illegal_reward=None` raises
+IllegalActionError instead. An action is one index: an
 int, a numpy integer or a one-element integer array (a fraction or a longer array: ValueError or
 TypeError). Needs `gymnasium`; importing this module registers "carcassonne/Carcassonne-v0"
 (`gymnasium.make("carcassonne/Carcassonne-v0", opponents=["greedy"])`).
@@ -39,7 +46,17 @@ from .. import _core
 from .._common import _whole_number
 from ..agents import BuiltinAgent, PythonPlayer, as_player
 from ..game import Game, make_config
-from . import DEFAULT_WINDOW, WindowError, _register_gymnasium, action_space, encoder
+from . import (
+    DEFAULT_WINDOW,
+    ENV_LAYOUT,
+    MAX_FRONTIER,
+    MAX_TILES,
+    NO_CELL,
+    WindowError,
+    _register_gymnasium,
+    action_space,
+    encoder,
+)
 
 # An upper bound on any global value (scores, counts), so the Box is finite.
 _GLOBALS_HIGH = 1.0e6
@@ -57,6 +74,7 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         window: int = DEFAULT_WINDOW,
         illegal_reward: float | None = -1.0,
         render_mode: str | None = None,
+        layout: str = ENV_LAYOUT,
     ) -> None:
         if isinstance(opponents, str):
             opponents = [opponents]
@@ -68,7 +86,8 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         self._opponents: list[BuiltinAgent | PythonPlayer] = [as_player(o) for o in opponents]
         self._window = window
         self._encoder = encoder(players, window)
-        self._actions = action_space(window)
+        self._actions = action_space(window, layout)
+        self.layout = layout
         self._illegal_reward = illegal_reward
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
@@ -80,6 +99,7 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
                     -_GLOBALS_HIGH, _GLOBALS_HIGH, (self._encoder.num_globals,), np.float32
                 ),
                 "action_mask": spaces.Box(0, 1, (self._actions.size,), np.int8),
+                **_cell_spaces(layout),
             }
         )
         self.action_space = spaces.Discrete(self._actions.size)
@@ -106,7 +126,12 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         if game is None or game.is_terminal:
             raise _core.IllegalActionError("step: call reset() first (the episode is over)")
         index = _whole_number("step's action (one action index)", action)
-        code = self._actions.action(game._state, index) if 0 <= index < self._actions.size else None
+        code: int | None = None
+        if 0 <= index < self._actions.size:  # beyond C++'s int, the binding would raise TypeError
+            try:
+                code = self._actions.action(game._state, index)
+            except _core.IllegalActionError:  # a frontier cell or tile the board does not have
+                code = None
         if code is None or not game._state.is_legal(code):
             if self._illegal_reward is None:
                 raise _core.IllegalActionError(
@@ -149,14 +174,21 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
             if not indices:
                 raise WindowError(f"every legal action lies outside the {self._window}-cell window")
             mask[indices] = 1
-        return {"planes": planes, "globals": globals_, "action_mask": mask}
+        obs: dict[str, np.ndarray] = {"planes": planes, "globals": globals_, "action_mask": mask}
+        if self.layout == "frontier":
+            obs["frontier"], obs["tiles"] = self._actions.cells(game._state, self._window)
+        return obs
 
     def _empty_observation(self) -> dict[str, np.ndarray]:
-        return {
+        obs: dict[str, np.ndarray] = {
             "planes": np.zeros((self._encoder.num_planes, self._window, self._window), np.uint8),
             "globals": np.zeros(self._encoder.num_globals, np.float32),
             "action_mask": np.zeros(self._actions.size, np.int8),
         }
+        if self.layout == "frontier":
+            obs["frontier"] = np.full((MAX_FRONTIER, 2), NO_CELL, np.int16)
+            obs["tiles"] = np.full((MAX_TILES, 2), NO_CELL, np.int16)
+        return obs
 
     def _info(self) -> dict[str, Any]:
         return {"seat": self.seat, "outside": self._outside}
@@ -169,6 +201,17 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         if self.render_mode == "ansi" and self.game is not None:
             return str(self.game)
         return None
+
+
+def _cell_spaces(layout: str) -> dict[str, spaces.Box]:
+    """The frontier layout's cell lists as observation spaces (none for the window layout)."""
+    if layout != "frontier":
+        return {}
+    low, high = np.iinfo(np.int16).min, np.iinfo(np.int16).max
+    return {
+        "frontier": spaces.Box(low, high, (MAX_FRONTIER, 2), np.int16),
+        "tiles": spaces.Box(low, high, (MAX_TILES, 2), np.int16),
+    }
 
 
 _register_gymnasium()  # gymnasium.make("carcassonne/Carcassonne-v0")

@@ -11,7 +11,11 @@
 Agents are "player_0" ... in seat order; the agent to act is the engine's player to decide (a
 player may decide out of turn: City moves, wagon moves, market moves). Observations are dicts:
 "observation" (float32, the planes then the globals of carcassonne.rl, flattened, from the
-agent's seat) and "action_mask" (int8 over the fixed action space). Chance nodes (tile draws)
+agent's seat) and "action_mask" (int8 over the fixed action space); in the default action
+layout, `layout="frontier"` (every legal action has an index), also "frontier" and "tiles"
+(int16 [MAX_FRONTIER, 2] and [MAX_TILES, 2]: the (row, column) in the planes of the cells the
+indexes name, carcassonne.rl.NO_CELL past the board's counts; docs/observation.md).
+`layout="window"` numbers the window's cells instead. Chance nodes (tile draws)
 are resolved inside the environment with the game's own PRNG, seeded by reset(seed=...), so a
 seed and the actions fix the game. Rewards are 0 until the end, then each player's win share
 (1/k for each of the k players with the top score, B-10). An illegal action raises
@@ -38,7 +42,8 @@ from pettingzoo.utils import wrappers
 from .. import _core
 from .._common import _whole_number
 from ..game import make_config
-from . import DEFAULT_WINDOW, WindowError, _register_pettingzoo, action_space, encoder
+from . import DEFAULT_WINDOW, ENV_LAYOUT, WindowError, _register_pettingzoo, action_space, encoder
+from .gymnasium import _cell_spaces
 
 # An upper bound on any observation value (scores, counts), so the Box is finite.
 _OBSERVATION_HIGH = 1.0e6
@@ -63,12 +68,14 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         variants: Mapping[str, str] | None = None,
         window: int = DEFAULT_WINDOW,
         render_mode: str | None = None,
+        layout: str = ENV_LAYOUT,
     ) -> None:
         super().__init__()
         self._config = make_config(players, expansions, variants, 0).validated()
         self._window = window
         self._encoder = encoder(players, window)
-        self._actions = action_space(window)
+        self._actions = action_space(window, layout)
+        self.layout = layout
         self._planes = np.zeros(self._encoder.num_planes * window * window, np.uint8)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(players)]
@@ -79,6 +86,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
                 {
                     "observation": spaces.Box(0.0, _OBSERVATION_HIGH, (size,), np.float32),
                     "action_mask": spaces.Box(0, 1, (self._actions.size,), np.int8),
+                    **_cell_spaces(layout),
                 }
             )
             for agent in self.possible_agents
@@ -136,7 +144,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
             if outside:
                 raise WindowError(f"{outside} legal action(s) lie outside the {self._window}-cell window")
             mask[indices] = 1
-        return {"observation": observation, "action_mask": mask}
+        obs: dict[str, np.ndarray] = {"observation": observation, "action_mask": mask}
+        if self.layout == "frontier":
+            obs["frontier"], obs["tiles"] = self._actions.cells(self.core, self._window)
+        return obs
 
     def step(self, action: int | None) -> None:
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:

@@ -3,7 +3,7 @@
     from carcassonne.rl.vector import CarcassonneVectorEnv
     envs = CarcassonneVectorEnv(256, opponents=["random"], packed=True)
     obs, info = envs.reset(seed=1)
-    obs, reward, terminated, truncated, info = envs.step(actions)   # one action index per game
+    obs, reward, terminated, truncated, info = envs.step(envs.sample_legal())  # an index per game
 
 Each game is at a decision of the learner: one seat against built-in opponents (agent specs,
 which move inside C++), or every seat (`opponents=None`, self-play: the observation is from the
@@ -23,9 +23,18 @@ and the mask are bit-packed bytes (uint8: numpy.packbits along the flattened pla
 bitorder="little": recover them with numpy.unpackbits(x, axis=1, bitorder="little")[:, :n], or
 `unpack(obs)`, which gives the int8 mask), a plane value above 1 (two figures, two pennants)
 shown as 1. With `copy=False` the arrays are the environment's own, read-only
-and overwritten by the next step: copy what you keep. info["outside"] counts legal actions outside the window
-(not in the mask; docs/observation.md). Needs `gymnasium`; importing this module registers
-"carcassonne/Carcassonne-v0", whose `gymnasium.make_vec(..., num_envs=N)` is this environment.
+and overwritten by the next step: copy what you keep.
+
+Actions: in the default layout, `layout="frontier"`, every legal action has an index (a
+placement names a frontier cell, a figure elsewhere or an arrow a placed tile) and the
+observation adds "frontier" (int16 [N, MAX_FRONTIER, 2]) and "tiles" (int16 [N, MAX_TILES, 2]):
+their (row, column) in the planes, carcassonne.rl.NO_CELL past each board's counts. With
+`layout="window"` an index names a window cell (the planes line up; no cell lists) and
+info["outside"] counts legal actions outside the window (not in the mask; docs/observation.md).
+`legal()` gives every game's legal indexes as CSR arrays (offsets, indices) and
+`sample_legal()` a uniformly random legal index per game, both from C++ without touching the
+mask. Needs `gymnasium`; importing this module registers "carcassonne/Carcassonne-v0", whose
+`gymnasium.make_vec(..., num_envs=N)` is this environment.
 """
 
 from __future__ import annotations
@@ -41,7 +50,8 @@ from gymnasium.vector.utils import batch_space
 
 from .. import _core
 from ..game import make_config
-from . import DEFAULT_WINDOW, _register_gymnasium
+from . import DEFAULT_WINDOW, ENV_LAYOUT, _register_gymnasium
+from .gymnasium import _cell_spaces
 
 _GLOBALS_HIGH = 1.0e6
 
@@ -61,6 +71,7 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
         packed: bool = False,
         copy: bool = True,
         threads: int = 1,
+        layout: str = ENV_LAYOUT,
     ) -> None:
         if isinstance(opponents, str):
             opponents = [opponents]
@@ -72,6 +83,7 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
         self._opponents = [] if opponents is None else list(opponents)
         self._seat = -1 if seat is None else seat
         self._window, self._packed, self._copy, self._threads = window, bool(packed), bool(copy), threads
+        self.layout = layout
         self.num_envs = num_envs
         self._core = self._make(0)  # checks every argument now
         n_planes, n_actions = self._core.num_planes, self._core.num_actions
@@ -90,6 +102,7 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
                 "planes": planes,
                 "globals": spaces.Box(-_GLOBALS_HIGH, _GLOBALS_HIGH, (self._core.num_globals,), np.float32),
                 "action_mask": mask,
+                **_cell_spaces(layout),
             }
         )
         self.single_action_space = spaces.Discrete(n_actions)
@@ -107,6 +120,7 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
             self._packed,
             seed % 2**64,
             self._threads,
+            self.layout,
         )
 
     def reset(
@@ -148,12 +162,26 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
         out = self._core.outputs
         mask = out["mask"] if self._packed else out["mask"].view(np.int8)  # 0/1 bytes: the same values
         obs = {"planes": out["planes"], "globals": out["globals"], "action_mask": mask}
+        if self.layout == "frontier":
+            obs["frontier"], obs["tiles"] = out["frontier"], out["tiles"]
         return {k: v.copy() for k, v in obs.items()} if self._copy else obs
 
     def _info(self) -> dict[str, Any]:
         out = self._core.outputs
         keys = ("player", "outside", "returns")
         return {k: out[k].copy() for k in keys} if self._copy else {k: out[k] for k in keys}
+
+    def legal(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every game's legal action indexes, ascending, as CSR arrays (offsets int32 [N + 1],
+        indices int32): game i's are indices[offsets[i]:offsets[i + 1]]. New arrays each call."""
+        offsets, indices = self._core.legal()
+        return offsets, indices
+
+    def sample_legal(self, seed: int | None = None) -> np.ndarray:
+        """int64 [N]: a uniformly random legal index per game, drawn in C++ from the environment's
+        own stream (each reset's seed starts it; `seed` starts it anew)."""
+        actions: np.ndarray = self._core.sample_legal(None if seed is None else int(seed) % 2**64)
+        return actions
 
     def unpack(self, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """A packed observation's planes ([N, planes, W, W]) and mask ([N, actions]) as bytes."""
@@ -166,7 +194,7 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
         )
         bits = np.unpackbits(obs["action_mask"], axis=1, bitorder="little")
         mask = bits[:, : self.num_actions].view(np.int8)
-        return {"planes": planes, "globals": obs["globals"], "action_mask": mask}
+        return {**obs, "planes": planes, "action_mask": mask}
 
     def state(self, index: int) -> _core.State:
         """A copy of game `index`'s state (to render or inspect it)."""
