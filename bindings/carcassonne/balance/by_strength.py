@@ -103,18 +103,19 @@ def _order(frame: pd.DataFrame, df: pd.DataFrame, by: list[str]) -> pd.DataFrame
     return frame.sort_values(keys, key=lambda s: s.map(order) if s.name == "mix" else s, kind="stable")
 
 
-def text_of(e: object, percent: bool) -> str:
-    """An estimate as signed text, "+25.4 [+20.6, +29.8]" (percent: in points of %)."""
+def text_of(e: object, percent: bool, signed: bool = True) -> str:
+    """An estimate as text, "+25.4 [+20.6, +29.8]" (percent: in points of %; signed: with +)."""
     if not isinstance(e, Estimate):
         return ""
     if not percent:
         return e.text(digits=1)
-    scale = 100.0
     if np.isnan(e.value):
         return "n/a"
+    sign = "+" if signed else ""
+    v, lo, hi = 100 * e.value, 100 * e.low, 100 * e.high
     if e.deals < MIN_DEALS:
-        return f"{scale * e.value:+.1f} (n too small)"
-    return f"{scale * e.value:+.1f} [{scale * e.low:+.1f}, {scale * e.high:+.1f}]"
+        return f"{v:{sign}.1f} (n too small)"
+    return f"{v:{sign}.1f} [{lo:{sign}.1f}, {hi:{sign}.1f}]"
 
 
 def strength_table(df: pd.DataFrame, long: pd.DataFrame) -> pd.DataFrame:
@@ -193,7 +194,7 @@ def luck_table(df: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
         row: dict[str, object] = {"mix": mix, "players": players}
         for g in columns:
             r = by.get(g)
-            row[f"upset, {g}"] = text_of(r.upset, True) if r is not None else ""
+            row[f"upset, {g}"] = text_of(r.upset, True, signed=False) if r is not None else ""
             row[f"less base, {g}"] = text_of(r.upset_less_base, True) if r is not None else ""
         row["across gaps"] = holds_across(changes) if changes else ""
         row["the mix's luck"] = mix_luck(changes) if changes else ""
