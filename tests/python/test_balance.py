@@ -507,6 +507,8 @@ def test_folders_and_files_of_older_versions_are_still_read(tiny: Path, tmp_path
         (["--deals", "greedy=0"], "plays no games"),
         (["--players", "2,2"], "listed twice"),
         (["--deals", "random=1"], "unknown line-up"),
+        (["--deals", "greedy+greedy=1"], "two different bots"),
+        (["--deals", "mcts@8+random=1"], "two different bots"),
         (["--deals", "mcts@0=1"], "iteration budget"),
         (["--deals", "mcts@x=1"], "iteration budget"),
         (["--threads", "-1"], "threads must be a count >= 0"),
@@ -822,7 +824,7 @@ def test_luck_and_skill_counts_the_weaker_bots_wins_and_the_elo_gap() -> None:
     # 40 deals: MCTS wins 30 pairs, loses 8, ties 2 -> 31 / 40 = 0.775.
     mcts = [50] * 30 + [40] * 8 + [45] * 2
     row = answers.luck_and_skill(_pair_rows(mcts, [45] * 40)).iloc[0]
-    assert row["mcts_pair_win"].value == pytest.approx(0.775)
+    assert row["pair_win"].value == pytest.approx(0.775)
     assert row["stronger"] == "mcts" and row["upset"].value == pytest.approx(0.225)
     assert row["elo_gap"].value == pytest.approx(400 * np.log10(0.775 / 0.225))
     assert row["elo_gap"].low < row["elo_gap"].value < row["elo_gap"].high
@@ -893,7 +895,7 @@ def test_a_sweep_without_per_turn_columns_says_what_its_report_lacks(sweep: Path
     old = read_sweep(tmp_path / "old.parquet")
     for section in (report_answers.game_flow, report_answers.tile_value):
         title, text, image, table = section(old, tmp_path)
-        assert "no per-turn standings" in text and image is None and table == "", title
+        assert "no per-turn standings" in text and image is None and table == [], title
     assert report_answers.compensation(old, tmp_path)[2] == "compensation.png"  # the others work
 
 

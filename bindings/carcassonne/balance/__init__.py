@@ -1,7 +1,8 @@
 """Balance analysis of rule mixes: sweeps of bot games (sweep.py; on a Ray cluster with
 ray_runner.py), statistics with intervals over deals (stats.py), a designer's answers
 (answers.py: compensation, bot strength and the edge, luck and skill, game flow, tile value,
-spread) and an HTML report (report.py, its answers' sections in report_answers.py).
+spread; by_strength.py: each answer per bot strength and skill gap, and whether it holds across
+them) and an HTML report (report.py, its answers' sections in report_answers.py).
 Needs the `balance` extra: pip install 'carcassonne[balance]'.
 
     from carcassonne.balance import SweepSpec, run_sweep, read_sweep

@@ -192,44 +192,55 @@ def elo(p: float | np.ndarray) -> float | np.ndarray:
     return 400.0 * np.log10(q / (1 - q))
 
 
+def pair_wins(c: pd.DataFrame, deals: list[int] | None = None) -> Estimate:
+    """In a cell of one bot among others ("A+B", entrant 0 the lone bot A): how often the lone bot
+    beats each other bot of its game, pair by pair (a higher final score wins the pair, a tie is
+    half), bootstrapped over `deals` (default: the cell's)."""
+    game = ["deal", "rotation"]
+    lone = c[c["entrant"] == 0].set_index(game)["score"].rename("lone_score")
+    others = c[c["entrant"] != 0].join(lone, on=game)
+    won = (others["lone_score"] > others["score"]).astype(float) + 0.5 * (
+        others["lone_score"] == others["score"]
+    )
+    return ratio(others, won, deals=deals)
+
+
+def upset_of(p: Estimate, lone_stronger: bool) -> Estimate:
+    """How often the weaker bot wins its pair, from the lone bot's pair win rate `p`."""
+    if not lone_stronger:
+        return p
+    return _estimate(1 - p.value, 1 - p.replicates, p.universe, p.deals, p.n)
+
+
 def luck_and_skill(df: pd.DataFrame) -> pd.DataFrame:
-    """Per mix and player count of the mcts+greedy line-up: each game's MCTS bot against each
-    greedy bot, pair by pair (a higher final score wins the pair, a tie is half). The stronger
-    bot's pair win rate gives the Elo gap; `upset` is how often the weaker bot won its pair: the
-    part of the game that skill (at this gap) does not decide."""
+    """Per mix, player count and skill gap (a line-up "A+B" of one bot A among bots B, e.g.
+    mcts+greedy or mcts@400+mcts): each game's bot A against each bot B, pair by pair
+    (pair_wins). The stronger bot's pair win rate gives the Elo gap; `upset` is how often the
+    weaker bot won its pair: the part of the game that skill (at this gap) does not decide."""
     rows = []
     for mix, players, lineup in cells(df):
-        if lineup != "mcts+greedy":  # a Python agent among greedy bots is not the skill gradient
+        if _equal(lineup):
             continue
         c = _cell(df, mix, players, lineup)
-        game = ["deal", "rotation"]
-        mcts = c[c["entrant"] == 0].set_index(game)["score"].rename("mcts_score")
-        others = c[c["entrant"] != 0].join(mcts, on=game)
-        won = (others["mcts_score"] > others["score"]).astype(float) + 0.5 * (
-            others["mcts_score"] == others["score"]
-        )
-        p = ratio(others, won)
-        stronger = "mcts" if p.value >= 0.5 else "greedy"
-        if stronger == "mcts":
-            upset = _estimate(1 - p.value, 1 - p.replicates, p.universe, p.deals, p.n)
-        else:
-            upset = p
+        p = pair_wins(c)
+        lone, _, others = lineup.partition("+")
+        stronger = lone if p.value >= 0.5 else others
         gap = _estimate(float(elo(p.value)), np.asarray(elo(p.replicates)), p.universe, p.deals, p.n)
         rows.append(
             {
                 "mix": mix,
                 "players": players,
+                "lineup": lineup,
                 **_sizes(c),
                 "pairs": p.n,
                 "stronger": stronger,
-                "mcts_pair_win": p,
-                "upset": upset,
+                "pair_win": p,
+                "upset": upset_of(p, stronger == lone),
                 "elo_gap": gap,
             }
         )
-    return _frame(
-        rows, ["mix", "players", "deals", "games", "pairs", "stronger", "mcts_pair_win", "upset", "elo_gap"]
-    )
+    columns = [*CELL, "deals", "games", "pairs", "stronger", "pair_win", "upset", "elo_gap"]
+    return _frame(rows, columns)
 
 
 # --- game flow

@@ -75,7 +75,7 @@ def _errorbar_by_mix(
         high = [
             max(0.0, (e.high - e.value) * scale) if k else 0.0 for e, k in zip(estimates, ok, strict=True)
         ]
-        label = f"{g} {label_of} ({_deals_label(part, sizes)})"
+        label = f"{g} {label_of}".strip() + f" ({_deals_label(part, sizes)})"  # label_of "": g alone
         bars = ax.errorbar(
             x[ok],
             values[ok],

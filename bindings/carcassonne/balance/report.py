@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .. import CAUSES
-from . import report_answers, stats
+from . import answers, by_strength, report_answers, stats
 from .plots import (
     CAUSE_COLORS,
     _cells_text,
@@ -33,6 +33,28 @@ PLOTS = (
     "length.png",
     "effects.png",
     *report_answers.PLOTS,
+)
+# The CSV files of the report's tables (without .csv), one per table, next to index.html.
+TABLES = (
+    "front_page",
+    "answers_by_strength",
+    "luck_by_gap",
+    "headline",
+    "first_player",
+    "fairness",
+    "seats",
+    "skill",
+    "causes",
+    "scores",
+    "figures",
+    "effects",
+    "compensation",
+    "strength_edge",
+    "luck_skill",
+    "game_flow",
+    "tile_value",
+    "spread",
+    "cause_points",
 )
 
 
@@ -188,6 +210,42 @@ def headline(df: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _table(name: str, frame: pd.DataFrame, folder: Path) -> str:
+    """A table's HTML, its CSV file written beside the page from the same text."""
+    if name not in TABLES:
+        raise ValueError(f"table '{name}' is not in TABLES (a later report would not remove it)")
+    shown = frame.fillna("").astype(str)
+    shown.to_csv(folder / f"{name}.csv", index=False)
+    return shown.to_html(index=False, border=0, classes="t") + f'<p><a href="{name}.csv">{name}.csv</a></p>'
+
+
+def _front_page(front: pd.DataFrame, folder: Path) -> list[str]:
+    """The answers at a glance: per mix and player count the favoured seat and compensation for
+    each bot strength, the answers that flip with strength named first."""
+    flipped = [
+        f"{r['mix']}, {r['players']} players: {r['flips with strength']}"
+        for _, r in front.iterrows()
+        if r["flips with strength"]
+    ]
+    flags = (
+        "<p><b>Answers that flip with bot strength</b> (one strength's 95% interval above 0, "
+        "another's below): " + html.escape("; ".join(flipped)) + ".</p>"
+        if flipped
+        else "<p>No answer flips with bot strength in this sweep (see 'differs' for those that change).</p>"
+    )
+    return [
+        "<h2>Answers at a glance</h2>",
+        "<p>Per mix and player count, for each line-up of identical bots (a bot strength, weakest "
+        "first): the favoured seat (it starts at 0) and the starting points that make the other "
+        "seats win as often, with 95% intervals. 'flips' and 'differs' name the answers (first-seat "
+        "edge, compensation, the mix against base) whose verdict across strengths is so; the mix's "
+        "luck is claimed only when it holds at every skill gap. The rules are in 'Answers by bot "
+        "strength'; every other section is folded below.</p>",
+        flags,
+        _table("front_page", front, folder),
+    ]
+
+
 def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
     """Writes index.html and its PNG plots into `out` (default: the sweep's name + "-report",
     beside it) and returns the page's path. `sweep`: a sweep folder or one parquet file, of any
@@ -207,10 +265,10 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
     fair = stats.fairness(df)
     equal_missing = "This sweep has no line-up of identical bots (greedy or mcts)."
 
-    sections: list[tuple[str, str, str | None, str]] = []  # title, text, image, table html
+    sections: list[report_answers.Section] = []
 
-    def table(frame: pd.DataFrame, percent: tuple[str, ...] = ()) -> str:
-        return _cells_text(frame, percent).to_html(index=False, border=0, classes="t")
+    def table(name: str, frame: pd.DataFrame, percent: tuple[str, ...] = ()) -> list[report_answers.Table]:
+        return [(name, _cells_text(frame, percent))]
 
     sections.append(
         (
@@ -218,11 +276,11 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
             "Seat 0 moves first. Win rates are win shares (a tie of k players gives each 1/k), with "
             "the deals each is over; an empty cell: the sweep has no such line-up.",
             None,
-            headline(df).to_html(index=False, border=0, classes="t"),
+            [("headline", headline(df))],
         )
     )
     if edge.empty:
-        sections.append(("First-player advantage", equal_missing, None, ""))
+        sections.append(("First-player advantage", equal_missing, None, []))
     else:
         sections.append(
             (
@@ -232,11 +290,11 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
                 "(when the bag's tiles do not divide evenly among the players, the first seats get one "
                 "turn more).",
                 _plot_first_player(edge, folder),
-                table(edge, percent=("seat0_win",)),
+                table("first_player", edge, percent=("seat0_win",)),
             )
         )
     if fair.empty:
-        sections.append(("Fairness", equal_missing, None, ""))
+        sections.append(("Fairness", equal_missing, None, []))
     else:
         # The smallest p-value 1000 permutations can give is 1/1001: say "< 0.001", not 0.001.
         shown = fair.assign(
@@ -258,13 +316,15 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
                 f"seats differ; none from fewer than {stats.MIN_DEALS} deals). Whether a mix is fairer "
                 "than base: largest_gap in 'Each mix against base'.",
                 _plot_fairness(fair, folder),
-                table(shown, percent=("largest_gap",)),
+                table("fairness", shown, percent=("largest_gap",)),
             )
         )
-    sections.append(("Every seat", "" if len(seats) else equal_missing, None, table(seats, percent=("win",))))
+    sections.append(
+        ("Every seat", "" if len(seats) else equal_missing, None, table("seats", seats, percent=("win",)))
+    )
     if skill.empty:
         sections.append(
-            ("Skill gradient", "Needs the mcts+greedy line-up (one MCTS among greedy bots).", None, "")
+            ("Skill gradient", "Needs the mcts+greedy line-up (one MCTS among greedy bots).", None, [])
         )
     else:
         sections.append(
@@ -273,11 +333,11 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
                 "The MCTS bot's win rate among greedy bots, over every seat; a steeper gradient means "
                 "skill matters more in that mix.",
                 _plot_skill(skill, folder),
-                table(skill, percent=("mcts_win",)),
+                table("skill", skill, percent=("mcts_win",)),
             )
         )
     if shares.empty:
-        sections.append(("Points by cause", "No points were scored.", None, ""))
+        sections.append(("Points by cause", "No points were scored.", None, []))
     else:
         causes = shares.assign(share=[e.text(digits=3, percent=True) for e in shares["share"]])
         causes = causes.pivot_table(
@@ -297,7 +357,7 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
                 "field_barn: farmer points a barn caused during the game). Each cause keeps its colour "
                 "in every report.",
                 _plot_causes(shares, folder),
-                causes.to_html(index=False, border=0, classes="t"),
+                [("causes", causes)],
             )
         )
     score_q = games.assign(score_q=[f"{q[0]:.0f} / {q[1]:.0f} / {q[2]:.0f}" for q in games["score_q"]])
@@ -307,10 +367,10 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
             "Scores per seat (box: quartiles, whiskers: 1.5 IQR; score_q: quartiles); turns and "
             "decisions per game.",
             _plot_scores(df, folder),
-            table(score_q),
+            table("scores", score_q),
         )
     )
-    sections.append(("Game length", "", _plot_length(games, folder), ""))
+    sections.append(("Game length", "", _plot_length(games, folder), []))
     if figures.empty:
         sections.append(
             (
@@ -318,7 +378,7 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
                 "No mayor, wagon or barn was placed in a line-up of identical bots (they come with "
                 "abbey-mayor).",
                 None,
-                "",
+                [],
             )
         )
     else:
@@ -333,7 +393,7 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
                 "group; the difference resampled paired by deal). Observational: a player who can place "
                 "a barn may already be ahead.",
                 None,
-                table(shown, percent=("used", "win_used", "win_unused", "difference")),
+                table("figures", shown, percent=("used", "win_used", "win_unused", "difference")),
             )
         )
     if effects.empty:
@@ -342,7 +402,7 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
                 "Each mix against base",
                 "Needs the mix 'base' and another mix at the same player count and line-up.",
                 None,
-                "",
+                [],
             )
         )
     else:
@@ -360,11 +420,17 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
                 "interval of the difference, resampled paired by deal number. seat0_unfair is seat 0's "
                 "distance from a fair share (|win rate - 1/players|): a negative effect is a fairer mix.",
                 _plot_effects(effects, folder),
-                text.to_html(index=False, border=0, classes="t"),
+                [("effects", text)],
             )
         )
 
-    sections += report_answers.sections(df, folder)
+    compensation = answers.compensation(df)
+    sections += report_answers.sections(df, folder, compensation)
+    long = by_strength.answers_by_strength(df, compensation)
+    wide = by_strength.strength_table(df, long)
+    luck = by_strength.luck_table(df, by_strength.luck_by_gap(df))
+    sections.insert(0, report_answers.strength_answers(df, long, wide, luck))
+    front = by_strength.front_page(df, long, wide, luck)
 
     deals = {_lineup_name(k): v for k, v in df.groupby("lineup")["deal"].nunique().to_dict().items()}
     games_total = len(df[df["seat"] == 0])
@@ -383,19 +449,25 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
     bots = bots_summary(sweep_records(sweep))
     if bots:
         body.append(f"<p>{html.escape(bots)}</p>")
-    for title, text_, image, table_html in sections:
-        body.append(f"<h2>{html.escape(title)}</h2>")
+    for name in TABLES:  # an earlier report's tables that this sweep may not have
+        (folder / f"{name}.csv").unlink(missing_ok=True)
+    body += _front_page(front, folder)
+    for title, text_, image, tables in sections:
+        body.append(f"<details><summary><h2>{html.escape(title)}</h2></summary>")
         if text_:
             body.append(f"<p>{html.escape(text_)}</p>")
         if image:
             body.append(f'<img src="{image}" alt="{html.escape(title)}">')
-        body.append(table_html)
+        body += [_table(name, frame, folder) for name, frame in tables]
+        body.append("</details>")
     page = folder / "index.html"
     page.write_text(
         "<!doctype html><meta charset='utf-8'><title>Balance of rule mixes</title><style>"
         "body{font-family:sans-serif;max-width:1400px;margin:2em auto;padding:0 1em}"
         "table.t{border-collapse:collapse;font-size:13px;margin:1em 0}"
         "table.t td,table.t th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}"
-        "img{max-width:100%}</style>\n" + "\n".join(body) + "\n"
+        "img{max-width:100%}summary h2{display:inline}details{margin:1em 0}</style>\n"
+        + "\n".join(body)
+        + "\n"
     )
     return page

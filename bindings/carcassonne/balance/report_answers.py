@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 
 from .. import CAUSES
-from . import answers
+from . import answers, by_strength
 from .plots import CAUSE_COLORS, _cells_text, _deals_label, _errorbar_by_mix, _lineup_name, _save
 from .stats import CELL, Estimate
 
-Section = tuple[str, str, str | None, str]  # title, text, image, table html
+Table = tuple[str, pd.DataFrame]  # its CSV file's name (without .csv), the table as shown
+Section = tuple[str, str, str | None, list[Table]]  # title, text, image, tables
 PLOTS = (
     "compensation.png",
     "strength_edge.png",
@@ -25,11 +26,8 @@ PLOTS = (
     "cause_points.png",
 )
 EQUAL_MISSING = "This sweep has no line-up of identical bots (greedy, mcts or mcts@N)."
+GAP_MISSING = "Needs a line-up of one bot among others (e.g. mcts+greedy, mcts@400+greedy)."
 TURNS_MISSING = "This sweep's rows have no per-turn standings (a sweep of an older version): play it again."
-
-
-def _html(frame: pd.DataFrame) -> str:
-    return frame.to_html(index=False, border=0, classes="t")
 
 
 def _one_lineup(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
@@ -44,11 +42,12 @@ def _panels(count: int, width: float = 5.5, height: float = 4.2) -> tuple[plt.Fi
     return fig, axes[0]
 
 
-def compensation(df: pd.DataFrame, folder: Path) -> Section:
+def compensation(df: pd.DataFrame, folder: Path, table: pd.DataFrame | None = None) -> Section:
+    """`table`: answers.compensation(df) if already computed (it solves per bootstrap replicate)."""
     title = "Compensation"
-    table = answers.compensation(df)
+    table = answers.compensation(df) if table is None else table
     if table.empty:
-        return title, EQUAL_MISSING, None, ""
+        return title, EQUAL_MISSING, None, []
     part, lineup = _one_lineup(table)
     players_list = sorted(set(part["players"]))
     fig, axes = _panels(len(players_list), height=5.2)
@@ -73,7 +72,7 @@ def compensation(df: pd.DataFrame, folder: Path) -> Section:
         "whose interval reaches 0 may need nothing. The win rates without the points are in "
         "'Every seat'."
     )
-    return title, text, image, _html(wide.fillna("").reset_index())
+    return title, text, image, [("compensation", wide.fillna("").reset_index())]
 
 
 def _bot_name(lineup: str, budget: int) -> str:
@@ -84,7 +83,7 @@ def strength_vs_edge(df: pd.DataFrame, folder: Path) -> Section:
     title = "Bot strength and the first-player edge"
     table = answers.strength_vs_edge(df)
     if table.empty:
-        return title, EQUAL_MISSING, None, ""
+        return title, EQUAL_MISSING, None, []
     players_list = sorted(set(table["players"]))
     bots = table.drop_duplicates(["lineup", "budget"]).sort_values("budget")
     names = [_bot_name(r.lineup, r.budget) for r in bots.itertuples()]
@@ -121,40 +120,46 @@ def strength_vs_edge(df: pd.DataFrame, folder: Path) -> Section:
         "of the rules; one that falls toward it was the weaker bot's artefact. Add budgets with "
         "line-ups mcts@N (e.g. --deals greedy=200,mcts@50=40,mcts=40,mcts@400=40)."
     )
-    return title, text, image, _html(shown)
+    return title, text, image, [("strength_edge", shown)]
 
 
 def luck_and_skill(df: pd.DataFrame, folder: Path) -> Section:
     title = "Luck and skill"
     table = answers.luck_and_skill(df)
     if table.empty:
-        return title, "Needs the mcts+greedy line-up (one MCTS among greedy bots).", None, ""
+        return title, GAP_MISSING, None, []
+    # One series per player count and gap ("" as the label column: the legend shows the series).
+    series = table.assign(
+        **{"": [f"{p} players, {g}" for p, g in zip(table["players"], table["lineup"], strict=True)]}
+    )
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), squeeze=False)
-    _errorbar_by_mix(axes[0][0], table, "upset", "players", scale=100)
+    _errorbar_by_mix(axes[0][0], series, "upset", "", scale=100)
     axes[0][0].set_ylabel("the weaker bot wins its pair (%)")
     axes[0][0].set_ylim(bottom=0)
     axes[0][0].set_title("how often the weaker bot wins")
-    _errorbar_by_mix(axes[0][1], table, "elo_gap", "players")
+    _errorbar_by_mix(axes[0][1], series, "elo_gap", "")
     axes[0][1].axhline(0, color="grey", lw=0.8)
-    axes[0][1].set_ylabel("Elo gap, MCTS less greedy")
+    axes[0][1].set_ylabel("Elo gap, the lone bot less the others")
     axes[0][1].set_title("the skill gap the mix shows")
     for ax in axes[0]:
         ax.legend(fontsize=7)
     image = _save(fig, folder, "luck_skill.png")
     text = (
-        "One MCTS bot among greedy bots, compared pair by pair with each greedy bot of its game (a "
-        "higher final score wins the pair; pairs: games x greedy bots). upset: how often the weaker "
-        "bot won its pair; the Elo gap follows from the stronger bot's pair win rate. Between two "
-        "mixes, the one where the same two bots show a larger gap and fewer upsets rewards skill "
-        "more; many upsets mean the deck decides more of the game."
+        "Per skill gap (a line-up A+B: one bot A among bots B, e.g. mcts+greedy), the lone bot "
+        "compared pair by pair with each other bot of its game (a higher final score wins the pair; "
+        "pairs: games x other bots; pair_win: the lone bot's). upset: how often the weaker bot won "
+        "its pair; the Elo gap follows from the stronger bot's pair win rate. Between two mixes, the "
+        "one where the same two bots show a larger gap and fewer upsets rewards skill more; many "
+        "upsets mean the deck decides more of the game. Whether that holds at every gap: 'Answers "
+        "by bot strength'."
     )
-    return title, text, image, _html(_cells_text(table, percent=("mcts_pair_win", "upset")))
+    return title, text, image, [("luck_skill", _cells_text(table, percent=("pair_win", "upset")))]
 
 
 def game_flow(df: pd.DataFrame, folder: Path) -> Section:
     title = "Game flow"
     if not answers.has_turns(df):
-        return title, TURNS_MISSING, None, ""
+        return title, TURNS_MISSING, None, []
     table = answers.game_flow(df)
     curve, lineup = _one_lineup(answers.leader_wins_curve(df))
     players_list = sorted(set(curve["players"]))
@@ -185,16 +190,16 @@ def game_flow(df: pd.DataFrame, folder: Path) -> Section:
         "of the turns wins (shaded: 95% intervals); a curve that climbs late is a game that stays "
         "open."
     )
-    return title, text, image, _html(_cells_text(table, percent=("comeback",), digits=2))
+    return title, text, image, [("game_flow", _cells_text(table, percent=("comeback",), digits=2))]
 
 
 def tile_value(df: pd.DataFrame, folder: Path) -> Section:
     title = "Tile value"
     if not answers.has_turns(df):
-        return title, TURNS_MISSING, None, ""
+        return title, TURNS_MISSING, None, []
     table = answers.tile_value(df)
     if table.empty:
-        return title, EQUAL_MISSING, None, ""
+        return title, EQUAL_MISSING, None, []
     part, lineup = _one_lineup(table)
     mix, players = str(part["mix"].iloc[0]), int(part["players"].min())
     cell = part[(part["mix"] == mix) & (part["players"] == players)].copy()
@@ -227,10 +232,7 @@ def tile_value(df: pd.DataFrame, folder: Path) -> Section:
         f"{_lineup_name(lineup)} bots. gain_over_others in the data subtracts what the other seats "
         "gained in the same turn. The plot shows one mix; the table every mix of that line-up."
     )
-    table_html = (
-        f"<details><summary>every tile kind</summary>{_html(wide.fillna('').reset_index())}</details>"
-    )
-    return title, text, image, table_html
+    return title, text, image, [("tile_value", wide.fillna("").reset_index())]
 
 
 def spread(df: pd.DataFrame, folder: Path) -> Section:
@@ -252,14 +254,14 @@ def spread(df: pd.DataFrame, folder: Path) -> Section:
         "winner's points over the runner-up (mean and SD); close_games: games won by 5 points or "
         "fewer. A mix with a bigger spread and leads decides its games by more."
     )
-    return title, text, image, _html(_cells_text(table, percent=("close_games",)))
+    return title, text, image, [("spread", _cells_text(table, percent=("close_games",)))]
 
 
 def cause_points(df: pd.DataFrame, folder: Path) -> Section:
     title = "Points by cause and seat"
     table = answers.cause_points(df)
     if table.empty:
-        return title, EQUAL_MISSING, None, ""
+        return title, EQUAL_MISSING, None, []
     part, lineup = _one_lineup(table)
     players = int(part["players"].min())
     part = part[(part["players"] == players) & (part["seat"] >= 0)]
@@ -289,13 +291,34 @@ def cause_points(df: pd.DataFrame, folder: Path) -> Section:
         "a seat's edge comes from (e.g. the fields the last tile completes). Each cause keeps its "
         "colour in every report."
     )
-    table_html = f"<details><summary>every cell</summary>{_html(wide.fillna('').reset_index())}</details>"
-    return title, text, image, table_html
+    return title, text, image, [("cause_points", wide.fillna("").reset_index())]
 
 
-def sections(df: pd.DataFrame, folder: Path) -> list[Section]:
-    """Every answer's section, in the report's order."""
+def strength_answers(df: pd.DataFrame, long: pd.DataFrame, wide: pd.DataFrame, luck: pd.DataFrame) -> Section:
+    title = "Answers by bot strength"
+    if long.empty and luck.empty:
+        return title, EQUAL_MISSING, None, []
+    text = (
+        "Each answer for every line-up of identical bots (a strength: greedy, then MCTS by "
+        "iterations a move), and the upsets for every skill gap (one bot among others). The "
+        "first-seat edge is seat 0's win rate less a fair share (1/players); compensation the "
+        "starting points of 'Compensation'; the mix's effect is seat 0's distance from a fair share, "
+        "mix less base (negative: fairer), paired by deal. Across strengths (or gaps), of the "
+        f"estimates from {by_strength.MIN_DEALS} or more deals: 'flips' when one 95% interval lies "
+        "wholly above 0 and another wholly below; 'holds' when no two values have opposite signs "
+        "and every interval shares a point; 'differs' otherwise; 'one only' when fewer than two "
+        "qualify. The mix's luck (its upsets less base's at each gap) is claimed only when it holds "
+        "across gaps and every gap's interval excludes 0."
+    )
+    return title, text, None, [("answers_by_strength", wide), ("luck_by_gap", luck)]
+
+
+def sections(df: pd.DataFrame, folder: Path, compensation_table: pd.DataFrame | None = None) -> list[Section]:
+    """Every answer's section, in the report's order (`compensation_table`: see compensation)."""
     return [
-        f(df, folder)
-        for f in (compensation, strength_vs_edge, luck_and_skill, game_flow, tile_value, spread, cause_points)
+        compensation(df, folder, compensation_table),
+        *(
+            f(df, folder)
+            for f in (strength_vs_edge, luck_and_skill, game_flow, tile_value, spread, cause_points)
+        ),
     ]

@@ -52,10 +52,11 @@ EVALUATORS_KEY = b"carcassonne.evaluators"
 
 # Line-ups: every seat greedy, every seat MCTS, one MCTS among greedy bots (the skill gradient);
 # "mcts@N": every seat the sweep's MCTS at N iterations a move (a ladder of budgets tells a rules
-# imbalance, which stays as the bots get stronger, from a bot's artefact, which fades); a Python
-# agent named by reference (agents.load_agent), "py:module:Agent" in every seat or
+# imbalance, which stays as the bots get stronger, from a bot's artefact, which fades); "A+B": one
+# bot A among bots B, each greedy, mcts or mcts@N (a skill gap: mcts@400+greedy, mcts@400+mcts);
+# a Python agent named by reference (agents.load_agent), "py:module:Agent" in every seat or
 # "py:module:Agent+greedy" among greedy bots.
-LINEUPS = ("greedy", "mcts", "mcts+greedy", "mcts@N", "py:module:Agent", "py:module:Agent+greedy")
+LINEUPS = ("greedy", "mcts", "mcts@N", "A+B", "py:module:Agent", "py:module:Agent+greedy")
 
 
 def with_budget(mcts: str, iterations: int) -> str:
@@ -75,24 +76,37 @@ def lineup_budget(lineup: str) -> int | None:
     return int(n)
 
 
+def _built_in(name: str, mcts: str) -> str | None:
+    """The agent of a built-in bot's name (greedy, mcts, mcts@N), None for any other name."""
+    if name == "greedy":
+        return "greedy"
+    if name == "mcts":
+        return mcts
+    budget = lineup_budget(name)
+    return None if budget is None else with_budget(mcts, budget)
+
+
 def lineup_agents(lineup: str, players: int, mcts: str) -> list[str]:
     """The arena's entrants of a line-up (the arena rotates them over the seats)."""
-    if lineup == "greedy":
-        return ["greedy"] * players
-    if lineup == "mcts":
-        return [mcts] * players
-    if lineup == "mcts+greedy":
-        return [mcts] + ["greedy"] * (players - 1)
-    budget = lineup_budget(lineup)
-    if budget is not None:
-        return [with_budget(mcts, budget)] * players
+    lone, plus, others = lineup.partition("+")
+    if not plus:
+        built_in = _built_in(lineup, mcts)
+        if built_in is not None:
+            return [built_in] * players
+    elif not lineup.startswith(REFERENCE_PREFIX):
+        agents = _built_in(lone, mcts), _built_in(others, mcts)
+        if agents[0] is None or agents[1] is None or lone == others:
+            raise SearchError(
+                f"line-up '{lineup}': one bot among others takes two different bots of greedy, mcts "
+                "and mcts@N, e.g. mcts@400+greedy"
+            )
+        return [agents[0]] + [agents[1]] * (players - 1)
     if lineup.startswith(REFERENCE_PREFIX):
-        reference, plus, others = lineup.partition("+")
         if plus and others != "greedy":
             raise SearchError(
                 f"line-up '{lineup}': a Python agent plays every seat, or among greedy bots (+greedy)"
             )
-        return [reference] + [others or reference] * (players - 1)
+        return [lone] + [others or lone] * (players - 1)
     raise SearchError(f"unknown line-up '{lineup}' (known: {', '.join(LINEUPS)})")
 
 
