@@ -155,7 +155,7 @@ def _compensate(args: argparse.Namespace) -> int:
         print("\nstopped before a chunk of deals was played: nothing to show")
         return 130
     print(check.text())
-    return 0
+    return 130 if check.deals < check.asked else 0  # stopped by Ctrl-C
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -119,8 +119,7 @@ def check_compensation(
     cell with starting points per seat, `points` ("0,3,5") or the report's suggestion. Fresh: the
     deals after the cell's own (first_deal = its deal count), so the games are not those the
     suggestion was found from. `lineup` defaults to the sweep's first line-up of identical bots.
-    Ctrl-C stops after the chunk under way and returns the deals played so far (none played:
-    KeyboardInterrupt)."""
+    Ctrl-C stops at once and returns the whole chunks played so far (none: KeyboardInterrupt)."""
     from tqdm import tqdm
 
     cell = recorded_cell(sweep, mix, players, lineup or _first_equal_lineup(sweep, mix, players))
