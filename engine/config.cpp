@@ -38,6 +38,33 @@ std::string join(const std::vector<std::string>& items) {
 }
 }  // namespace
 
+std::vector<int> starting_points(const Config& config) {
+  std::vector<int> points(size_t(std::max(config.players, 0)), 0);
+  auto given = config.variants.find(kPointsVariant);
+  if (given == config.variants.end()) return points;
+  const std::string& text = given->second;
+  const std::string usage = "variant points = '" + text + "': ";
+  std::vector<int> parsed;
+  for (size_t pos = 0; pos <= text.size();) {
+    size_t comma = std::min(text.find(',', pos), text.size());
+    std::string item = text.substr(pos, comma - pos);
+    if (item.empty() || item.size() > 4 ||
+        !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      throw ConfigError(usage + "expected whole numbers 0 to " + std::to_string(kMaxStartPoints) +
+                        " separated by commas (e.g. 0,3,5), got '" + item + "'");
+    int value = std::stoi(item);
+    if (value > kMaxStartPoints)
+      throw ConfigError(usage + "each seat starts with 0 to " + std::to_string(kMaxStartPoints) + " points, got " +
+                        item);
+    parsed.push_back(value);
+    pos = comma + 1;
+  }
+  if (int(parsed.size()) != config.players)
+    throw ConfigError(usage + "one number per player expected (" + std::to_string(config.players) + "), got " +
+                      std::to_string(parsed.size()));
+  return parsed;
+}
+
 Config validate(Config config) {
   if (config.players < 2 || config.players > kMaxPlayers)
     throw ConfigError("players must be 2 to 6 (RULES B-1), got " + std::to_string(config.players));
@@ -56,12 +83,14 @@ Config validate(Config config) {
     seen.push_back(name);
   }
   for (const auto& [key_, value] : config.variants) {
-    const std::string& key = key_;  // a lambda may not capture a structured binding before clang 16
+    const std::string& key = key_;        // a lambda may not capture a structured binding before clang 16
+    if (key == kPointsVariant) continue;  // a free value, checked below
     auto it = std::find_if(known_variants().begin(), known_variants().end(),
                            [&](const VariantInfo& v) { return key == v.name; });
     if (it == known_variants().end()) {
       std::vector<std::string> names;
       for (const VariantInfo& v : known_variants()) names.push_back(v.name);
+      names.push_back(kPointsVariant);
       throw ConfigError("unknown variant '" + key + "' (known: " + join(names) + ")");
     }
     if (std::find(it->values.begin(), it->values.end(), value) == it->values.end())
@@ -108,6 +137,15 @@ Config validate(Config config) {
   }
   for (const VariantInfo& v : known_variants())
     if (v.supported && !config.variants.count(v.name)) config.variants[v.name] = v.values.front();
+  // VAR-POINTS: one plain form per rule, so that equal rules compare equal.
+  std::vector<int> points = starting_points(config);
+  std::string plain;
+  for (int p : points) {
+    if (!plain.empty()) plain += ',';
+    plain += std::to_string(p);
+  }
+  if (std::any_of(points.begin(), points.end(), [](int p) { return p != 0; })) config.variants[kPointsVariant] = plain;
+  else config.variants.erase(kPointsVariant);
   const Catalogue& cat = Catalogue::builtin();
   for (const std::string& tile : config.draw_order) {
     if (!cat.contains(tile)) throw ConfigError("draw_order: unknown tile '" + tile + "'");

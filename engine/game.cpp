@@ -123,6 +123,11 @@ void State::init(const Config& config) {
   rules_.count_move = count_move == "clockwise" ? Rules::CountMove::Clockwise
                       : count_move == "follow"  ? Rules::CountMove::Follow
                                                 : Rules::CountMove::Free;
+  std::vector<int> points = starting_points(config);
+  for (int p = 0; p < rules_.players; ++p) {
+    rules_.start_points[p] = int16_t(points[p]);
+    scores_[p] = int16_t(points[p]);
+  }
   city_.count = uint8_t(Quarter::Castle);
   seed_ = config.seed;
   rng_.reseed(config.seed);

@@ -69,6 +69,8 @@ struct Rules {
   bool city_block = false;  // the City of Carcassonne's squares start the game (CK-0, CK-1)
   bool count = false;       // ... with its quarters and the Count (start = city, CK-2 … CK-7)
   enum class CountMove : uint8_t { Free, Clockwise, Follow } count_move = CountMove::Free;
+  // Variant points (VAR-POINTS): each seat's score starts here; the breakdown does not hold them.
+  std::array<int16_t, kMaxPlayers> start_points{};
 
   bool operator==(const Rules&) const = default;
 };
@@ -108,7 +110,7 @@ struct Position {
   std::vector<Tile> tiles;
   // Two figures share a segment only as an XX-4 pair: the same player's, one a normal meeple.
   std::vector<Figure> figures;
-  std::vector<int> scores;                  // per player; empty: all 0 (or the breakdown's sums)
+  std::vector<int> scores;                  // per player; empty: the starting points (VAR-POINTS) + the breakdown
   std::vector<std::vector<int>> breakdown;  // per player, points per cause (B-11); empty: unknown
   std::vector<int> abbeys;                  // abbeys still held per player (0 or 1); empty: each holds one
   // With the City of Carcassonne (its squares are laid first): figures in its quarters, the Count.
@@ -541,6 +543,6 @@ class State {
 static_assert(std::is_trivially_copyable_v<State>);
 // A member added to State outside its groups changes its size: compare it in same_position
 // (consistency.cpp) and set the new size here (on x86-64 and AArch64 with GCC or Clang).
-static_assert(sizeof(void*) != 8 || sizeof(State) == 35944, "State changed: see same_position");
+static_assert(sizeof(void*) != 8 || sizeof(State) == 35960, "State changed: see same_position");
 
 }  // namespace carc

@@ -190,9 +190,11 @@ State State::from_position(const Position& position) {
         sum += position.breakdown[p][c];
       }
       if (sum > 30000) throw PositionError("breakdown: out of range");
+      sum += st.rules_.start_points[p];  // VAR-POINTS: the score is the starting points and the breakdown
       st.scores_[p] = int16_t(sum);
       if (!position.scores.empty() && int(position.scores.size()) == players && position.scores[p] != sum)
-        throw PositionError("scores: " + player_text(p) + "'s score is not the sum of their breakdown");
+        throw PositionError("scores: " + player_text(p) +
+                            "'s score is not the sum of their breakdown (and starting points, VAR-POINTS)");
     }
   }
   if (!position.scores.empty()) {
@@ -336,6 +338,13 @@ Position State::to_position() const {
   if (rules_.king_robber) c.expansions.push_back("king-robber");
   if (rules_.shrines) c.expansions.push_back("shrines");
   if (rules_.anniv20) c.expansions.push_back("anniv20");
+  std::string points;
+  for (int pl = 0; pl < rules_.players; ++pl) {
+    if (pl) points += ',';
+    points += std::to_string(rules_.start_points[pl]);
+  }
+  if (std::any_of(rules_.start_points.begin(), rules_.start_points.end(), [](int16_t v) { return v != 0; }))
+    c.variants[kPointsVariant] = points;
   if (fixed_order_)
     for (int i = bag_.size() - 1; i >= 0; --i) c.draw_order.push_back(cat.kind(bag_[i]).name);
 
@@ -363,7 +372,7 @@ Position State::to_position() const {
   // one (the points' causes unknown) round-trips without inventing it.
   bool breakdown_known = true;
   for (int pl = 0; pl < rules_.players; ++pl) {
-    int sum = 0;
+    int sum = rules_.start_points[pl];
     for (int16_t points : breakdown_[pl]) sum += points;
     breakdown_known = breakdown_known && sum == scores_[pl];
   }

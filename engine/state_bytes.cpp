@@ -134,6 +134,8 @@ void State::check_fields() const {
   check_range(int(rules_.wagon_move), 0, 2, "wagon_move");
   check_range(int(rules_.count_move), 0, 3, "count_move");
   if (rules_.count && !rules_.city_block) fail("the Count without the City");
+  for (int p = 0; p < kMaxPlayers; ++p)
+    check_range(rules_.start_points[p], 0, p < rules_.players ? kMaxStartPoints + 1 : 1, "starting points");
   if (rules_.river && rules_.city_block) fail("River II with the City (CK-0)");
   if (abbey_kind_ >= cat.size() || !is_abbey(cat.kind(abbey_kind_))) fail("abbey kind");
   const int players = rules_.players;

@@ -188,6 +188,104 @@ TEST(BaseRules, B8_FinalScoringOfUnfinishedFeatures) {
   EXPECT_EQ(s.score(1), 6);
 }
 
+// VAR-POINTS: the B-8 position, with starting points 10 and 4.
+TEST(BaseRules, VAR_POINTS_ScoresStartAtThePointsAndFinalScoringAddsAsUsual) {
+  Position p;
+  p.config.variants = {{"points", "10,4"}};
+  p.tiles = {{"base.D-start", {0, 0}, 0}, {"base.M", {0, -1}, 2}, {"base.U", {1, 0}, 0}, {"base.A", {0, 1}, 0}};
+  p.figures = {{0, "meeple", {0, 0}, 1}, {1, "meeple", {0, 0}, 0}, {1, "meeple", {0, 1}, 2}};
+  p.bag = std::vector<std::string>{};
+  State s = State::from_position(p);
+  ASSERT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.score(0), 12);                                // 10 + road of 2 tiles
+  EXPECT_EQ(s.score(1), 10);                                // 4 + city 3 + monastery 3
+  EXPECT_EQ(s.score(1, Cause::City), 3);                    // the breakdown holds only the points scored
+  EXPECT_EQ(s.score(1, Cause::Cloister), 3);                // (B-11)
+  EXPECT_EQ(s.returns(), (std::vector<double>{1.0, 0.0}));  // without the points player 1 wins, 6 to 2
+
+  // A new game starts at the points and ends at them plus every point scored.
+  Config config;
+  config.players = 3;
+  config.seed = 5;
+  config.variants = {{"points", "0,3,5"}};
+  State game(config);
+  EXPECT_EQ(game.score(0), 0);
+  EXPECT_EQ(game.score(1), 3);
+  EXPECT_EQ(game.score(2), 5);
+  Rng rng(1);
+  while (!game.is_terminal()) game.apply(game.is_chance() ? game.sample_chance() : game.sample_legal_action(rng));
+  const int start[] = {0, 3, 5};
+  for (int player = 0; player < 3; ++player) {
+    int scored = 0;
+    for (int c = 0; c < kNumCauses; ++c) scored += game.score(player, Cause(c));
+    EXPECT_GT(scored, 0);
+    EXPECT_EQ(game.score(player), start[player] + scored);
+  }
+}
+
+TEST(BaseRules, VAR_POINTS_PositionsAndBytesKeepTheStartingPoints) {
+  Config config;
+  config.players = 3;
+  config.variants = {{"points", "0,03,5"}};
+  State s(config);
+  testing::play(s, {"draw base.E", "place 0,-1 r2", "meeple city#0"});  // player 0's city: 4 points
+  Position p = s.to_position();
+  EXPECT_EQ(p.config.variants.at("points"), "0,3,5");  // the plain form
+  EXPECT_EQ(p.scores, (std::vector<int>{4, 3, 5}));
+  ASSERT_FALSE(p.breakdown.empty());  // it still accounts for every score, with the points
+  EXPECT_EQ(p.breakdown[0][int(Cause::City)], 4);
+  State loaded = State::from_position(p);
+  EXPECT_EQ(loaded.score(0), 4);
+  EXPECT_EQ(loaded.score(1), 3);
+  EXPECT_EQ(loaded.score(2), 5);
+  EXPECT_TRUE(loaded.rules() == s.rules());
+  EXPECT_EQ(loaded.to_position().breakdown, p.breakdown);
+  State from_bytes = State::from_bytes(s.to_bytes());
+  EXPECT_TRUE(from_bytes.same_position(s));
+  EXPECT_EQ(from_bytes.score(2), 5);
+  // A breakdown that does not add up with the points is refused.
+  p.scores = {4, 0, 5};
+  EXPECT_THROW(State::from_position(p), PositionError);
+  // Every seat at 0 is the plain game: the variant is left out.
+  Config zero;
+  zero.variants = {{"points", "0,0"}};
+  EXPECT_EQ(validate(zero).variants.count("points"), 0u);
+  EXPECT_TRUE(State(zero).same_position(State(Config{})));
+}
+
+TEST(BaseRules, VAR_POINTS_MalformedPointsAreAConfigErrorNamingTheProblem) {
+  auto message = [](int players, const std::string& points) {
+    Config c;
+    c.players = players;
+    c.variants = {{"points", points}};
+    try {
+      State s(c);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(3, "0,3,5"), "no error");
+  EXPECT_NE(message(3, "0,3").find("one number per player expected (3), got 2"), std::string::npos);
+  EXPECT_NE(message(2, "0,3,5").find("one number per player expected (2), got 3"), std::string::npos);
+  EXPECT_NE(message(2, "0,-3").find("got '-3'"), std::string::npos) << message(2, "0,-3");
+  EXPECT_NE(message(2, "0,x").find("got 'x'"), std::string::npos);
+  EXPECT_NE(message(2, "0,,3").find("got ''"), std::string::npos);
+  EXPECT_NE(message(2, "").find("got ''"), std::string::npos);
+  EXPECT_NE(message(2, "0, 3").find("got ' 3'"), std::string::npos);
+  EXPECT_NE(message(2, "0,2.5").find("got '2.5'"), std::string::npos);
+  EXPECT_NE(message(2, "0,1001").find("0 to 1000 points, got 1001"), std::string::npos);
+  EXPECT_NE(message(2, "0,99999").find("got '99999'"), std::string::npos);
+  Config unknown;
+  unknown.variants = {{"point", "0,3"}};
+  try {
+    validate(unknown);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("points)"), std::string::npos) << e.what();
+  }
+}
+
 // The field layout of the B-9 tests: a city N and a city S, both completed, with base.H's field
 // between them; the field runs east over two monastery tiles and round to the north city's tile,
 // so it touches the north city twice. base.E at (0,1) has a field of its own touching the south city.

@@ -140,6 +140,24 @@ def _merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compensate(args: argparse.Namespace) -> int:
+    try:
+        from .compensate import check_compensation
+    except ImportError as e:
+        raise Error(
+            f"balance compensate needs pyarrow, pandas and tqdm (pip install 'carcassonne[balance]'): {e}"
+        ) from e
+    try:
+        check = check_compensation(
+            args.sweep, args.mix, args.players, args.lineup, args.points, args.deals, args.seed
+        )
+    except KeyboardInterrupt:
+        print("\nstopped before a chunk of deals was played: nothing to show")
+        return 130
+    print(check.text())
+    return 130 if check.deals < check.asked else 0  # stopped by Ctrl-C
+
+
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     balance = commands.add_parser("balance", help="balance sweeps of rule mixes and their report")
     sub = balance.add_subparsers(dest="balance_command", required=True)
@@ -194,3 +212,24 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     merge.add_argument("out", help="the parquet file to write")
     merge.add_argument("--force", action="store_true", help="replace OUT if it exists")
     merge.set_defaults(run=_merge)
+    check = sub.add_parser(
+        "compensate",
+        help="play a cell of a sweep again with starting points per seat and compare each seat's "
+        "win rate with the fair share",
+    )
+    check.add_argument("sweep", help="the sweep's parquet folder (or a merged file of its rows)")
+    check.add_argument("--mix", required=True, help="the cell's mix (a mix name of the sweep)")
+    check.add_argument("--players", type=int, required=True, help="the cell's player count")
+    check.add_argument(
+        "--lineup", default=None, help="a line-up of identical bots (default: the sweep's first)"
+    )
+    check.add_argument(
+        "--points",
+        default=None,
+        help="points per seat, e.g. 0,3,5 (default: the report's compensation, rounded to whole points)",
+    )
+    check.add_argument(
+        "--deals", type=int, default=None, help="fresh deals to play (default: as many as the cell has)"
+    )
+    check.add_argument("--seed", type=int, default=None, help="picks the decks (default: the sweep's)")
+    check.set_defaults(run=_compensate)

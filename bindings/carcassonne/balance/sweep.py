@@ -872,16 +872,57 @@ def replay_deal(
     its SHA-256 checked; SearchError when it is gone or changed) or, where none played, the
     rollouts it fell back to. A spec of an older version, which records no bots, replays its
     recorded options (or today's defaults) with a warning that its bots are not pinned."""
+    cell = recorded_cell(sweep, mix, players, lineup)
+    return cell.play(cell.chunk(deal, 1)).to_pandas()
+
+
+@dataclass(frozen=True)
+class RecordedCell:
+    """A sweep's cell as its spec record plays it: `agents` name the rows, `played` are the
+    recorded bots that play them (pinned_agent), each MCTS one checked against the record."""
+
+    record: dict[str, Any]
+    spec: SweepSpec
+    mix: Mix
+    players: int
+    lineup: str
+    agents: tuple[str, ...]
+    played: tuple[str, ...]
+
+    def chunk(self, first_deal: int, deals: int, mix: Mix | None = None, seed: int | None = None) -> Chunk:
+        """Deals first_deal .. first_deal + deals - 1 of the cell, under the cell's mix or
+        `mix` (the same name: other rules), with the spec's seed or `seed`."""
+        return Chunk(
+            mix or self.mix,
+            self.players,
+            self.lineup,
+            self.agents,
+            first_deal,
+            deals,
+            self.spec.seed if seed is None else seed,
+            self.spec.agent_seed,
+        )
+
+    def play(self, chunk: Chunk) -> pa.Table:
+        table = play_chunk(chunk, agents=self.played)
+        _check_evaluators(chunk, table, self.record, pinned=True)
+        return table
+
+
+def recorded_cell(
+    sweep: SweepSpec | dict[str, Any] | str | os.PathLike[str], mix: str, players: int, lineup: str
+) -> RecordedCell:
+    """The cell (mix, players, line-up) of a sweep folder, merged file, spec record or SweepSpec,
+    with its recorded bots (replay_deal); SearchError when the sweep has no such cell."""
     record = _record_of(sweep, mix, players, lineup)
     spec = SweepSpec.from_json(json.dumps(record))
     chosen = [m for m in spec.mixes if m.name == mix]
     if not chosen or players not in spec.players or lineup not in dict(spec.deals):
         raise SearchError(f"the sweep has no cell ({mix}, {players} players, {lineup})")
     agents = tuple(lineup_agents(lineup, players, spec.mcts))
-    chunk = Chunk(chosen[0], players, lineup, agents, deal, 1, spec.seed, spec.agent_seed)
     note = bots_note(record)
     if note is not None and any(a.partition(":")[0] == "mcts" for a in agents):
-        warnings.warn(note, stacklevel=2)
+        warnings.warn(note, stacklevel=3)
     bots = _bots_of(record)
     played = []
     for agent in agents:
@@ -892,9 +933,7 @@ def replay_deal(
             played.append(options_text(record["agents"][agent]))  # an older spec: its options
         else:
             played.append(agent)
-    table = play_chunk(chunk, agents=played)
-    _check_evaluators(chunk, table, record, pinned=True)
-    return table.to_pandas()
+    return RecordedCell(record, spec, chosen[0], players, lineup, agents, tuple(played))
 
 
 def _record_of(
