@@ -1,13 +1,15 @@
 """The play server: a FastAPI app with JSON endpoints for games, and the static page.
 
 Endpoints (all JSON; errors are 4xx with {"detail": "..."} and change nothing):
-  GET  /api/options                  expansions, variants, bot levels the page offers
-  GET  /api/tiles                    every tile kind's SVG drawing and figure spots
+  GET  /api/options                  expansions, variants, bot levels the page offers (ETag)
+  GET  /api/tiles                    every tile kind's SVG drawing and figure spots (ETag)
   GET  /api/games                    the saved games
   POST /api/games                    a new game {seats: [...], expansions, variants, seed}
   POST /api/games/load               a game from a record {record, seats}
   GET  /api/games/{id}               the game as the page shows it (legal actions grouped)
   POST /api/games/{id}/actions       a human move {action: "place 1,0 r2"}
+These two take ?log_from=N&log_digest=D, the log the page has: if the game's log begins with it,
+the answer's `log` holds only the entries from N on.
   POST /api/games/{id}/undo          back to the last human decision (with friends: asks the others)
   POST /api/games/{id}/undo/answer   a friend's answer to an undo request {accept}
   PUT  /api/games/{id}/seats/{n}/name a seat's name, by its own player {name}
@@ -22,7 +24,8 @@ Endpoints (all JSON; errors are 4xx with {"detail": "..."} and change nothing):
 Bodies over MAX_BODY bytes are refused with a 413 before they are read whole (chunked ones too),
 NaN and Infinity in a JSON body with a 400, and a move the store cannot save with a 503. In a
 game with remote seats, acting for a seat needs its token (X-Seat-Token): else a 403. `serve`
-answers only requests whose Host header it allows (else a 400; see hosts.py).
+answers only requests whose Host header it allows (else a 400; see hosts.py). Answers are
+gzip-compressed for clients that accept it, the event streams excepted.
 Sync handlers run in FastAPI's thread pool; the C++ searches release the GIL, so a hint or a bot
 never blocks other requests.
 """
@@ -30,6 +33,8 @@ never blocks other requests.
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import json
 import math
 import re
@@ -40,13 +45,14 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, Header, HTTPException, Request, Response
+from fastapi import FastAPI, Header, HTTPException, Query, Request, Response
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import AfterValidator, BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import _core
@@ -138,6 +144,38 @@ class BodyLimit:
             return message
 
         await self.app(scope, counted, send)
+
+
+class Compressed:
+    """ASGI middleware: gzip for the answers of a client that accepts it, but not for the event
+    streams (a compressor holds small events back until it has enough bytes to pack)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.gzip = GZipMiddleware(app, minimum_size=1000)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not scope["path"].endswith("/events"):
+            await self.gzip(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+
+class FixedJSON:
+    """Data that changes only with the package (the tile drawings, the options): its JSON made
+    once, and an ETag that lets a browser keep it and ask whether it is still current."""
+
+    def __init__(self, data: Any) -> None:
+        self.body = json.dumps(data, separators=(",", ":")).encode()
+        self.etag = f'"{hashlib.sha256(self.body).hexdigest()[:32]}"'
+
+    def response(self, if_none_match: str | None) -> Response:
+        """The data, or a 304 without it if `if_none_match` (the request's header) names it."""
+        headers = {"ETag": self.etag, "Cache-Control": "no-cache"}  # kept, revalidated each time
+        tags = [tag.strip().removeprefix("W/") for tag in (if_none_match or "").split(",")]
+        if "*" in tags or self.etag in tags:
+            return Response(status_code=304, headers=headers)
+        return Response(self.body, media_type="application/json", headers=headers)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -258,6 +296,31 @@ class Games:
             self._sessions.pop(game_id, None)
 
 
+@functools.cache
+def _options() -> FixedJSON:
+    """What the new-game dialog offers, and the figures and arrows the page draws."""
+    return FixedJSON(
+        {
+            "expansions": [e["name"] for e in _core.known_expansions() if e["supported"]],
+            "variants": [v for v in _core.known_variants() if v["supported"]],
+            "levels": ["easy", "medium", "hard"],
+            "players": [2, _core.MAX_PLAYERS],
+            "causes": list(_core.CAUSES),
+            "colours": list(PLAYER_COLOURS),
+            # Each figure drawn at (0, 0) in each seat's colour, for the page to place.
+            "figures": {k: [figure_svg(k, p, 0, 0) for p in range(_core.MAX_PLAYERS)] for k in FIGURE_KINDS},
+            "count": figure_svg("count", 0, 0, 0),
+            # The arrows of River II's and the 20th anniversary's tiles, each drawn alone.
+            "arrows": {kind: arrow_svg(kind, "N") for kind in ARROW_LETTERS},
+        }
+    )
+
+
+@functools.cache
+def _tiles() -> FixedJSON:
+    return FixedJSON(tile_catalogue())
+
+
 def _follow_up(game: Game, action: str, time: float) -> dict[str, str] | None:
     """A whole move: after a tile placement, the best next decision of the same player (the
     figure to place, or none), searched for `time` seconds; None if there is nothing to add."""
@@ -280,17 +343,32 @@ def _seats(seats: list[Seat], players: int) -> list[dict[str, Any]]:
     ]
 
 
+IfNoneMatch = Annotated[str | None, Header(description="the ETag of the data the page keeps")]
+NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
+    304: {"description": "the data the If-None-Match header names is current: no body"}
+}
+LogFrom = Annotated[
+    int | None, Query(ge=0, description="the number of log entries the page has (with log_digest)")
+]
+LogDigest = Annotated[
+    str | None, Query(max_length=64, description="the log_digest of the state those entries came with")
+]
+
 SeatToken = Annotated[
     str | None, Header(alias=TOKEN_HEADER, description="the token of the seat(s) acting (remote games)")
 ]
 
 
-def _view(session: GameSession, token: str | None) -> dict[str, Any]:
+def _view(
+    session: GameSession, token: str | None, log_from: int | None = None, log_digest: str | None = None
+) -> dict[str, Any]:
     """The game as the page shows it to the holder of `token`: `you`, the seats it may act for,
     `your_turn`, whether it may act now (a spectator: none and never), `host`, whether it is the
     creator's of a game with remote seats, `undo`, whether it may undo (or ask to) and why not,
-    and `presence_key`, its key to the event stream (a game with remote seats)."""
-    state = session.describe()
+    and `presence_key`, its key to the event stream (a game with remote seats). The `log` holds
+    the entries from `log_from` on if the page has the first `log_from` with `log_digest`, else
+    all of them (`log_from` 0); `log_digest` names the whole log, for the next request."""
+    state = session.describe(log_from, log_digest)
     you = seats_of(session.seats, token)
     state["you"] = you
     state["your_turn"] = state["human_to_move"] and state["current_player"] in you
@@ -330,6 +408,7 @@ def create_app(
     app.router.route_class = StrictJSONRoute  # before any route is added
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(Guard, rate=RequestRate(client_rate), hosts=hosts)
+    app.add_middleware(Compressed)  # outermost: refusals are small, and the rest is packed
     streams = app.state.streams = EventStreams(client_streams)
     games = Games(Store(data))  # a StoreError now if the folder cannot be written
     app.state.games = games
@@ -349,25 +428,13 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
-    @app.get("/api/options")
-    def options() -> dict[str, Any]:
-        return {
-            "expansions": [e["name"] for e in _core.known_expansions() if e["supported"]],
-            "variants": [v for v in _core.known_variants() if v["supported"]],
-            "levels": ["easy", "medium", "hard"],
-            "players": [2, _core.MAX_PLAYERS],
-            "causes": list(_core.CAUSES),
-            "colours": list(PLAYER_COLOURS),
-            # Each figure drawn at (0, 0) in each seat's colour, for the page to place.
-            "figures": {k: [figure_svg(k, p, 0, 0) for p in range(_core.MAX_PLAYERS)] for k in FIGURE_KINDS},
-            "count": figure_svg("count", 0, 0, 0),
-            # The arrows of River II's and the 20th anniversary's tiles, each drawn alone.
-            "arrows": {kind: arrow_svg(kind, "N") for kind in ARROW_LETTERS},
-        }
+    @app.get("/api/options", responses=NOT_MODIFIED, response_model=dict[str, Any])
+    def options(if_none_match: IfNoneMatch = None) -> Response:
+        return _options().response(if_none_match)
 
-    @app.get("/api/tiles")
-    def tiles() -> dict[str, Any]:
-        return tile_catalogue()
+    @app.get("/api/tiles", responses=NOT_MODIFIED, response_model=dict[str, Any])
+    def tiles(if_none_match: IfNoneMatch = None) -> Response:
+        return _tiles().response(if_none_match)
 
     @app.get("/api/games")
     def list_games() -> list[dict[str, Any]]:
@@ -413,8 +480,10 @@ def create_app(
         return start_game(seats, game.to_record())
 
     @app.get("/api/games/{game_id}")
-    def state(game_id: str, token: SeatToken = None) -> dict[str, Any]:
-        return _view(games.get(game_id), token)
+    def state(
+        game_id: str, token: SeatToken = None, log_from: LogFrom = None, log_digest: LogDigest = None
+    ) -> dict[str, Any]:
+        return _view(games.get(game_id), token, log_from, log_digest)
 
     def check_host(session: GameSession, token: str | None, what: str) -> None:
         if session.host is not None and not same_token(token, session.host):
@@ -452,7 +521,13 @@ def create_app(
         )
 
     @app.post("/api/games/{game_id}/actions")
-    def act(game_id: str, move: Move, token: SeatToken = None) -> dict[str, Any]:
+    def act(
+        game_id: str,
+        move: Move,
+        token: SeatToken = None,
+        log_from: LogFrom = None,
+        log_digest: LogDigest = None,
+    ) -> dict[str, Any]:
         session = games.get(game_id)
         try:
             session.apply_human(move.action, seats_of(session.seats, token))
@@ -462,7 +537,7 @@ def create_app(
             raise HTTPException(403, f"{e}: this page has no invite link for that seat") from e
         except IllegalActionError as e:
             raise HTTPException(400, f"illegal move {move.action!r}: {e}") from e
-        return _view(session, token)
+        return _view(session, token, log_from, log_digest)
 
     @app.post("/api/games/{game_id}/undo", responses={202: {"description": "asked the others"}})
     def undo(game_id: str, response: Response, token: SeatToken = None) -> dict[str, Any]:

@@ -13,6 +13,7 @@ key) it is a request that waits for every other person's consent and lapses at t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -542,8 +543,24 @@ class GameSession:
             "current_player": game.current_player,
         }
 
-    def describe(self) -> dict[str, Any]:
+    def log_digest(self, entries: int) -> str:
+        """Names the log's first `entries` entries (lock held): an entry follows from the game's
+        actions up to it, so the digest of those actions and of this session (whose code wrote
+        the entries) tells whether a page's log is the beginning of this one."""
+        actions = "\n".join(entry["action"] for entry in self.log[:entries])
+        return hashlib.sha256(f"{self.id} {self.epoch} {entries}\n{actions}".encode()).hexdigest()[:16]
+
+    def describe(self, log_from: int | None = None, log_digest: str | None = None) -> dict[str, Any]:
+        """The game as the page shows it. Its `log` holds the entries from `log_from` on if the
+        page has the first `log_from` (their `log_digest` is this log's beginning's), else every
+        entry (`log_from` 0)."""
         with self.lock:
+            if (
+                log_from is None
+                or not 0 < log_from <= len(self.log)
+                or log_digest != self.log_digest(log_from)
+            ):
+                log_from = 0
             game = self.game
             players = range(game.num_players)
             player = game.current_player
@@ -595,7 +612,9 @@ class GameSession:
                 if city
                 else None,
                 "legal": legal,
-                "log": self.log,
+                "log": self.log[log_from:],
+                "log_from": log_from,
+                "log_digest": self.log_digest(len(self.log)),
                 "final_scoring": self.final,
                 "moves": len(self.actors),
             }
