@@ -210,6 +210,7 @@ def test_a_move_is_pushed_to_every_page_following_the_game_and_no_token_reaches_
         game = f"/api/games/{state['id']}"
         with client.stream("GET", f"{game}/events") as stream:
             assert stream.headers["content-type"].startswith("text/event-stream")
+            assert "content-encoding" not in stream.headers  # gzip accepted, but events go out at once
             received = events(stream)
             name, first = next(received)
             assert name == "state" and first["moves"] == state["moves"]
