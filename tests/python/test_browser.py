@@ -427,6 +427,9 @@ def test_the_new_game_dialog_speaks_in_words_and_lists_saved_games_to_delete(
     urllib.request.urlopen(request, timeout=HANG_GUARD_S).close()
     wait_until(lambda: page_game(browser)["moves"] > game["moves"], what="the refresh")
     assert page_game(browser)["phase"] == "place_figure"
+    # The refresh brought only the new log entries; joined, the page has the whole log.
+    assert page_game(browser)["log_from"] == game["moves"]
+    assert page_game(browser)["log"] == server.get(f"/api/games/{game['id']}")["log"]
 
     click(browser, "#new-game-button")
     click(browser, "#saved-games summary")
@@ -440,6 +443,23 @@ def test_the_new_game_dialog_speaks_in_words_and_lists_saved_games_to_delete(
     assert server.get("/api/games") == []
     # The page that showed the deleted game says so (it checks its game now and then).
     wait_until(lambda: "deleted" in browser.find_element(By.ID, "status").text, what="the news")
+
+
+def test_a_game_deleted_while_its_bot_thinks_shows_nobody_thinking(server: Server, browser: Any) -> None:
+    slow = {"kind": "bot", "level": "hard", "time": 60}
+    body = json.dumps({"seats": [slow, {"kind": "human"}], "seed": 1}).encode()
+    made = urllib.request.Request(f"{server.url}/api/games", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(made, timeout=HANG_GUARD_S) as response:
+        game = json.load(response)
+    browser.get(f"{server.url}/#game={game['id']}")
+    prompt = lambda: browser.find_element(By.ID, "prompt").text  # noqa: E731
+    wait_until(lambda: "thinking" in prompt(), what="the bot thinking")
+    delete = urllib.request.Request(f"{server.url}/api/games/{game['id']}", method="DELETE")
+    urllib.request.urlopen(delete, timeout=HANG_GUARD_S).close()
+    wait_until(lambda: "deleted" in browser.find_element(By.ID, "status").text, what="the news")
+    assert browser.find_element(By.ID, "new-game-dialog").get_attribute("open") is not None
+    assert "thinking" not in prompt() and "deleted" in prompt()
+    assert browser.find_element(By.ID, "undo-button").get_attribute("disabled")
 
 
 @pytest.fixture

@@ -125,7 +125,7 @@ function afterPlayBack(game, changed, playedBack) {
   if (game.terminal && changed) showEndSummary();
   // Without the event stream: while a bot is to move, often; otherwise now and then, so that a
   // second tab on the same game (or another seat's player) sees the moves made elsewhere.
-  if (!game.terminal && !game.bot_error && !eventsLive()) schedulePoll(game.your_turn ? IDLE_POLL_MS : POLL_MS);
+  if (!game.terminal && !game.bot_error && !game.deleted && !eventsLive()) schedulePoll(game.your_turn ? IDLE_POLL_MS : POLL_MS);
 }
 
 // The server tells of each change of the game shown; the page reads the state when it differs
@@ -178,9 +178,27 @@ async function refresh() {
   }
 }
 
+// The game shown was deleted (here or elsewhere): its board stays to look at, with no move to
+// make and nobody thinking (its bots stopped with it), and the dialog offers another game.
 function gameDeleted() {
-  showStatus("This game was deleted (in another tab?). Start or continue another one.", true);
+  const game = page.game;
+  Object.assign(game, { deleted: true, your_turn: false, human_to_move: false, undo: { allowed: false, why: "the game was deleted" } });
+  page.pending = null;
+  finish();  // a playback of its last moves ends at once
+  clearTimeout(pollTimer);
+  render();
   openNewGameDialog();
+}
+
+// A request answered with the state of the game shown (`path` below the game's address): it
+// names the log the page has, and the answer's log then begins where the page's ends
+// (`log_from`); joined here, the state holds the whole log.
+async function stateRequest(id, method, path, body) {
+  const base = page.pending || page.game;
+  const known = base && base.id === id ? `?${new URLSearchParams({ log_from: base.log.length, log_digest: base.log_digest })}` : "";
+  const game = await api(method, `/api/games/${id}${path}${known}`, body);
+  if (game.log_from) game.log = base.log.slice(0, game.log_from).concat(game.log);
+  return game;
 }
 
 let pollTimer = null;
@@ -194,7 +212,7 @@ async function poll() {
   if (!page.game) return;
   const id = page.game.id;
   try {
-    const game = await api("GET", `/api/games/${id}`);
+    const game = await stateRequest(id, "GET", "");
     if (page.game.id === id) setGame(game);  // which drops it if a newer state came meanwhile
   } catch (error) {
     if (error.status === 404) {
@@ -211,7 +229,7 @@ async function play(action) {
   finish();
   page.busy = true;
   try {
-    setGame(await api("POST", `/api/games/${page.game.id}/actions`, { action }));
+    setGame(await stateRequest(page.game.id, "POST", "/actions", { action }));
   } catch (error) {
     if (error.status === 409 || error.status === 400) {
       // Mostly a stale board (the game moved on in another tab): show the game as it is.
@@ -332,6 +350,7 @@ function renderStatus() {
     const move = text ? `${player >= 0 ? `${playerName(player)} ` : ""}${text}` : "the start";
     showStatus(`Replay: after move ${page.replay.moves} (${move}), scores ${scores}`);
   }
+  else if (game.deleted) showStatus("This game was deleted (in another tab?). Start or continue another one.", true);
   else if (game.terminal) showStatus(game.rematch ? "Game over: the rematch has begun" : "Game over");
   else if (game.bot_error) showStatus(`The bot stopped: ${game.bot_error}`, true);
   else if (game.your_turn) showStatus(`${seatName(game.current_player)} to play`);

@@ -19,6 +19,7 @@ export function renderTurn() {
   drawnSvg.setAttribute("aria-label", "No tile drawn");
   const placing = game.your_turn && game.phase === "place_tile" && !page.replay;
   if (page.replay) prompt.textContent = "Replaying an earlier move: press Now (in Moves) to go on playing.";
+  else if (game.deleted) prompt.textContent = "This game was deleted.";
   else if (game.terminal) prompt.textContent = "The game is over.";
   else if (game.your_turn) {
     const how = placing ? `: ${PLACING_HOW[matchMedia("(pointer: coarse)").matches ? "finger" : "mouse"]}` : "";
@@ -26,7 +27,7 @@ export function renderTurn() {
   }
   else if (game.human_to_move) prompt.innerHTML = `${swatch(game.current_player)}${seatHtml(game.current_player)} is to play…`;
   else prompt.innerHTML = `${swatch(game.current_player)}${seatHtml(game.current_player)} is thinking…`;
-  if (game.drawn_tile && !game.terminal) {
+  if (game.drawn_tile && !game.terminal && !game.deleted) {
     const last = game.tiles[game.tiles.length - 1];
     const rotation = placing ? (page.selected ? page.selected.rotation : page.rotation) : last.rotation;
     const group = svgElement("g", { transform: `rotate(${90 * rotation} 50 50)` }, drawnSvg);
