@@ -63,7 +63,7 @@ export function svgElement(tag, attributes = {}, parent = null) {
 
 export async function api(method, path, body) {
   const headers = body === undefined ? {} : { "Content-Type": "application/json" };
-  const game = path.match(/^\/api\/games\/([^/]+)/);
+  const game = path.match(/^\/api\/games\/([^/?]+)/);  // the id, not the query after it
   const token = game && tokenFor(game[1]);
   if (token) headers["X-Seat-Token"] = token;
   let response;
