@@ -123,11 +123,13 @@ namespace {
 // then a sum over its class's kinds in the bag.
 using KindSet = std::array<uint64_t, (kMaxKinds + 63) / 64>;
 
-int demand_index(uint16_t need, uint16_t care) {
-  // Nibble s of v: the edge side s demands (0..6), or 7 for none; then 3 bits a side, side 0 lowest.
-  const unsigned v = (unsigned(need) & care) | (0x7777u & ~unsigned(care));
-  const unsigned pairs = (v & 0x0707u) | (v & 0x7070u) >> 1;  // sides 0 and 1 in bits 0-5, 2 and 3 in 8-13
-  return int((pairs & 0x3Fu) | (pairs >> 2 & 0xFC0u));
+// The demand indexes of four frontier cells at once, from their need and care lanes (Board's
+// need_word, care_word): in each 16-bit lane, nibble s of v is the edge side s demands (0..6) or 7
+// for none; then 3 bits a side, side 0 lowest. No step moves a bit out of its lane.
+uint64_t demand_indexes(uint64_t need, uint64_t care) {
+  const uint64_t v = (need & care) | (0x7777777777777777ull & ~care);
+  const uint64_t pairs = (v & 0x0707070707070707ull) | (v & 0x7070707070707070ull) >> 1;  // sides 0, 1 and 2, 3
+  return (pairs & 0x003F003F003F003Full) | (pairs >> 2 & 0x0FC00FC00FC00FC0ull);
 }
 
 struct DemandClasses {
@@ -203,13 +205,16 @@ class BagFits {
     memo_ = table.data();
     stamp_ = last_stamp;
     const Board& board = state.board();
+    const int cells = board.frontier_size();
+    for (int w = 0; 4 * w < cells; ++w) {
+      const uint64_t demands = demand_indexes(board.need_word(w), board.care_word(w));
+      for (int k = 0; k < 4; ++k) class_[size_t(4 * w + k)] = classes_.of[demands >> (16 * k) & 0xFFF];
+    }
     int dead = 0;
-    for (int i = 0; i < board.frontier_size(); ++i) {
-      const uint16_t cls = classes_.of[size_t(demand_index(board.need(i), board.care(i)))];
-      class_[size_t(i)] = cls;
-      uint32_t& entry = memo_[cls];
+    for (int i = 0; i < cells; ++i) {
+      uint32_t& entry = memo_[class_[size_t(i)]];
       if (entry >> 16 != stamp_) {
-        const KindSet& fit = classes_.fitting[cls];
+        const KindSet& fit = classes_.fitting[class_[size_t(i)]];
         uint64_t any = 0;
         for (size_t w = 0; w < in_bag_.size(); ++w) any |= in_bag_[w] & fit[w];
         entry = stamp_ << 16 | (any ? kAlive : 0);
@@ -244,7 +249,7 @@ class BagFits {
   uint32_t* memo_;
   uint32_t stamp_;
   int dead_cells_;
-  std::array<uint16_t, kMaxFrontier> class_;  // each frontier cell's class of demands
+  std::array<uint16_t, (kMaxFrontier + 3) / 4 * 4> class_;  // each frontier cell's class of demands
 };
 
 // x^n for a small whole n (a player's draws left), without libm's general pow.
@@ -379,8 +384,7 @@ void value_inputs(const State& state, float* out, int inputs) {
 
   // Occupied features are those the placed figures stand on (tens of figures, not hundreds of
   // segments; feature_potential walks them the same way).
-  std::array<uint16_t, kMaxPlacedFigures> seen;
-  int num_seen = 0;
+  std::array<uint64_t, kMaxSegments / 64> seen{};  // bit r: the feature of root r is counted
   for (int i = 0; i < state.num_placed_figures(); ++i) {
     const PlacedFigure& figure = state.placed_figure(i);
     if (figure.segment >= f.size()) continue;
@@ -388,14 +392,20 @@ void value_inputs(const State& state, float* out, int inputs) {
     const uint16_t root = f.root(figure.segment);
     const Segment& seg = f[root];
     if (seg.occupants == 0 || seg.done) continue;  // barns only, or scored
-    if (std::find(seen.begin(), seen.begin() + num_seen, root) != seen.begin() + num_seen) continue;
-    seen[size_t(num_seen++)] = root;
+    uint64_t& seen_word = seen[root / 64];
+    const uint64_t seen_bit = uint64_t(1) << (root % 64);
+    if (seen_word & seen_bit) continue;
+    seen_word |= seen_bit;
     const int cls = feature_class(seg.type);
     const double worth = expected_worth(state, root, late);
     const double open = (cls == kField ? seg.tiles : seg.open) / 10.0;
-    const int top = *std::max_element(seg.meeples.begin(), seg.meeples.begin() + players);
-    int leaders = 0;
-    for (int q = 0; q < players; ++q) leaders += top > 0 && seg.meeples[size_t(q)] == top;
+    int top = 0, leaders = 0;
+    for (int q = 0; q < players; ++q) {
+      const int m = seg.meeples[size_t(q)];
+      if (m > top) top = m, leaders = 1;
+      else if (m == top) ++leaders;
+    }
+    if (top == 0) leaders = 0;
     for (int q = 0; q < players; ++q) {
       const int m = seg.meeples[size_t(q)];
       if (m == 0) continue;
@@ -413,7 +423,17 @@ void value_inputs(const State& state, float* out, int inputs) {
     std::array<int16_t, 64> cells;
     const int num_cells = open_cells(state, root, cells);
     bool dead = bag == 0 && num_cells > 0;
-    for (int c = 0; c < num_cells; ++c) dead |= cells[size_t(c)] >= 0 && fits->count(cells[size_t(c)]) == 0;
+    std::array<double, 64> miss;  // of each cell: the chance that a draw does not fit it
+    for (int c = 0; c < num_cells && !dead; ++c) {
+      const int cell = cells[size_t(c)];
+      if (cell < 0) {
+        miss[size_t(c)] = 0.0;
+        continue;
+      }
+      const int fitting = fits->count(cell);
+      dead = fitting == 0;
+      miss[size_t(c)] = 1.0 - double(fitting) / bag;
+    }
     const double at_end = cls == kCity ? seg.tiles + seg.pennants : cls == kRoad ? seg.tiles : 9.0 - seg.open;
     const double if_closed = cls == kCity ? 2.0 * (seg.tiles + seg.pennants) : cls == kRoad ? seg.tiles : 9.0;
     for (int q = 0; q < players; ++q) {
@@ -426,11 +446,7 @@ void value_inputs(const State& state, float* out, int inputs) {
         continue;
       }
       double chance = 1.0;
-      for (int c = 0; c < num_cells; ++c) {
-        const int cell = cells[size_t(c)];
-        const double miss = cell < 0 ? 0.0 : 1.0 - double(fits->count(cell)) / bag;
-        chance *= 1.0 - power(miss, tiles_left[size_t(q)]);
-      }
+      for (int c = 0; c < num_cells; ++c) chance *= 1.0 - power(miss[size_t(c)], tiles_left[size_t(q)]);
       x[1] += float(if_closed * chance / 20.0);
     }
   }
