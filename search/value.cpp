@@ -591,15 +591,18 @@ namespace {
 // are but the sign of a 0, which neither the ReLU nor a later sum keeps.
 template <class Visit>
 [[gnu::always_inline]] inline void for_each_nonzero(const float* x, int n, Visit&& visit) {
-  size_t i = 0;
+  for (int base = 0; base < n; base += 64) {  // a mask of up to 64 inputs, then its bits
+    const int size = std::min(64, n - base);
+    const float* chunk = x + base;
+    uint64_t nonzero = 0;
+    int i = 0;
 #if defined(__SSE2__)
-  const __m128 zero = _mm_setzero_ps();
-  for (; i + 4 <= size_t(n); i += 4)
-    for (unsigned bits = unsigned(_mm_movemask_ps(_mm_cmpneq_ps(_mm_loadu_ps(x + i), zero))); bits; bits &= bits - 1)
-      visit(i + size_t(std::countr_zero(bits)));
+    for (const __m128 zero = _mm_setzero_ps(); i + 4 <= size; i += 4)
+      nonzero |= uint64_t(unsigned(_mm_movemask_ps(_mm_cmpneq_ps(_mm_loadu_ps(chunk + i), zero)))) << i;
 #endif
-  for (; i < size_t(n); ++i)
-    if (x[i] != 0.0f) visit(i);
+    for (; i < size; ++i) nonzero |= uint64_t(chunk[i] != 0.0f) << i;
+    for (; nonzero; nonzero &= nonzero - 1) visit(size_t(base) + unsigned(std::countr_zero(nonzero)));
+  }
 }
 
 // out[0 .. rows) = bias + w x, relu'd if asked; w is stored input-major (w[i * rows + j]) so the
