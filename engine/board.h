@@ -90,7 +90,7 @@ class Board {
   uint16_t need(int i) const { return need_[i]; }
   uint16_t care(int i) const { return care_[i]; }
   // need and care of frontier cells 4w .. 4w + 3 at once, as the 16-bit lanes of a word (lane k:
-  // cell 4w + k; lanes past the frontier's end hold nothing to read).
+  // cell 4w + k; lanes past the frontier's end hold need 0 and care 0xFFFF, which nothing fits).
   uint64_t need_word(int w) const { return lane_word(need_, w); }
   uint64_t care_word(int w) const { return lane_word(care_, w); }
   // Calls visit(frontier index) for every frontier cell a tile with this signature fits.
