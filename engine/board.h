@@ -72,6 +72,15 @@ class Board {
     uint16_t v = lookup(c);
     return (v != kEmpty && (v & kFrontierFlag)) ? int(v & kValueMask) : -1;
   }
+  // What is at the cell dx, dy (each -1, 0 or 1) away from the tile at c, found without a
+  // bounds check (the window holds a tile's neighbours): its frontier index, kTileThere, or -1 for
+  // an empty cell that touches no tile (only a diagonal neighbour can be one).
+  static constexpr int kTileThere = -2;
+  int near_tile(Cell c, int dx, int dy) const {
+    assert(slot_at(c) >= 0 && dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1);
+    const uint16_t v = grid_[index_of(c) + dy * width_ + dx];
+    return v == kEmpty ? -1 : (v & kFrontierFlag) ? int(v & kValueMask) : kTileThere;
+  }
   // Returns the mask of sides (bit s) of frontier cell i that touch a tile.
   uint8_t frontier_neighbours(int i) const { return frontier_present_[i]; }
   // Returns true if a tile with this signature fits frontier cell i.
@@ -80,6 +89,10 @@ class Board {
   // sides whose nibble of `care` is 0xF (the sides that touch a tile other than an abbey).
   uint16_t need(int i) const { return need_[i]; }
   uint16_t care(int i) const { return care_[i]; }
+  // need and care of frontier cells 4w .. 4w + 3 at once, as the 16-bit lanes of a word (lane k:
+  // cell 4w + k; lanes past the frontier's end hold need 0 and care 0xFFFF, which nothing fits).
+  uint64_t need_word(int w) const { return lane_word(need_, w); }
+  uint64_t care_word(int w) const { return lane_word(care_, w); }
   // Calls visit(frontier index) for every frontier cell a tile with this signature fits.
   template <class Visit>
   void for_each_fit(uint16_t signature, Visit&& visit) const;

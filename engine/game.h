@@ -242,6 +242,8 @@ class State {
   int robber() const { return king_robber_.robber; }
   int bag_size() const { return bag_.size() + river_.stack.size(); }  // the river stack included
   int bag_count(KindId kind) const { return bag_count_[kind]; }
+  // Every kind's count in the bag (kinds beyond the catalogue's are 0): for reading many at once.
+  const std::array<uint8_t, kMaxKinds>& bag_counts() const { return bag_count_; }
   // True if a draw may take any tile in the bag: no fixed order and no river tiles to come first.
   bool draws_any_tile() const { return !fixed_order_ && river_.stack.size() == 0; }
   // The tile to place at a PlaceTile node, the one just placed at a PlaceFigure node.

@@ -1,12 +1,18 @@
 #include "value.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "agents.h"
 #include "evaluator.h"
@@ -112,69 +118,139 @@ namespace {
 
 // The kinds that fit each demand a frontier cell can make (Board::need and care), in some
 // rotation: a side demands one of the 7 edges or nothing (code 7), so there are 8^4 demands.
-// Built once from the catalogue; a cell's count is then a sum over its demand's kinds in the bag.
+// A demand turned a quarter is fitted by the same kinds, so the demands are grouped into classes
+// of the demands that are turns of each other. Built once from the catalogue; a cell's count is
+// then a sum over its class's kinds in the bag.
 using KindSet = std::array<uint64_t, (kMaxKinds + 63) / 64>;
 
-int demand_index(uint16_t need, uint16_t care) {
-  // Nibble s of v: the edge side s demands (0..6), or 7 for none; then 3 bits a side, side 0 lowest.
-  const unsigned v = (unsigned(need) & care) | (0x7777u & ~unsigned(care));
-  return int((v & 7) | (v >> 4 & 7) << 3 | (v >> 8 & 7) << 6 | (v >> 12 & 7) << 9);
+// The demand indexes of four frontier cells at once, from their need and care lanes (Board's
+// need_word, care_word): in each 16-bit lane, nibble s of v is the edge side s demands (0..6) or 7
+// for none; then 3 bits a side, side 0 lowest. No step moves a bit out of its lane.
+uint64_t demand_indexes(uint64_t need, uint64_t care) {
+  const uint64_t v = (need & care) | (0x7777777777777777ull & ~care);
+  const uint64_t pairs = (v & 0x0707070707070707ull) | (v & 0x7070707070707070ull) >> 1;  // sides 0, 1 and 2, 3
+  return (pairs & 0x003F003F003F003Full) | (pairs >> 2 & 0x0FC00FC00FC00FC0ull);
 }
 
-const std::vector<KindSet>& kinds_fitting_each_demand() {
-  static const std::vector<KindSet> table = [] {
-    std::vector<KindSet> t(8 * 8 * 8 * 8, KindSet{});
+struct DemandClasses {
+  std::vector<uint16_t> of;      // demand index -> its class
+  std::vector<KindSet> fitting;  // class -> the kinds that fit it in some rotation
+};
+
+const DemandClasses& demand_classes() {
+  static const DemandClasses table = [] {
+    constexpr int kDemands = 8 * 8 * 8 * 8;
+    DemandClasses t;
+    t.of.assign(kDemands, 0);
     const Catalogue& catalogue = Catalogue::builtin();
-    for (int d = 0; d < int(t.size()); ++d)
-      for (int k = 0; k < catalogue.size(); ++k)
-        for (const RotatedTile& rotated : catalogue.kind(KindId(k)).rotations) {
-          bool fits = true;
-          for (int s = 0, code = d; s < kNumSides; ++s, code /= 8)
-            fits &= code % 8 == 7 || int(rotated.edges[size_t(s)]) == code % 8;
-          if (fits) t[size_t(d)][size_t(k / 64)] |= uint64_t(1) << (k % 64);
-        }
+    std::vector<int> class_of_first(kDemands, -1);  // the class of a demand turned to its smallest index
+    for (int d = 0; d < kDemands; ++d) {
+      int first = d;
+      for (int turned = d, r = 1; r < 4; ++r) {
+        turned = (turned >> 3) | (turned & 7) << 9;  // side s's demand moves to side s - 1
+        first = std::min(first, turned);
+      }
+      if (class_of_first[size_t(first)] < 0) {
+        class_of_first[size_t(first)] = int(t.fitting.size());
+        KindSet fit{};
+        for (int k = 0; k < catalogue.size(); ++k)
+          for (const RotatedTile& rotated : catalogue.kind(KindId(k)).rotations) {
+            bool fits = true;
+            for (int s = 0, code = d; s < kNumSides; ++s, code /= 8)
+              fits &= code % 8 == 7 || int(rotated.edges[size_t(s)]) == code % 8;
+            if (fits) fit[size_t(k / 64)] |= uint64_t(1) << (k % 64);
+          }
+        t.fitting.push_back(fit);
+      }
+      t.of[size_t(d)] = uint16_t(class_of_first[size_t(first)]);
+    }
     return t;
   }();
   return table;
 }
 
-// For every frontier cell: how many tiles left in the bag fit it in some rotation. A cell no tile
-// fits stays so (its neighbours only add demands, the bag only shrinks), and so does every
-// feature that needs it. Returns the tiles in the bag.
-int bag_fits(const State& state, std::array<uint16_t, kMaxFrontier>& fits) {
-  const Board& board = state.board();
-  const std::vector<KindSet>& fitting = kinds_fitting_each_demand();
+// The kinds with a tile in the bag, 8 counts at a time.
+KindSet kinds_in_bag(const State& state) {
+  static_assert(kMaxKinds % 8 == 0 && std::endian::native == std::endian::little);
+  constexpr uint64_t kLow = 0x7F7F7F7F7F7F7F7Full, kHigh = 0x8080808080808080ull;
+  static const int groups = (Catalogue::builtin().size() + 7) / 8;
+  const uint8_t* counts = state.bag_counts().data();
   KindSet in_bag{};
-  int bag = 0;
-  const int kinds = Catalogue::builtin().size();
-  for (int k = 0; k < kinds; ++k) {
-    const int count = state.bag_count(KindId(k));
-    bag += count;
-    if (count) in_bag[size_t(k / 64)] |= uint64_t(1) << (k % 64);
+  for (int g = 0; g < groups; ++g) {
+    uint64_t v;
+    std::memcpy(&v, counts + 8 * g, sizeof v);
+    const uint64_t nonzero = (((v & kLow) + kLow) | v) & kHigh;  // bit 7 of each byte: count > 0
+    // Gathers the 8 flags (bits 7, 15, ..., 63) into one byte, kind order kept.
+    const uint64_t flags = ((nonzero >> 7) * 0x0102040810204080ull) >> 56;
+    in_bag[size_t(g / 8)] |= flags << (8 * (g % 8));
   }
-  // Many cells make the same demand (one side of a field, say): each distinct one is counted
-  // once per call, memoised in a per-thread table stamped with the call's number.
-  thread_local std::vector<uint32_t> memo(8 * 8 * 8 * 8, 0);  // stamp << 16 | count
-  thread_local uint32_t stamp = 0;
-  if (++stamp == 0x10000) {
-    std::fill(memo.begin(), memo.end(), 0);
-    stamp = 1;
-  }
-  for (int i = 0; i < board.frontier_size(); ++i) {
-    const int demand = demand_index(board.need(i), board.care(i));
-    uint32_t& entry = memo[size_t(demand)];
-    if (entry >> 16 != stamp) {
-      const KindSet& fit = fitting[size_t(demand)];
-      int count = 0;
-      for (size_t w = 0; w < in_bag.size(); ++w)
-        for (uint64_t bits = in_bag[w] & fit[w]; bits; bits &= bits - 1)
-          count += state.bag_count(KindId(64 * w + size_t(__builtin_ctzll(bits))));
-      entry = stamp << 16 | uint32_t(count);
-    }
-    fits[size_t(i)] = uint16_t(entry & 0xFFFF);
-  }
-  return bag;
+  return in_bag;
 }
+
+// The tiles left in the bag that fit each frontier cell in some rotation. A cell no tile fits
+// stays so (its neighbours only add demands, the bag only shrinks), and so does every feature
+// that needs it. Whether any tile fits is asked of every cell, how many only of the cells an
+// occupied feature needs; both once per class of demands.
+class BagFits {
+ public:
+  explicit BagFits(const State& state) : state_(state), classes_(demand_classes()), in_bag_(kinds_in_bag(state)) {
+    // Per thread and class of demands: stamp << 16 | kCounted | kAlive | count, made for the
+    // BagFits of that stamp; a new stamp marks them all as not yet made.
+    thread_local std::vector<uint32_t> table(classes_.fitting.size(), 0);
+    thread_local uint32_t last_stamp = 0;
+    if (++last_stamp == 0x10000) {
+      std::fill(table.begin(), table.end(), 0);
+      last_stamp = 1;
+    }
+    memo_ = table.data();
+    stamp_ = last_stamp;
+    const Board& board = state.board();
+    const int cells = board.frontier_size();
+    for (int w = 0; 4 * w < cells; ++w) {
+      const uint64_t demands = demand_indexes(board.need_word(w), board.care_word(w));
+      for (int k = 0; k < 4; ++k) class_[size_t(4 * w + k)] = classes_.of[demands >> (16 * k) & 0xFFF];
+    }
+    int dead = 0;
+    for (int i = 0; i < cells; ++i) {
+      uint32_t& entry = memo_[class_[size_t(i)]];
+      if (entry >> 16 != stamp_) {
+        const KindSet& fit = classes_.fitting[class_[size_t(i)]];
+        uint64_t any = 0;
+        for (size_t w = 0; w < in_bag_.size(); ++w) any |= in_bag_[w] & fit[w];
+        entry = stamp_ << 16 | (any ? kAlive : 0);
+      }
+      dead += !(entry & kAlive);
+    }
+    dead_cells_ = dead;
+  }
+  // Frontier cells that no tile left in the bag fits.
+  int dead_cells() const { return dead_cells_; }
+  // The tiles left in the bag that fit frontier cell i.
+  int count(int i) {
+    uint32_t& entry = memo_[class_[size_t(i)]];
+    if (!(entry & kCounted)) {
+      const uint8_t* counts = state_.bag_counts().data();
+      const KindSet& fit = classes_.fitting[class_[size_t(i)]];
+      uint32_t n = 0;
+      for (size_t w = 0; w < in_bag_.size(); ++w)
+        for (uint64_t bits = in_bag_[w] & fit[w]; bits; bits &= bits - 1)
+          n += counts[64 * w + size_t(std::countr_zero(bits))];
+      entry |= kCounted | n;
+    }
+    return int(entry & kCount);
+  }
+
+ private:
+  static constexpr uint32_t kCounted = 1u << 15, kAlive = 1u << 14, kCount = kAlive - 1;
+
+  const State& state_;
+  const DemandClasses& classes_;
+  KindSet in_bag_;
+  uint32_t* memo_;
+  uint32_t stamp_;
+  int dead_cells_;
+  std::array<uint16_t, (kMaxFrontier + 3) / 4 * 4> class_;  // each frontier cell's class of demands
+};
 
 // x^n for a small whole n (a player's draws left), without libm's general pow.
 double power(double x, int n) {
@@ -184,12 +260,30 @@ double power(double x, int n) {
   return result;
 }
 
+// Bit s set: the segment reaches the middle of side s, where a city or road ends. Per kind,
+// rotation and segment, built once from the catalogue.
+const std::vector<uint8_t>& middle_sides() {
+  static const std::vector<uint8_t> table = [] {
+    const Catalogue& catalogue = Catalogue::builtin();
+    std::vector<uint8_t> t(size_t(catalogue.size()) * 4 * kMaxSegmentsPerTile, 0);
+    for (int k = 0; k < catalogue.size(); ++k)
+      for (int r = 0; r < 4; ++r)
+        for (int local = 0; local < kMaxSegmentsPerTile; ++local)
+          for (int s = 0; s < kNumSides; ++s)
+            if (catalogue.kind(KindId(k)).rotations[size_t(r)].segments[size_t(local)].points >>
+                    side_point(Side(s), 1) &
+                1)
+              t[(size_t(k) * 4 + size_t(r)) * kMaxSegmentsPerTile + size_t(local)] |= uint8_t(1u << s);
+    return t;
+  }();
+  return table;
+}
+
 // The empty cells an unfinished city, road or cloister needs filled to close: frontier indexes,
 // or -1 for a cloister's empty neighbour that touches no tile yet (any tile will fit it).
 int open_cells(const State& state, uint16_t root, std::array<int16_t, 64>& cells) {
   const Board& board = state.board();
   const Features& f = state.features();
-  const Catalogue& catalogue = Catalogue::builtin();
   int n = 0;
   auto add = [&](int i) {
     if (n == int(cells.size()) || (i >= 0 && std::find(cells.begin(), cells.begin() + n, i) != cells.begin() + n))
@@ -200,20 +294,27 @@ int open_cells(const State& state, uint16_t root, std::array<int16_t, 64>& cells
     const Cell c = board.tile(f[root].tile).cell;
     for (int dy = -1; dy <= 1; ++dy)
       for (int dx = -1; dx <= 1; ++dx) {
-        const Cell around{int16_t(c.x + dx), int16_t(c.y + dy)};
-        if (!board.occupied(around)) add(board.frontier_index(around));
+        const int i = board.near_tile(c, dx, dy);
+        if (i != Board::kTileThere) add(i);
       }
     return n;
   }
-  f.for_each_member(root, [&](int m) {
+  // Its members in list order, their sides in order. `open` counts the sides that face an empty
+  // cell, so the walk stops at the last of them.
+  static constexpr int kDx[kNumSides] = {0, 1, 0, -1}, kDy[kNumSides] = {-1, 0, 1, 0};
+  const uint8_t* sides_of = middle_sides().data();
+  int ends = f[root].open;
+  for (int m = root; ends > 0;) {
     const PlacedTile& tile = board.tile(f[m].tile);
-    const SegmentSpec& spec = catalogue.kind(tile.kind).rotations[tile.rotation].segments[f[m].local];
-    for (int s = 0; s < kNumSides; ++s) {
-      if (!(spec.points >> side_point(Side(s), 1) & 1)) continue;
-      const int i = board.frontier_index(neighbour(tile.cell, Side(s)));
-      if (i >= 0) add(i);
+    for (unsigned sides = sides_of[(size_t(tile.kind) * 4 + tile.rotation) * kMaxSegmentsPerTile + f[m].local]; sides;
+         sides &= sides - 1) {
+      const int s = std::countr_zero(sides);
+      const int i = board.near_tile(tile.cell, kDx[s], kDy[s]);
+      if (i >= 0) add(i), --ends;
     }
-  });
+    m = f[m].next;
+    if (m == root) break;
+  }
   return n;
 }
 
@@ -275,19 +376,15 @@ void value_inputs(const State& state, float* out, int inputs) {
       for (int q = 0; q < kNumQuarters; ++q) x[kInCity] += float(state.in_quarter(p, Quarter(q)));
   }
 
-  std::array<uint16_t, kMaxFrontier> fits;
-  int land = 0;  // tiles in the bag that the fits count (the river stack is not)
+  std::optional<BagFits> fits;
   if (closing) {
-    land = bag_fits(state, fits);
-    int dead = 0;
-    for (int i = 0; i < state.board().frontier_size(); ++i) dead += fits[size_t(i)] == 0;
-    for (int p = 0; p < players; ++p) out[p * inputs + kDeadCells] = float(dead / 10.0);
+    fits.emplace(state);
+    for (int p = 0; p < players; ++p) out[p * inputs + kDeadCells] = float(fits->dead_cells() / 10.0);
   }
 
   // Occupied features are those the placed figures stand on (tens of figures, not hundreds of
   // segments; feature_potential walks them the same way).
-  std::array<uint16_t, kMaxPlacedFigures> seen;
-  int num_seen = 0;
+  std::array<uint64_t, kMaxSegments / 64> seen{};  // bit r: the feature of root r is counted
   for (int i = 0; i < state.num_placed_figures(); ++i) {
     const PlacedFigure& figure = state.placed_figure(i);
     if (figure.segment >= f.size()) continue;
@@ -295,14 +392,20 @@ void value_inputs(const State& state, float* out, int inputs) {
     const uint16_t root = f.root(figure.segment);
     const Segment& seg = f[root];
     if (seg.occupants == 0 || seg.done) continue;  // barns only, or scored
-    if (std::find(seen.begin(), seen.begin() + num_seen, root) != seen.begin() + num_seen) continue;
-    seen[size_t(num_seen++)] = root;
+    uint64_t& seen_word = seen[root / 64];
+    const uint64_t seen_bit = uint64_t(1) << (root % 64);
+    if (seen_word & seen_bit) continue;
+    seen_word |= seen_bit;
     const int cls = feature_class(seg.type);
     const double worth = expected_worth(state, root, late);
     const double open = (cls == kField ? seg.tiles : seg.open) / 10.0;
-    const int top = *std::max_element(seg.meeples.begin(), seg.meeples.begin() + players);
-    int leaders = 0;
-    for (int q = 0; q < players; ++q) leaders += top > 0 && seg.meeples[size_t(q)] == top;
+    int top = 0, leaders = 0;
+    for (int q = 0; q < players; ++q) {
+      const int m = seg.meeples[size_t(q)];
+      if (m > top) top = m, leaders = 1;
+      else if (m == top) ++leaders;
+    }
+    if (top == 0) leaders = 0;
     for (int q = 0; q < players; ++q) {
       const int m = seg.meeples[size_t(q)];
       if (m == 0) continue;
@@ -319,8 +422,18 @@ void value_inputs(const State& state, float* out, int inputs) {
     // empty cell it needs is filled with the chance that one of the player's own draws fits it.
     std::array<int16_t, 64> cells;
     const int num_cells = open_cells(state, root, cells);
-    bool dead = land == 0 && num_cells > 0;
-    for (int c = 0; c < num_cells; ++c) dead |= cells[size_t(c)] >= 0 && fits[size_t(cells[size_t(c)])] == 0;
+    bool dead = bag == 0 && num_cells > 0;
+    std::array<double, 64> miss;  // of each cell: the chance that a draw does not fit it
+    for (int c = 0; c < num_cells && !dead; ++c) {
+      const int cell = cells[size_t(c)];
+      if (cell < 0) {
+        miss[size_t(c)] = 0.0;
+        continue;
+      }
+      const int fitting = fits->count(cell);
+      dead = fitting == 0;
+      miss[size_t(c)] = 1.0 - double(fitting) / bag;
+    }
     const double at_end = cls == kCity ? seg.tiles + seg.pennants : cls == kRoad ? seg.tiles : 9.0 - seg.open;
     const double if_closed = cls == kCity ? 2.0 * (seg.tiles + seg.pennants) : cls == kRoad ? seg.tiles : 9.0;
     for (int q = 0; q < players; ++q) {
@@ -333,11 +446,7 @@ void value_inputs(const State& state, float* out, int inputs) {
         continue;
       }
       double chance = 1.0;
-      for (int c = 0; c < num_cells; ++c) {
-        const int cell = cells[size_t(c)];
-        const double miss = cell < 0 ? 0.0 : 1.0 - double(fits[size_t(cell)]) / land;
-        chance *= 1.0 - power(miss, tiles_left[size_t(q)]);
-      }
+      for (int c = 0; c < num_cells; ++c) chance *= 1.0 - power(miss[size_t(c)], tiles_left[size_t(q)]);
       x[1] += float(if_closed * chance / 20.0);
     }
   }
@@ -476,18 +585,48 @@ std::string ValueNet::describe() const {
 }
 
 namespace {
+// Calls visit(i) for every i in [0, n) with x[i] != 0, in order: most inputs are 0 (feature kinds
+// a player is not on, units the ReLU cut), and skipping them is what makes a layer cheap. Four at
+// a time where SSE2 is there. Adding a 0 input's products would leave every sum's bits as they
+// are but the sign of a 0, which neither the ReLU nor a later sum keeps.
+template <class Visit>
+[[gnu::always_inline]] inline void for_each_nonzero(const float* x, int n, Visit&& visit) {
+  for (int base = 0; base < n; base += 64) {  // a mask of up to 64 inputs, then its bits
+    const int size = std::min(64, n - base);
+    const float* chunk = x + base;
+    uint64_t nonzero = 0;
+    int i = 0;
+#if defined(__SSE2__)
+    for (const __m128 zero = _mm_setzero_ps(); i + 4 <= size; i += 4)
+      nonzero |= uint64_t(unsigned(_mm_movemask_ps(_mm_cmpneq_ps(_mm_loadu_ps(chunk + i), zero)))) << i;
+#endif
+    for (; i < size; ++i) nonzero |= uint64_t(chunk[i] != 0.0f) << i;
+    for (; nonzero; nonzero &= nonzero - 1) visit(size_t(base) + unsigned(std::countr_zero(nonzero)));
+  }
+}
+
 // out[0 .. rows) = bias + w x, relu'd if asked; w is stored input-major (w[i * rows + j]) so the
 // inner loop runs over outputs and vectorises without reassociating any sum.
 void layer(const float* w, const float* bias, const float* x, int inputs, int rows, bool relu, float* out) {
   std::copy_n(bias, rows, out);
-  for (int i = 0; i < inputs; ++i) {
+  for_each_nonzero(x, inputs, [&](size_t i) {
     const float xi = x[i];
-    if (xi == 0.0f) continue;  // many inputs are 0 (feature kinds a player is not on)
-    const float* wi = w + size_t(i) * size_t(rows);
+    const float* wi = w + i * size_t(rows);
     for (int j = 0; j < rows; ++j) out[j] += wi[j] * xi;
-  }
+  });
   if (relu)
     for (int j = 0; j < rows; ++j) out[j] = std::max(out[j], 0.0f);
+}
+
+// The output layer of two units, its two sums side by side.
+void layer2(const float* w, const float* bias, const float* x, int inputs, float* out) {
+  float sum0 = bias[0], sum1 = bias[1];
+  for_each_nonzero(x, inputs, [&](size_t i) {
+    sum0 += w[2 * i] * x[i];
+    sum1 += w[2 * i + 1] * x[i];
+  });
+  out[0] = sum0;
+  out[1] = sum1;
 }
 
 // The hidden layers of the shipped networks are 32 wide: a fixed width keeps the 32 sums in
@@ -502,12 +641,11 @@ void layer(const float* w, const float* bias, const float* x, int inputs, int ro
 void layer32(const float* w, const float* bias, const float* x, int inputs, float* out) {
   float sums[32];
   std::copy_n(bias, 32, sums);
-  for (int i = 0; i < inputs; ++i) {
+  for_each_nonzero(x, inputs, [&](size_t i) {
     const float xi = x[i];
-    if (xi == 0.0f) continue;
-    const float* wi = w + size_t(i) * 32;
+    const float* wi = w + i * 32;
     for (int j = 0; j < 32; ++j) sums[j] += wi[j] * xi;
-  }
+  });
   for (int j = 0; j < 32; ++j) out[j] = std::max(sums[j], 0.0f);
 }
 
@@ -521,7 +659,7 @@ void ValueNet::forward(const float* inputs, float* out) const {
   float h1[1024], h2[1024];
   hidden_layer(w1_.data(), b1_.data(), inputs, width(), hidden1_, h1);
   hidden_layer(w2_.data(), b2_.data(), h1, hidden1_, hidden2_, h2);
-  layer(w3_.data(), b3_.data(), h2, hidden2_, 2, false, out);
+  layer2(w3_.data(), b3_.data(), h2, hidden2_, out);
 }
 
 void ValueNet::evaluate(const State& state, std::array<double, kMaxPlayers>& final_scores,

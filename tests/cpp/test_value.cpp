@@ -4,6 +4,7 @@
 // tests/python/test_value.py compares the forward pass with PyTorch's and trains a small one.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -141,6 +142,222 @@ void check_closing_against_a_recount(const State& s, const std::vector<float>& x
         << "player " << p << " at turn " << s.turn_number();
 }
 
+// The inputs as their first version computed them, plainly: every kind's fits counted per
+// demand, each feature's needed cells found by a walk over all its members. The engine's
+// value_inputs must give the same bits.
+namespace reference {
+
+using KindSet = std::array<uint64_t, (kMaxKinds + 63) / 64>;
+
+int demand_index(uint16_t need, uint16_t care) {
+  const unsigned v = (unsigned(need) & care) | (0x7777u & ~unsigned(care));
+  return int((v & 7) | (v >> 4 & 7) << 3 | (v >> 8 & 7) << 6 | (v >> 12 & 7) << 9);
+}
+
+int bag_fits(const State& state, std::array<uint16_t, kMaxFrontier>& fits) {
+  const Catalogue& catalogue = Catalogue::builtin();
+  int bag = 0;
+  for (int k = 0; k < catalogue.size(); ++k) bag += state.bag_count(KindId(k));
+  const Board& board = state.board();
+  for (int i = 0; i < board.frontier_size(); ++i) {
+    const int demand = demand_index(board.need(i), board.care(i));
+    int count = 0;
+    for (int k = 0; k < catalogue.size(); ++k) {
+      bool fits_some_rotation = false;
+      for (const RotatedTile& rotated : catalogue.kind(KindId(k)).rotations) {
+        bool fits = true;
+        for (int side = 0, code = demand; side < kNumSides; ++side, code /= 8)
+          fits &= code % 8 == 7 || int(rotated.edges[size_t(side)]) == code % 8;
+        fits_some_rotation |= fits;
+      }
+      if (fits_some_rotation) count += state.bag_count(KindId(k));
+    }
+    fits[size_t(i)] = uint16_t(count);
+  }
+  return bag;
+}
+
+double power(double x, int n) {
+  double result = 1.0;
+  for (; n > 0; n >>= 1, x *= x)
+    if (n & 1) result *= x;
+  return result;
+}
+
+int open_cells(const State& state, uint16_t root, std::array<int16_t, 64>& cells) {
+  const Board& board = state.board();
+  const Features& f = state.features();
+  const Catalogue& catalogue = Catalogue::builtin();
+  int n = 0;
+  auto add = [&](int i) {
+    if (n == int(cells.size()) || (i >= 0 && std::find(cells.begin(), cells.begin() + n, i) != cells.begin() + n))
+      return;
+    cells[size_t(n++)] = int16_t(i);
+  };
+  if (is_cloister_like(f[root].type)) {
+    const Cell c = board.tile(f[root].tile).cell;
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const Cell around{int16_t(c.x + dx), int16_t(c.y + dy)};
+        if (!board.occupied(around)) add(board.frontier_index(around));
+      }
+    return n;
+  }
+  f.for_each_member(root, [&](int m) {
+    const PlacedTile& tile = board.tile(f[m].tile);
+    const SegmentSpec& spec = catalogue.kind(tile.kind).rotations[tile.rotation].segments[f[m].local];
+    for (int side = 0; side < kNumSides; ++side) {
+      if (!(spec.points >> side_point(Side(side), 1) & 1)) continue;
+      const int i = board.frontier_index(neighbour(tile.cell, Side(side)));
+      if (i >= 0) add(i);
+    }
+  });
+  return n;
+}
+
+std::vector<float> value_inputs(const State& state) {
+  enum : int {
+    kBag,
+    kLate,
+    kInversePlayers,
+    kOwnTilesLeft,
+    kOtherTilesLeft,
+    kDecidesNow,
+    kTurnPlayer,
+    kScore,
+    kLead,
+    kAboveMean,
+    kMeeples,
+    kMayors,
+    kWagons,
+    kBarns,
+    kAbbeys,
+    kKing,
+    kRobber,
+    kExpectedGain,
+    kFeatures,
+    kFiguresOnBoard = kFeatures + 36,
+    kInCity,
+    kClosing,
+    kStuckFigures = kClosing + 12,
+    kDeadCells
+  };
+  enum : int { kCity, kRoad, kCloister, kField };
+  enum : int { kLeadsAlone, kSharesLead, kBehind };
+  const int inputs = kValueInputs;
+  const int players = state.num_players();
+  std::vector<float> result(size_t(players * inputs), 0.0f);
+  float* out = result.data();
+  const Features& f = state.features();
+  const int bag = state.bag_size();
+  const double late = std::min(1.0, bag / kLateBagTiles);
+  const int turn = state.turn_player();
+  const Phase phase = state.phase();
+  const bool drawn = phase != Phase::Draw;
+  const bool in_hand = phase == Phase::PlaceTile || phase == Phase::AbbeyChoice || phase == Phase::ArrowChoice;
+  std::array<int, kMaxPlayers> tiles_left{};
+  for (int p = 0; p < players; ++p) {
+    int first = (p - turn - int(drawn) + 2 * players) % players;
+    tiles_left[size_t(p)] = (bag > first ? (bag - first - 1) / players + 1 : 0) + int(in_hand && p == turn);
+  }
+  int total_left = 0;
+  for (int p = 0; p < players; ++p) total_left += tiles_left[size_t(p)];
+  int best = INT32_MIN, second = INT32_MIN, sum = 0;
+  for (int p = 0; p < players; ++p) {
+    int s = state.score(p);
+    sum += s;
+    if (s > best) second = best, best = s;
+    else if (s > second) second = s;
+  }
+  const int decider = state.is_terminal() ? -1 : state.current_player();
+  for (int p = 0; p < players; ++p) {
+    float* x = out + p * inputs;
+    const int score = state.score(p);
+    x[kBag] = float(bag / 72.0);
+    x[kLate] = float(late);
+    x[kInversePlayers] = float(1.0 / players);
+    x[kOwnTilesLeft] = float(tiles_left[size_t(p)] / 18.0);
+    x[kOtherTilesLeft] = float((total_left - tiles_left[size_t(p)]) / (18.0 * (players - 1)));
+    x[kDecidesNow] = float(decider == p);
+    x[kTurnPlayer] = float(turn == p);
+    x[kScore] = float(score / 100.0);
+    x[kLead] = float((score - (score == best ? second : best)) / 50.0);
+    x[kAboveMean] = float((score - double(sum - score) / (players - 1)) / 50.0);
+    x[kMeeples] = float(state.supply(p) / 7.0);
+    x[kMayors] = float(state.supply(p, FigureKind::Mayor));
+    x[kWagons] = float(state.supply(p, FigureKind::Wagon));
+    x[kBarns] = float(state.supply(p, FigureKind::Barn));
+    x[kAbbeys] = float(state.abbeys(p));
+    x[kKing] = float(state.king() == p);
+    x[kRobber] = float(state.robber() == p);
+    if (state.rules().count)
+      for (int q = 0; q < kNumQuarters; ++q) x[kInCity] += float(state.in_quarter(p, Quarter(q)));
+  }
+  std::array<uint16_t, kMaxFrontier> fits;
+  const int land = bag_fits(state, fits);
+  int dead_cells = 0;
+  for (int i = 0; i < state.board().frontier_size(); ++i) dead_cells += fits[size_t(i)] == 0;
+  for (int p = 0; p < players; ++p) out[p * inputs + kDeadCells] = float(dead_cells / 10.0);
+
+  std::vector<uint16_t> seen;
+  for (int i = 0; i < state.num_placed_figures(); ++i) {
+    const PlacedFigure& figure = state.placed_figure(i);
+    if (figure.segment >= f.size()) continue;
+    out[figure.owner * inputs + kFiguresOnBoard] += float(1.0 / 7.0);
+    const uint16_t root = f.root(figure.segment);
+    const Segment& seg = f[root];
+    if (seg.occupants == 0 || seg.done) continue;
+    if (std::find(seen.begin(), seen.end(), root) != seen.end()) continue;
+    seen.push_back(root);
+    const int cls = seg.type == FeatureType::City    ? kCity
+                    : seg.type == FeatureType::Road  ? kRoad
+                    : seg.type == FeatureType::Field ? kField
+                                                     : kCloister;
+    const double worth = expected_worth(state, root, late);
+    const double open = (cls == kField ? seg.tiles : seg.open) / 10.0;
+    const int top = *std::max_element(seg.meeples.begin(), seg.meeples.begin() + players);
+    int leaders = 0;
+    for (int q = 0; q < players; ++q) leaders += top > 0 && seg.meeples[size_t(q)] == top;
+    for (int q = 0; q < players; ++q) {
+      const int m = seg.meeples[size_t(q)];
+      if (m == 0) continue;
+      const int standing = m < top ? kBehind : leaders == 1 ? kLeadsAlone : kSharesLead;
+      float* x = out + q * inputs + kFeatures + (cls * 3 + standing) * 3;
+      x[0] += float(1.0 / 5.0);
+      x[1] += float(worth / 20.0);
+      x[2] += float(open);
+      if (standing != kBehind) out[q * inputs + kExpectedGain] += float(worth / 50.0);
+    }
+    if (cls == kField) continue;
+    std::array<int16_t, 64> cells;
+    const int num_cells = open_cells(state, root, cells);
+    bool dead = land == 0 && num_cells > 0;
+    for (int c = 0; c < num_cells; ++c) dead |= cells[size_t(c)] >= 0 && fits[size_t(cells[size_t(c)])] == 0;
+    const double at_end = cls == kCity ? seg.tiles + seg.pennants : cls == kRoad ? seg.tiles : 9.0 - seg.open;
+    const double if_closed = cls == kCity ? 2.0 * (seg.tiles + seg.pennants) : cls == kRoad ? seg.tiles : 9.0;
+    for (int q = 0; q < players; ++q) {
+      const int m = seg.meeples[size_t(q)];
+      if (m == 0) continue;
+      float* x = out + q * inputs + kClosing + (cls * 2 + (m < top)) * 2;
+      if (dead) {
+        x[0] += float(at_end / 20.0);
+        out[q * inputs + kStuckFigures] += float(m / 7.0);
+        continue;
+      }
+      double chance = 1.0;
+      for (int c = 0; c < num_cells; ++c) {
+        const int cell = cells[size_t(c)];
+        const double miss = cell < 0 ? 0.0 : 1.0 - double(fits[size_t(cell)]) / land;
+        chance *= 1.0 - power(miss, tiles_left[size_t(q)]);
+      }
+      x[1] += float(if_closed * chance / 20.0);
+    }
+  }
+  return result;
+}
+
+}  // namespace reference
+
 TEST(ValueInputs, TheStartOfABaseGame) {
   Config config;
   config.seed = 3;
@@ -185,6 +402,12 @@ TEST(ValueInputs, AgreeWithARecountAtEveryNodeOfRandomGamesInEveryMix) {
       check_against_a_recount(s, x);
       check_closing_against_a_recount(s, x);
       if (HasFatalFailure()) return;
+      // The same bits as the plain computation of the first version.
+      const std::vector<float> plain = reference::value_inputs(s);
+      for (size_t i = 0; i < x.size(); ++i)
+        ASSERT_EQ(std::bit_cast<uint32_t>(x[i]), std::bit_cast<uint32_t>(plain[i]))
+            << kValueInputNames[i % kValueInputs] << " of player " << i / kValueInputs << " at turn " << s.turn_number()
+            << ": " << x[i] << " against " << plain[i];
       // Computed from the position alone: a state rebuilt from its bytes gives the same inputs.
       if (s.turn_number() % 7 == 0) {
         ASSERT_EQ(inputs_of(State::from_bytes(s.to_bytes())), x);
