@@ -132,7 +132,7 @@ def test_a_sweep_at_several_strengths_and_gaps_reports_each_and_writes_its_table
     spec = SweepSpec(
         mixes=(Mix("base"), Mix("abbey-mayor", ("abbey-mayor",))),
         players=(2,),
-        deals=(("greedy", 2), ("mcts@4", 2), ("mcts@4+greedy", 1), ("mcts@8+mcts@4", 1)),
+        deals=(("greedy", 2), ("mcts@4", 2), ("mcts", 1), ("mcts@4+greedy", 1), ("mcts@8+mcts@4", 1)),
         mcts="mcts:iters=8,memory=16",
         chunk_deals=2,
         seed=3,
@@ -153,6 +153,6 @@ def test_a_sweep_at_several_strengths_and_gaps_reports_each_and_writes_its_table
         shown = pd.read_csv(page.parent / f"{name}.csv", dtype=str, keep_default_na=False)
         assert shown.to_html(index=False, border=0, classes="t") in text, name
     front = pd.read_csv(page.parent / "front_page.csv", dtype=str, keep_default_na=False)
-    assert {"greedy", "mcts@4"} <= set(front.columns)
+    assert {"greedy", "mcts@4", "mcts (8 iterations a move)"} <= set(front.columns)  # budgets named
     luck = pd.read_csv(page.parent / "luck_by_gap.csv", dtype=str, keep_default_na=False)
     assert {"upset, mcts@4+greedy", "upset, mcts@8+mcts@4"} <= set(luck.columns)

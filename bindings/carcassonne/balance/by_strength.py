@@ -204,6 +204,16 @@ def luck_table(df: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
     return _order(frame, df, []).reset_index(drop=True)
 
 
+def strength_label(df: pd.DataFrame, lineup: str) -> str:
+    """A strength's name on the front page: the line-up, with its iteration budget where the
+    name does not say it ("mcts" -> "mcts (100 iterations a move)")."""
+    if lineup == "mcts":
+        budget = answers.budget_of(df[df["lineup"] == lineup])
+        if budget:
+            return f"mcts ({budget:,} iterations a move)"
+    return lineup
+
+
 def front_page(df: pd.DataFrame, long: pd.DataFrame, wide: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
     """Per mix and player count: per strength the favoured seat (the one that starts at 0) and
     the other seats' compensation; the answers that flip with strength, those that differ, and
@@ -241,4 +251,5 @@ def front_page(df: pd.DataFrame, long: pd.DataFrame, wide: pd.DataFrame, luck: p
         "differs with strength",
         "the mix's luck",
     ]
-    return _order(_frame(rows, columns_out), df, []).reset_index(drop=True)
+    labels = {c: strength_label(df, c) for c in columns}
+    return _order(_frame(rows, columns_out), df, []).reset_index(drop=True).rename(columns=labels)
