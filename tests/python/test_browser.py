@@ -454,12 +454,15 @@ def test_a_game_deleted_while_its_bot_thinks_shows_nobody_thinking(server: Serve
     browser.get(f"{server.url}/#game={game['id']}")
     prompt = lambda: browser.find_element(By.ID, "prompt").text  # noqa: E731
     wait_until(lambda: "thinking" in prompt(), what="the bot thinking")
+    name = browser.find_element(By.ID, "name-button")
+    assert name.is_displayed()  # the person's seat can be named, until the game is gone
     delete = urllib.request.Request(f"{server.url}/api/games/{game['id']}", method="DELETE")
     urllib.request.urlopen(delete, timeout=HANG_GUARD_S).close()
     wait_until(lambda: "deleted" in browser.find_element(By.ID, "status").text, what="the news")
     assert browser.find_element(By.ID, "new-game-dialog").get_attribute("open") is not None
     assert "thinking" not in prompt() and "deleted" in prompt()
     assert browser.find_element(By.ID, "undo-button").get_attribute("disabled")
+    assert not name.is_displayed()  # naming a seat of a deleted game could only fail
 
 
 @pytest.fixture

@@ -262,9 +262,9 @@ function render() {
     : `No undo now: ${game.undo.why}`;
   renderUndoRequest();
   renderRematch();
-  $("name-button").hidden = !game.you.length;
+  $("name-button").hidden = !game.you.length || game.deleted;  // a deleted game's seats are gone
   $("hint-button").disabled = !game.your_turn;
-  $("invite-button").hidden = !game.host;
+  $("invite-button").hidden = !game.host || game.deleted;
   $("review-open").hidden = !game.terminal;
   $("replay-label").textContent = page.replay ? `move ${page.replay.moves} of ${game.moves}` : "";
   renderStatus();
@@ -301,7 +301,7 @@ function renderRematch() {
   const game = page.game;
   const mayStart = game.host || (!withFriends(game) && game.you.length > 0);
   for (const button of document.querySelectorAll(".rematch-button")) {
-    button.hidden = !game.terminal || !(game.rematch || mayStart);
+    button.hidden = !game.terminal || game.deleted || !(game.rematch || mayStart);
     button.textContent = game.rematch ? "Go to the rematch" : "Rematch";
     button.title = game.rematch ? "The next game, with the same people in the same seats" : "A new game with the same seats and rules, new tiles";
   }
