@@ -22,7 +22,6 @@ from carcassonne.learn.value import (
     ValueMLP,
     evaluate_held,
     export,
-    final_margins,
     fit,
     load_value_samples,
     mix_name,
@@ -158,6 +157,13 @@ def test_search_targets_mix_the_result_with_the_searchs_root_estimates(tmp_path:
     assert all(full.gain[2][i] == pytest.approx(plain.gain[2][i]) for i in after)
     with pytest.raises(SearchError, match="search_weight"):
         load_value_samples([path], search_weight=1.5)
+
+
+def final_margins(scores: np.ndarray) -> np.ndarray:
+    """Each seat's score minus the best other seat's (the margin of the margin reward)."""
+    top = np.sort(scores)[::-1]
+    best_other = np.where(scores == top[0], top[1], top[0])
+    return scores - best_other
 
 
 def test_scores_with_margins_give_back_consistent_margins_and_keep_the_total() -> None:

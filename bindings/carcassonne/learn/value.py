@@ -182,13 +182,6 @@ def scores_with_margins(margins: np.ndarray, total: float) -> np.ndarray:
     return behind + (total - behind.sum()) / len(margins)
 
 
-def final_margins(scores: np.ndarray) -> np.ndarray:
-    """Each seat's score minus the best other seat's (the margin of the margin reward)."""
-    top = np.sort(scores)[::-1]
-    best_other = np.where(scores == top[0], top[1] if len(top) > 1 else top[0], top[0])
-    return scores - best_other
-
-
 class ValueMLP(nn.Module):
     """inputs [..., inputs] -> [..., 2]: points still to come / POINTS_SCALE, win logit. It reads
     the first `inputs` columns of a sample: value_inputs and the context (EVERY_MIX_INPUTS, a
