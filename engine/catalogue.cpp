@@ -209,7 +209,9 @@ void finish_kind(TileKind& kind, int line) {
       }
       duplicate = same;
     }
-    if (!duplicate) kind.distinct_rotations[kind.num_distinct_rotations++] = uint8_t(r);
+    if (duplicate) continue;
+    kind.distinct_signatures[kind.num_distinct_rotations] = kind.rotations[r].signature;
+    kind.distinct_rotations[kind.num_distinct_rotations++] = uint8_t(r);
   }
 }
 

@@ -69,6 +69,9 @@ struct TileKind {
   // The rotations that give distinct tiles (a symmetric tile has fewer than 4).
   uint8_t num_distinct_rotations = 0;
   std::array<uint8_t, 4> distinct_rotations{};
+  // Their signatures (distinct_signatures[i] is rotations[distinct_rotations[i]].signature): the
+  // placement sampler tests one a try.
+  std::array<uint16_t, 4> distinct_signatures{};
 };
 
 class Catalogue {

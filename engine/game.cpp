@@ -243,13 +243,12 @@ inline bool State::placeable(KindId kind_id) const {  // inline: its one caller 
   }
   const bool limited = rules_.shrines && kind.cloister_segment >= 0;
   for (int i = 0; i < kind.num_distinct_rotations; ++i) {
-    int r = kind.distinct_rotations[i];
     if (!limited) {
-      if (board_.fits_anywhere(kind.rotations[r].signature)) return true;
+      if (board_.fits_anywhere(kind.distinct_signatures[i])) return true;
       continue;
     }
     bool found = false;
-    board_.for_each_fit(kind.rotations[r].signature,
+    board_.for_each_fit(kind.distinct_signatures[i],
                         [&](int f) { found |= cult_limit_ok(board_.frontier_cell(f), kind); });
     if (found) return true;
   }
@@ -485,10 +484,10 @@ Action State::sample_placement(const TileKind& kind, Rng& rng) const {
   Rng local = rng;  // a local copy stays in registers across the tries
   for (int t = 0; t < kTries; ++t) {
     uint64_t bits = local.next();  // two uniform draws (Lemire's multiply-shift, bias below 2^-32)
-    int f = int(((bits >> 32) * cells) >> 32), r = kind.distinct_rotations[((bits & 0xFFFFFFFFu) * rotations) >> 32];
-    if (board_.fits(f, kind.rotations[r].signature) && (!limited || cult_limit_ok(board_.frontier_cell(f), kind))) {
+    const int f = int(((bits >> 32) * cells) >> 32), i = int(((bits & 0xFFFFFFFFu) * rotations) >> 32);
+    if (board_.fits(f, kind.distinct_signatures[i]) && (!limited || cult_limit_ok(board_.frontier_cell(f), kind))) {
       rng = local;
-      return Action::place_at_key(board_.frontier_key(f), r);
+      return Action::place_at_key(board_.frontier_key(f), kind.distinct_rotations[i]);
     }
   }
   rng = local;
