@@ -237,10 +237,7 @@ void State::enter_figure_phase() {
 
 inline bool State::placeable(KindId kind_id) const {  // inline: its one caller is apply_unchecked
   const TileKind& kind = catalogue().kind(kind_id);
-  if (kind.river_sides) {
-    Action buffer[kMaxActions];
-    return river_placements(kind, buffer) > 0;
-  }
+  if (kind.river_sides) return river_placeable(kind);  // out of line, with its buffer
   const bool limited = rules_.shrines && kind.cloister_segment >= 0;
   for (int i = 0; i < kind.num_distinct_rotations; ++i) {
     if (!limited) {

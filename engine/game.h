@@ -344,6 +344,7 @@ class State {
   // ---- River II (RV): rules_river.cpp --------------------------------------------------------
   // RV-1, RV-2: the placements of a river tile, and the river's ends after one.
   int river_placements(const TileKind& kind, Action* out) const;
+  bool river_placeable(const TileKind& kind) const;  // out of line: placeable stays small
   void extend_river(Cell c, const TileKind& kind, int rotation);
   // After a river tile is put: its ends, and RV-6 (the volcano lake: no figure, another turn).
   // Returns true if the figure decision follows.

@@ -47,6 +47,11 @@ int State::river_placements(const TileKind& kind, Action* out) const {
   return n;
 }
 
+bool State::river_placeable(const TileKind& kind) const {
+  Action buffer[kMaxActions];
+  return river_placements(kind, buffer) > 0;
+}
+
 void State::extend_river(Cell c, const TileKind& kind, int rotation) {
   const RotatedTile& rt = kind.rotations[rotation];
   // The end this tile continues (none for the spring).
