@@ -34,6 +34,12 @@ inline constexpr int kMaxFrontier = 2 * kMaxTiles + 4;
 // cell each way) is largest as a near-square: 82 x 83 cells.
 inline constexpr int kMaxGridCells = ((kMaxTiles + 1) / 2 + 2) * ((kMaxTiles + 2) / 2 + 2);
 
+// The tiles beside a cell, as Board::place finds them.
+struct TileNeighbours {
+  uint8_t sides = 0;                    // bit s set: a tile lies beyond side s
+  std::array<int16_t, kNumSides> slot;  // the slot of the tile beyond side s, for the sides in `sides`
+};
+
 struct PlacedTile {
   Cell cell;
   KindId kind = 0;
@@ -108,12 +114,12 @@ class Board {
   bool same_layout(const Board& o) const;
 
   // Puts a tile on an empty cell (legality is the caller's business); inline, as the tile's
-  // features are (State::put_tile, most of a game). Returns its slot. If
-  // neighbours is given, neighbours[s] is set to the slot of the tile beyond side s, or -1.
+  // features are (State::put_tile, most of a game). Returns its slot. If neighbours is given, it
+  // is set to the tiles beside the cell.
   // The tiles' bounding box, a cell wider each way, must hold at most kMaxGridCells cells, as the
   // tiles of a game do (each touches an earlier one); std::length_error otherwise.
   int place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated,
-            std::array<int, kNumSides>* neighbours = nullptr);
+            TileNeighbours* neighbours = nullptr);
 
  private:
   static constexpr uint16_t kEmpty = 0xFFFF;
@@ -195,7 +201,7 @@ inline void Board::remove_frontier(int i) {
 }
 
 inline int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segment, const RotatedTile& rotated,
-                        std::array<int, kNumSides>* neighbours) {
+                        TileNeighbours* neighbours) {
   assert(num_tiles_ < kMaxTiles);
   assert(c.x > -kCoordLimit + 1 && c.x < kCoordLimit - 1 && c.y > -kCoordLimit + 1 && c.y < kCoordLimit - 1);
   cover(c);
@@ -211,14 +217,17 @@ inline int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segmen
   const int step[kNumSides] = {-int(width_), 1, int(width_), -1};
   constexpr int kKeyStep[kNumSides] = {-(1 << 9), 1, 1 << 9, -1};
   const uint32_t key = pack_cell(c);
+  if (neighbours) neighbours->sides = 0;
   for (int s = 0; s < kNumSides; ++s) {
     const int e = at + step[s];
     const uint16_t v = grid_[e];
     if (v < kFrontierFlag) {  // a tile
-      if (neighbours) (*neighbours)[s] = v;
+      if (neighbours) {
+        neighbours->sides |= uint8_t(1u << s);
+        neighbours->slot[s] = int16_t(v);
+      }
       continue;
     }
-    if (neighbours) (*neighbours)[s] = -1;
     // What this side demands of the cell beyond it (an abbey side fits any side).
     const int facing = opposite(Side(s));
     const Edge edge = rotated.edges[s];

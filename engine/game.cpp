@@ -160,14 +160,13 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
   const RotatedTile& rt = kind.rotations[rotation];
   int slot = board_.num_tiles();
   uint16_t first = features_.add_tile(slot, kind);
-  std::array<int, kNumSides> neighbours;
+  TileNeighbours neighbours;
   board_.place(c, kind_id, rotation, first, rt, &neighbours);
   turn_.last_slot = int16_t(slot);
 
-  for (int s = 0; s < kNumSides; ++s) {
-    int ns = neighbours[s];
-    if (ns < 0) continue;
-    const PlacedTile& nt = board_.tile(ns);
+  for (unsigned sides = neighbours.sides; sides; sides &= sides - 1) {
+    const int s = __builtin_ctz(sides);
+    const PlacedTile& nt = board_.tile(neighbours.slot[s]);
     // Point k of side s touches point 2 - k of the neighbour's facing side (types.h).
     const int8_t* mine = &rt.segment_at[side_point(Side(s), 0)];
     const int8_t* theirs = &rotated(nt).segment_at[side_point(opposite(Side(s)), 0)];
