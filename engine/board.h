@@ -229,11 +229,8 @@ inline int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segmen
       continue;
     }
     // What this side demands of the cell beyond it (an abbey side fits any side).
-    const int facing = opposite(Side(s));
-    const Edge edge = rotated.edges[s];
-    const uint16_t need = edge != Edge::Abbey ? uint16_t(uint16_t(edge) << (4 * facing)) : 0;
-    const uint16_t care = edge != Edge::Abbey ? uint16_t(0xFu << (4 * facing)) : 0;
-    const uint8_t present = uint8_t(1u << facing);
+    const uint16_t need = rotated.side_need[s], care = rotated.side_care[s];
+    const uint8_t present = uint8_t(1u << opposite(Side(s)));
     if (v == kEmpty) {  // a new frontier cell
       assert(frontier_size_ < kMaxFrontier);
       const int f = frontier_size_++;

@@ -179,18 +179,23 @@ void finish_kind(TileKind& kind, int line) {
       if ((seg.cities >> c & 1) && (c >= kind.num_segments || base.segments[c].type != FeatureType::City))
         fail(line, "field touches a feature that is not a city");
   }
-  base.signature = 0;
-  for (int s = 0; s < kNumSides; ++s) base.signature |= uint16_t(uint16_t(base.edges[s]) << (4 * s));
-
   for (int r = 1; r < 4; ++r) {
     RotatedTile& rot = kind.rotations[r];
     rot = base;
     for (int s = 0; s < kNumSides; ++s) rot.edges[(s + r) & 3] = base.edges[s];
     for (int p = 0; p < kNumPoints; ++p) rot.segment_at[rotate_point(p, r)] = base.segment_at[p];
     for (int i = 0; i < kind.num_segments; ++i) rot.segments[i].points = rotate_points(base.segments[i].points, r);
-    rot.signature = 0;
-    for (int s = 0; s < kNumSides; ++s) rot.signature |= uint16_t(uint16_t(rot.edges[s]) << (4 * s));
     rot.arrow_points = Side((base.arrow_points + r) & 3);
+  }
+  for (RotatedTile& rot : kind.rotations) {
+    rot.signature = 0;
+    for (int s = 0; s < kNumSides; ++s) {
+      const Edge edge = rot.edges[s];
+      const int facing = opposite(Side(s));
+      rot.signature |= uint16_t(uint16_t(edge) << (4 * s));
+      rot.side_need[s] = edge == Edge::Abbey ? 0 : uint16_t(uint16_t(edge) << (4 * facing));
+      rot.side_care[s] = edge == Edge::Abbey ? 0 : uint16_t(0xFu << (4 * facing));
+    }
   }
   // A rotation is distinct unless an earlier one shows the same sides, segments and arrow.
   for (int r = 0; r < 4; ++r) {

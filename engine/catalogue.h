@@ -47,6 +47,9 @@ struct RotatedTile {
   std::array<int8_t, kNumPoints> segment_at{};  // segment reaching each point, or -1
   std::array<SegmentSpec, kMaxSegmentsPerTile> segments{};
   uint16_t signature = 0;  // nibble s = edge type of side s (board.h matches on it)
+  // What side s demands of the cell beyond it, in that cell's need and care (board.h): the edge in
+  // the facing side's nibble, and that nibble's mask; 0 and 0 for an abbey side, which fits any.
+  std::array<uint16_t, kNumSides> side_need{}, side_care{};
   Side arrow_points = North;
 };
 
