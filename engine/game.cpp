@@ -381,10 +381,12 @@ void State::finish_turn() {
 inline void State::remove_from_bag(KindId kind) {  // inline: its one caller is apply_unchecked
   assert(bag_count_[kind] > 0);
   auto& river = river_.stack;  // RV-3: river tiles come from their own stack
-  if (auto it = std::find(river.begin(), river.end(), kind); it != river.end()) {
-    river.swap_remove(int(it - river.begin()));
-    --bag_count_[kind];
-    return;
+  if (!river.empty()) {
+    if (auto it = std::find(river.begin(), river.end(), kind); it != river.end()) {
+      river.swap_remove(int(it - river.begin()));
+      --bag_count_[kind];
+      return;
+    }
   }
   // The last copy of the kind (a fixed order draws from the end); glibc's memrchr scans many
   // bytes at a time.
