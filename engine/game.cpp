@@ -466,8 +466,10 @@ Action State::sample_chance() {
 }
 
 Action State::sample_legal_action(Rng& rng) const {
-  const TileKind& kind = catalogue().kind(turn_.drawn);
-  if (turn_.phase == Phase::PlaceTile && !kind.river_sides) return sample_placement(kind, rng);
+  if (turn_.phase == Phase::PlaceTile) {
+    const TileKind& kind = catalogue().kind(turn_.drawn);
+    if (!kind.river_sides) return sample_placement(kind, rng);
+  }
   Action buffer[kMaxActions];
   int n = legal_actions(buffer);
   return buffer[rng.below(uint32_t(n))];
