@@ -97,6 +97,31 @@ TEST(Board, StaircaseOfEveryTileFitsTheGrid) {
   EXPECT_TRUE(copy.same_layout(b));
 }
 
+TEST(Board, PlaceNamesTheTilesBesideTheCell) {
+  Board b;
+  const TileKind& c = cat().kind(cat().find("base.B"));
+  TileNeighbours first;
+  b.place(Cell{0, 0}, c.id, 0, 0, c.rotations[0], &first);
+  EXPECT_EQ(first.sides, 0);
+  b.place(Cell{1, 1}, c.id, 0, 0, c.rotations[0]);  // diagonal: beside no tile
+  b.place(Cell{-1, 0}, c.id, 0, 0, c.rotations[0]);
+  TileNeighbours n;
+  b.place(Cell{0, 1}, c.id, 0, 0, c.rotations[0], &n);  // south of slot 0, west of slot 1
+  EXPECT_EQ(n.sides, (1 << North) | (1 << East));
+  EXPECT_EQ(n.slot[North], 0);
+  EXPECT_EQ(n.slot[East], 1);
+  TileNeighbours hole;
+  b.place(Cell{-1, 1}, c.id, 0, 0, c.rotations[0], &hole);  // below slot 2, west of slot 3
+  EXPECT_EQ(hole.sides, (1 << North) | (1 << East));
+  EXPECT_EQ(hole.slot[North], 2);
+  EXPECT_EQ(hole.slot[East], 3);
+  TileNeighbours corner;
+  b.place(Cell{1, 0}, c.id, 0, 0, c.rotations[0], &corner);  // east of slot 0, above slot 1
+  EXPECT_EQ(corner.sides, (1 << South) | (1 << West));
+  EXPECT_EQ(corner.slot[South], 1);
+  EXPECT_EQ(corner.slot[West], 0);
+}
+
 TEST(Board, TilesSpreadBeyondTheGridAreRefused) {
   // Two tiles far apart need a window larger than any game's: refused, the board unchanged.
   Board b;

@@ -87,6 +87,27 @@ TEST(Catalogue, SymmetricTilesHaveFewerDistinctRotations) {
   EXPECT_EQ(cat.kind(cat.find("anniv20.M")).num_distinct_rotations, 4);
 }
 
+TEST(Catalogue, PrecomputedSignaturesAndDemandsFollowTheEdges) {
+  const Catalogue& cat = Catalogue::builtin();
+  for (const TileKind& k : cat.kinds()) {
+    for (int i = 0; i < k.num_distinct_rotations; ++i)
+      EXPECT_EQ(k.distinct_signatures[i], k.rotations[k.distinct_rotations[i]].signature) << k.name;
+    for (int r = 0; r < 4; ++r) {
+      for (int s = 0; s < kNumSides; ++s) {
+        // The cell beyond side s must show this edge on its facing side; an abbey demands nothing.
+        const Edge edge = k.rotations[r].edges[s];
+        const int shift = 4 * opposite(Side(s));
+        const bool demands = edge != Edge::Abbey;
+        EXPECT_EQ(k.rotations[r].side_need[s], demands ? int(edge) << shift : 0) << k.name << " r" << r << " s" << s;
+        EXPECT_EQ(k.rotations[r].side_care[s], demands ? 0xF << shift : 0) << k.name << " r" << r << " s" << s;
+      }
+    }
+  }
+  // The abbey's sides demand nothing of their neighbours.
+  const TileKind& abbey = cat.kind(cat.find("abbey-mayor.A"));
+  EXPECT_EQ(abbey.rotations[0].side_care, (std::array<uint16_t, kNumSides>{}));
+}
+
 TEST(Catalogue, FieldsKnowTheirCities) {
   const Catalogue& cat = Catalogue::builtin();
   const TileKind& h = cat.kind(cat.find("base.H"));  // two cities, one field between
