@@ -181,7 +181,7 @@ class Board {
 
 inline bool Board::fits_anywhere(uint16_t signature) const {
   uint64_t s4 = uint64_t(signature) * 0x0001000100010001ull;
-  int words = (frontier_size_ + 3) / 4;
+  const int words = int((unsigned(frontier_size_) + 3) / 4);  // unsigned: a shift, no sign fix-up
   for (int w = 0; w < words; ++w)
     if (fits_in_word(w, s4)) return true;
   return false;
@@ -256,7 +256,7 @@ inline int Board::place(Cell c, KindId kind, int rotation, uint16_t first_segmen
 template <class Visit>
 void Board::for_each_fit(uint16_t signature, Visit&& visit) const {
   uint64_t s4 = uint64_t(signature) * 0x0001000100010001ull;
-  int words = (frontier_size_ + 3) / 4;
+  const int words = int((unsigned(frontier_size_) + 3) / 4);  // unsigned: a shift, no sign fix-up
   for (int w = 0; w < words; ++w) {
     uint64_t hits = fits_in_word(w, s4);
     while (hits) {
