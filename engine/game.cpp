@@ -230,8 +230,11 @@ void State::put_tile(Cell c, KindId kind_id, int rotation) {
 void State::enter_figure_phase() {
   turn_.phase = Phase::PlaceFigure;
   // Every figure option takes a figure from the supply: without one, no need to list them.
-  const auto& supply = supply_[turn_.player];
-  bool any = std::any_of(supply.begin(), supply.end(), [](uint8_t n) { return n > 0; });
+  // The player's counts of each figure kind, one byte each, read as one word.
+  static_assert(sizeof(supply_[0]) == sizeof(uint32_t));
+  uint32_t counts;
+  std::memcpy(&counts, supply_[turn_.player].data(), sizeof counts);
+  const bool any = counts != 0;
   Action buffer[kMaxActions];
   if (!any || figure_options(buffer, 1) == 0) after_figure();
 }
