@@ -67,8 +67,8 @@ def row(name: str, players: int, expansions: list[str], games: int) -> str:
         first,
         rate(lambda: rl.encode_batch(states, out=out), n),
         rate(lambda: [rl.encode(s) for s in states], n),
-        rate(lambda: rl.legal_actions_masks(states), n),
-        rate(lambda: [rl.legal_indices(s) for s in states], n),
+        rate(lambda: rl.legal_actions_masks(states, layout="window"), n),
+        rate(lambda: [rl.legal_indices(s, layout="window") for s in states], n),
         rate(lambda: [pickle.loads(pickle.dumps(s)) for s in states], n),
         rate(lambda: [pickle.loads(pickle.dumps(g)) for g in sample], len(sample)),
     ]
