@@ -9,6 +9,7 @@ share with a 95% interval over the deals.
     python experiments/ppo.py                                  # the default run (docs/research.md)
     python experiments/ppo.py --updates 2 --num-envs 4 --num-steps 16 --eval-deals 4   # a smoke run
     python experiments/ppo.py --plot docs/images/ppo-curve.png --out curve.json
+    python -c "import json, ppo; ppo.plot(json.load(open('curve.json')), 'curve.png')"   # redraw
 
 The network: a small convolution over the planes; a placement's four rotations are scored from
 the convolution's features at its frontier cell (the observation's "frontier" entry says where
@@ -274,25 +275,43 @@ def train(args: argparse.Namespace) -> tuple[list[Point], list[Stats]]:
     return points, history
 
 
-def plot(points: list[Point], path: str, title: str) -> None:
+def plot(summary: dict[str, Any], path: str) -> None:
+    """The curve of a run's summary (main's result, or its --out file): the evaluations with
+    their intervals, and the sampled policy's win share in training (5-update mean)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for opponent in points[0].results:
-        x = [p.decisions / 1000 for p in points]
-        share = np.array([p.results[opponent][0] for p in points])
-        half = np.array([p.results[opponent][1] for p in points])
-        ax.plot(x, share, marker="o", label=f"against {opponent}")
+    curve, args = summary["curve"], summary["args"]
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    x = np.array([p["decisions"] for p in curve]) / 1000
+    for opponent in curve[0]["results"]:
+        share = np.array([p["results"][opponent][0] for p in curve])
+        half = np.array([p["results"][opponent][1] for p in curve])
+        ax.plot(
+            x,
+            share,
+            marker="o",
+            label=f"most likely action, against {opponent} ({2 * args['eval_deals']} games)",
+        )
         ax.fill_between(x, share - half, share + half, alpha=0.2)
+    training = np.array([s["train_win_share"] for s in summary["updates"]])
+    if len(training) >= 5:
+        smooth = np.convolve(training, np.ones(5) / 5, mode="valid")
+        steps = args["num_envs"] * args["num_steps"] / 1000
+        ax.plot(
+            steps * np.arange(5, len(training) + 1),
+            smooth,
+            color="grey",
+            label="sampled actions, against random (training, 5-update mean)",
+        )
     ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
-    ax.set_ylim(0, 1)
+    ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("learner decisions trained on (thousands)")
-    ax.set_ylabel("win share (95% interval, paired deals)")
-    ax.set_title(title)
-    ax.legend()
+    ax.set_ylabel("win share (95% interval over paired deals)")
+    ax.set_title("Masked PPO, 2-player base game, trained against random")
+    ax.legend(loc="center right", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -310,7 +329,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         with open(args.out, "w") as f:
             json.dump(summary, f, indent=1)
     if args.plot:
-        plot(points, args.plot, "Masked PPO, 2-player base, trained against random")
+        plot(summary, args.plot)
     return summary
 
 
