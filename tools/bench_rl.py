@@ -1,5 +1,6 @@
 """Throughput of carcassonne.rl on one core: observations encoded, legal-action masks and index
-lists, State and Game pickles per second, over the decision nodes of random games.
+lists (window layout, as the measurements in docs/research.md), State and Game pickles per second,
+over the decision nodes of random games.
 
     python tools/bench_rl.py --games 20
 """
