@@ -19,10 +19,11 @@ that cell is), every other index by a linear head over pooled features and the g
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -68,7 +69,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--eval-deals", type=int, default=100, help="deals per evaluation and opponent (2 games each)"
     )
-    p.add_argument("--opponents", default="random,greedy", help="agent specs to evaluate against")
+    p.add_argument(
+        "--opponents",
+        default="random,greedy",
+        help='agent specs to evaluate against; "initial": the untrained policy, frozen (a Python opponent)',
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=1, help="torch threads (the machine is shared)")
     p.add_argument("--out", help="write the curve and the arguments here (JSON)")
@@ -141,12 +146,21 @@ def best_actions(agent: Agent, obs: dict[str, np.ndarray]) -> np.ndarray:
     return logits.argmax(1).numpy()
 
 
-def evaluate(agent: Agent, opponent: str, deals: int, seed: int, window: int) -> tuple[float, float]:
+def frozen_opponent(agent: Agent) -> Callable[[dict[str, np.ndarray], np.ndarray], np.ndarray]:
+    """A copy of the agent as it is now, as the vector environment's Python opponent: one call
+    chooses for every game where an opponent is to move."""
+    frozen = copy.deepcopy(agent)
+    return lambda observations, masks: best_actions(frozen, observations)
+
+
+def evaluate(
+    agent: Agent, opponent: str | Callable[..., Any], deals: int, seed: int, window: int
+) -> tuple[float, float]:
     """(win share, 95% half-width) over `deals` deals, each played once from each seat: the two
     environments share their seed, so slot i's first game has the same tiles in both."""
     shares = np.zeros((deals, 2))
     for seat in (0, 1):
-        env = CarcassonneVectorEnv(deals, opponents=[opponent], seat=seat, window=window, layout=LAYOUT)
+        env = CarcassonneVectorEnv(deals, opponents=opponent, seat=seat, window=window, layout=LAYOUT)
         obs, _ = env.reset(seed=seed)
         finished = np.zeros(deals, bool)
         while not finished.all():
@@ -186,7 +200,8 @@ def train(args: argparse.Namespace) -> tuple[list[Point], list[Stats]]:
         env.plane_shape[0], obs["globals"].shape[1], env.num_actions, args.window, args.channels, args.hidden
     )
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
-    opponents = [o for o in args.opponents.split(",") if o]
+    initial = frozen_opponent(agent)
+    opponents = {o: initial if o == "initial" else o for o in args.opponents.split(",") if o}
     eval_seed = args.seed + 1_000_003  # the same deals at every evaluation
 
     n, t_max = args.num_envs, args.num_steps
@@ -200,7 +215,9 @@ def train(args: argparse.Namespace) -> tuple[list[Point], list[Stats]]:
     cpu_start = time.process_time()
 
     def checkpoint(update: int) -> None:
-        results = {o: evaluate(agent, o, args.eval_deals, eval_seed, args.window) for o in opponents}
+        results = {
+            name: evaluate(agent, o, args.eval_deals, eval_seed, args.window) for name, o in opponents.items()
+        }
         points.append(Point(update, decisions, games, time.process_time() - cpu_start, results))
         shown = "  ".join(f"vs {o} {s:.3f} ± {h:.3f}" for o, (s, h) in results.items())
         print(

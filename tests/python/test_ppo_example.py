@@ -29,6 +29,7 @@ def load_script() -> ModuleType:
 
 TINY = ["--updates", "2", "--num-envs", "4", "--num-steps", "16", "--window", "8"]
 TINY += ["--channels", "8", "--hidden", "16", "--eval-deals", "2", "--eval-every", "0"]
+TINY += ["--opponents", "random,initial"]  # initial: the untrained policy as a Python opponent
 
 
 def test_two_updates_train_and_evaluate(tmp_path: Path) -> None:
@@ -40,7 +41,9 @@ def test_two_updates_train_and_evaluate(tmp_path: Path) -> None:
     curve = summary["curve"]
     assert [p["update"] for p in curve] == [0, 2]  # before training and at the end
     assert curve[-1]["decisions"] == 2 * 4 * 16
+    assert curve[0]["results"]["initial"][0] == 0.5  # itself, on paired deals: each deal's two games split
     for point in curve:
+        assert set(point["results"]) == {"random", "initial"}
         for share, half in point["results"].values():
             assert 0.0 <= share <= 1.0 and half >= 0.0
     assert (tmp_path / "curve.json").stat().st_size > 0 and (tmp_path / "curve.png").stat().st_size > 0
