@@ -84,7 +84,7 @@ def test_priors_steer_the_search_to_the_favoured_action() -> None:
     game = _first_decision()
     state = game.core_state()
     favoured = game.legal_actions()[-1]
-    favoured_index = rl.action_index(game, favoured)
+    favoured_index = rl.action_index(game, favoured, layout="window")  # the search indexes so
 
     def dense(batch: LeafBatch) -> Any:  # logits over the whole action space
         logits = np.zeros((len(batch), batch.num_actions), dtype=np.float32)
@@ -143,7 +143,7 @@ def test_the_batch_holds_the_rl_encoding_of_decision_nodes() -> None:
         assert all(not s.is_terminal() and not s.is_chance() for s in states)
         planes, globals_ = rl.encode_batch(states, list(batch.observers))
         assert np.array_equal(planes, batch.planes) and np.array_equal(globals_, batch.globals)
-        masks, _ = rl.legal_actions_masks(states)
+        masks, _ = rl.legal_actions_masks(states, layout="window")
         assert np.array_equal(masks, batch.masks())
         assert list(batch.num_legal) == [len(s.legal_actions()) for s in states]
         assert list(batch.observers) == [s.current_player() for s in states]
