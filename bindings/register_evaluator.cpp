@@ -139,7 +139,8 @@ class PythonEvaluator final : public BatchEvaluator {
         if (!r.want_priors) continue;
         const auto start = std::chrono::steady_clock::now();
         rollout_->priors(*r.state, r.actions, r.num_actions, r.priors);
-        if (r.prior_seconds) *r.prior_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (r.prior_seconds)
+          *r.prior_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
       return;
     }

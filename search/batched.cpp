@@ -20,8 +20,7 @@ void BatchEvaluator::priors(const State& state, const Action* actions, int n, fl
   priors(state, actions, n, out, nullptr);
 }
 
-void BatchEvaluator::priors(const State& state, const Action* actions, int n, float* out,
-                            double* prior_seconds) const {
+void BatchEvaluator::priors(const State& state, const Action* actions, int n, float* out, double* prior_seconds) const {
   Evaluation ignored;
   std::vector<LeafRequest> batch(1);
   batch[0].state = &state;
