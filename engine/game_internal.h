@@ -56,6 +56,36 @@ inline bool may_enter(FigureKind kind, Quarter q) {
   return false;
 }
 
+// The points of one scoring as a sum of terms, each also written to the scoring's record when
+// one is kept (State::apply with scorings): the record's parts are the terms that make the points.
+struct Tally {
+  ScoringRecord* record;  // null: nobody asked
+  int points = 0;
+
+  void add(ScoringPart::Kind kind, int count, int each) {
+    points += count * each;
+    if (record) [[unlikely]]
+      write(kind, count, each);
+  }
+  // The record's writes, out of line so that the scoring code stays small (scoring.cpp).
+  void write(ScoringPart::Kind kind, int count, int each);
+  void write_award(int player, Cause cause) const;
+};
+
+}  // namespace carc::internal
+
+namespace carc {
+// Inline: award, the scoring's hot path, calls it per scorer.
+inline void State::add_points(int player, const internal::Tally& tally, Cause cause) {
+  scores_[player] = int16_t(scores_[player] + tally.points);
+  breakdown_[player][int(cause)] = int16_t(breakdown_[player][int(cause)] + tally.points);
+  if (tally.record) [[unlikely]]
+    tally.write_award(player, cause);
+}
+}  // namespace carc
+
+namespace carc::internal {
+
 // Scoring order within one phase 3 (RULES 5.4b): cities, roads, cloister-like (fields last).
 inline int scoring_rank(FeatureType t) { return t == FeatureType::City ? 0 : t == FeatureType::Road ? 1 : 2; }
 
