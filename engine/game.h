@@ -31,10 +31,6 @@
 
 namespace carc {
 
-namespace internal {
-struct Tally;
-}
-
 inline constexpr int kChancePlayer = -1;
 inline constexpr int kTerminalPlayer = -4;
 inline constexpr int kMaxActions = 4 * kMaxFrontier + 16;
@@ -311,25 +307,28 @@ class State {
   // Phase 3 as a resumable loop (the City's moves interrupt it before each scoring, CK-4/CK-5).
   void continue_scoring();
   void score_feature(uint16_t root, bool final);
+  // Runs score(tally), a scoring's code: the tally (game_internal.h) adds up its points and, when
+  // apply was given a list of scorings, writes the scoring's record (of the feature at `root`, if
+  // any); else it is search's, which writes nothing.
+  template <class Score>
+  void tallied(ScoringKind kind, uint16_t root, bool final, Score&& score);
+  ScoringRecord* write_record(ScoringKind kind, uint16_t root, bool final) const;
   // Gives the tally's points to the players of highest strength (> 0); mayor_cause for those
   // whose strength includes their mayor.
-  void award(const std::array<int, kMaxPlayers>& strength, const internal::Tally& tally, Cause cause,
-             uint8_t mayors = 0, Cause mayor_cause = Cause::City);
+  template <class Tally>
+  void award(const std::array<int, kMaxPlayers>& strength, const Tally& tally, Cause cause, uint8_t mayors = 0,
+             Cause mayor_cause = Cause::City);
   // Returns the figures on a scored feature to supply; wagons queue up for their move
   // (AM-W-2). Barns stay.
   void return_figures(uint16_t root);
   // Books the tally's points for one player under their cause (B-11), in its record if kept.
-  void add_points(int player, const internal::Tally& tally, Cause cause);
+  template <class Tally>
+  void add_points(int player, const Tally& tally, Cause cause);
   void final_scoring();
   // Adds a field's terms to `tally`: `each` per completed city it touches, the City of
   // Carcassonne included (CK-1), and `pig` more per city (RV-4).
-  void count_fed_cities(uint16_t field_root, int each, int pig, internal::Tally& tally) const;
-  // With a list of scorings to write (apply's), starts a record of a scoring (of the feature at
-  // `root`, if any) and returns it, else nullptr.
-  ScoringRecord* open_record(ScoringKind kind, uint16_t root, bool final) const {
-    return scorings_ ? write_record(kind, root, final) : nullptr;
-  }
-  ScoringRecord* write_record(ScoringKind kind, uint16_t root, bool final) const;
+  template <class Tally>
+  void count_fed_cities(uint16_t field_root, int each, int pig, Tally& tally) const;
   // Where apply(a, scorings) writes, for the duration of that call on this thread; null
   // otherwise. Not a member of the state: states are copied flat in search, which never asks.
   static thread_local std::vector<ScoringRecord>* scorings_;

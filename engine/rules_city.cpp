@@ -174,9 +174,10 @@ void State::move_from_market(Action a) {
   if (features_[root].barns) {  // scored at once and alone: 1 per completed city (+ pigs)
     std::array<int, kMaxPlayers> strength{};
     strength[p] = 1;
-    Tally tally{open_record(ScoringKind::BarnField, root, false)};
-    count_fed_cities(root, 1, features_[root].pig, tally);
-    award(strength, tally, Cause::FieldBarn);
+    tallied(ScoringKind::BarnField, root, false, [&](auto& tally) {
+      count_fed_cities(root, 1, features_[root].pig, tally);
+      award(strength, tally, Cause::FieldBarn);
+    });
     return_figures(root);
   }
   next_market_player(p + 1);

@@ -48,14 +48,6 @@ void State::apply(Action a, std::vector<ScoringRecord>* scorings) {
   scorings_ = outer;
 }
 
-void Tally::write(ScoringPart::Kind kind, int count, int each) {
-  if (count && each) record->parts.push_back(ScoringPart{kind, count, each});
-}
-
-void Tally::write_award(int player, Cause cause) const {
-  record->awards.push_back(ScoringAward{player, points, cause});
-}
-
 ScoringRecord* State::write_record(ScoringKind kind, uint16_t root, bool final) const {
   ScoringRecord& r = scorings_->emplace_back();
   r.kind = kind;
@@ -128,9 +120,10 @@ void State::continue_scoring() {
       std::array<int, kMaxPlayers> strength{};
       for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
       scoring_.scored = true;
-      Tally tally{open_record(ScoringKind::BarnField, root, false)};
-      count_fed_cities(root, scoring_.barn_fields[scoring_.next - scoring_.pending.size()].points, f.pig, tally);
-      award(strength, tally, Cause::FieldBarn);
+      tallied(ScoringKind::BarnField, root, false, [&](auto& tally) {
+        count_fed_cities(root, scoring_.barn_fields[scoring_.next - scoring_.pending.size()].points, f.pig, tally);
+        award(strength, tally, Cause::FieldBarn);
+      });
       return_figures(root);
     }
     ++scoring_.next;
@@ -145,16 +138,6 @@ void State::continue_scoring() {
            (b.owner - turn_.player + rules_.players) % rules_.players;
   });
   next_wagon();
-}
-
-void State::award(const std::array<int, kMaxPlayers>& strength, const Tally& tally, Cause cause, uint8_t mayors,
-                  Cause mayor_cause) {
-  if (tally.record) [[unlikely]]
-    tally.record->strength = strength;
-  int best = *std::max_element(strength.begin(), strength.end());
-  if (best <= 0 || tally.points <= 0) return;
-  for (int p = 0; p < rules_.players; ++p)
-    if (strength[p] == best) add_points(p, tally, (mayors >> p & 1) ? mayor_cause : cause);
 }
 
 void State::return_figures(uint16_t root) {
@@ -177,6 +160,7 @@ void State::return_figures(uint16_t root) {
   f.meeples.fill(0);
 }
 
+template <class Tally>
 void State::count_fed_cities(uint16_t field_root, int each, int pig, Tally& tally) const {
   std::array<uint16_t, 128> seen;
   int n = 0;
@@ -199,48 +183,51 @@ void State::count_fed_cities(uint16_t field_root, int each, int pig, Tally& tall
   tally.add(ScoringPart::Kind::CityOfCarcassonne, carcassonne, each);
   tally.add(ScoringPart::Kind::PigHerd, n + carcassonne, pig);
 }
+template void State::count_fed_cities(uint16_t, int, int, Tally&) const;  // rules_city.cpp too
+template void State::count_fed_cities(uint16_t, int, int, RecordingTally&) const;
 
 void State::score_feature(uint16_t root, bool final) {
   const Segment& f = features_[root];
   std::array<int, kMaxPlayers> strength{};
   for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
-  Tally tally{open_record(ScoringKind::Feature, root, final)};
   using Part = ScoringPart::Kind;
-  switch (f.type) {
-    case FeatureType::Road:
-      tally.add(Part::Tiles, f.tiles, 1);
-      award(strength, tally, Cause::Road);
-      break;
-    case FeatureType::City: {
-      // AM-M-2: a mayor is as strong as the city's pennants.
-      for (int p = 0; p < rules_.players; ++p) strength[p] += (f.mayors >> p & 1) * f.pennants;
-      tally.add(Part::Tiles, f.tiles, final ? 1 : 2);
-      tally.add(Part::Pennants, f.pennants, final ? 1 : 2);
-      award(strength, tally, Cause::City, f.pennants ? f.mayors : 0, Cause::CityMayor);
-      break;
-    }
-    case FeatureType::Monastery:
-    case FeatureType::Abbey:
-    case FeatureType::Shrine:
-      tally.add(Part::Cells, 9 - f.open, 1);
-      award(strength, tally, f.type == FeatureType::Shrine ? Cause::Shrine : Cause::Cloister);
-      break;
-    case FeatureType::Field: {
-      if (f.barns) {  // AM-B-6: every barn scores 4 per completed city; no farmers here
-        count_fed_cities(root, 4, 0, tally);
-        for (int i = 0; i < figures_.size(); ++i) {
-          const PlacedFigure& fig = figures_[i];
-          if (fig.kind != FigureKind::Barn || features_.root(fig.segment) != root || tally.points == 0) continue;
-          add_points(fig.owner, tally, Cause::Barn);
-        }
-      } else {
-        count_fed_cities(root, 3, f.pig, tally);  // RV-4: the pig herd adds 1 per city
-        award(strength, tally, Cause::Field);
+  tallied(ScoringKind::Feature, root, final, [&](auto& tally) {
+    switch (f.type) {
+      case FeatureType::Road:
+        tally.add(Part::Tiles, f.tiles, 1);
+        award(strength, tally, Cause::Road);
+        break;
+      case FeatureType::City: {
+        // AM-M-2: a mayor is as strong as the city's pennants.
+        for (int p = 0; p < rules_.players; ++p) strength[p] += (f.mayors >> p & 1) * f.pennants;
+        tally.add(Part::Tiles, f.tiles, final ? 1 : 2);
+        tally.add(Part::Pennants, f.pennants, final ? 1 : 2);
+        award(strength, tally, Cause::City, f.pennants ? f.mayors : 0, Cause::CityMayor);
+        break;
       }
-      break;
+      case FeatureType::Monastery:
+      case FeatureType::Abbey:
+      case FeatureType::Shrine:
+        tally.add(Part::Cells, 9 - f.open, 1);
+        award(strength, tally, f.type == FeatureType::Shrine ? Cause::Shrine : Cause::Cloister);
+        break;
+      case FeatureType::Field: {
+        if (f.barns) {  // AM-B-6: every barn scores 4 per completed city; no farmers here
+          count_fed_cities(root, 4, 0, tally);
+          for (int i = 0; i < figures_.size(); ++i) {
+            const PlacedFigure& fig = figures_[i];
+            if (fig.kind != FigureKind::Barn || features_.root(fig.segment) != root || tally.points == 0) continue;
+            add_points(fig.owner, tally, Cause::Barn);
+          }
+        } else {
+          count_fed_cities(root, 3, f.pig, tally);  // RV-4: the pig herd adds 1 per city
+          award(strength, tally, Cause::Field);
+        }
+        break;
+      }
+      default: break;
     }
-    default: break;
-  }
+  });
 }
 
 void State::final_scoring() {
@@ -269,17 +256,18 @@ void State::final_scoring() {
   }
   auto title = [&](int holder, ScoringKind kind, FeatureType type, int count, Cause cause) {
     if (holder < 0) return;
-    Tally tally{open_record(kind, kNoSegment, true)};
-    const bool city = type == FeatureType::City;
-    tally.add(city ? ScoringPart::Kind::Cities : ScoringPart::Kind::Roads, count, 1);
-    if (city) tally.add(ScoringPart::Kind::CityOfCarcassonne, rules_.city_block, 1);
-    if (tally.record) {  // which ones the count counted
-      tally.record->type = type;
-      tally.record->city_of_carcassonne = city && rules_.city_block;
-      for (int s = 0; s < features_.size(); ++s)
-        if (completed(s, type)) tally.record->counted.push_back(uint16_t(s));
-    }
-    add_points(holder, tally, cause);
+    tallied(kind, kNoSegment, true, [&](auto& tally) {
+      const bool city = type == FeatureType::City;
+      tally.add(city ? ScoringPart::Kind::Cities : ScoringPart::Kind::Roads, count, 1);
+      if (city) tally.add(ScoringPart::Kind::CityOfCarcassonne, rules_.city_block, 1);
+      if (tally.record) {  // which ones the count counted
+        tally.record->type = type;
+        tally.record->city_of_carcassonne = city && rules_.city_block;
+        for (int s = 0; s < features_.size(); ++s)
+          if (completed(s, type)) tally.record->counted.push_back(uint16_t(s));
+      }
+      add_points(holder, tally, cause);
+    });
   };
   title(king_robber_.king, ScoringKind::King, FeatureType::City, cities, Cause::King);
   title(king_robber_.robber, ScoringKind::Robber, FeatureType::Road, roads, Cause::Robber);
