@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -134,8 +135,13 @@ class PythonEvaluator final : public BatchEvaluator {
     if (!any_wanted) return;
     if (priors.is_none()) {
       py::gil_scoped_release release;
-      for (LeafRequest& r : leaves)
-        if (r.want_priors) rollout_->priors(*r.state, r.actions, r.num_actions, r.priors);
+      for (LeafRequest& r : leaves) {
+        if (!r.want_priors) continue;
+        const auto start = std::chrono::steady_clock::now();
+        rollout_->priors(*r.state, r.actions, r.num_actions, r.priors);
+        if (r.prior_seconds)
+          *r.prior_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
       return;
     }
     read_priors(priors, leaves, *batch);

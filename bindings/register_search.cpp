@@ -189,6 +189,9 @@ void register_search(py::module_& m) {
       .def_readonly("evaluator_leaves", &SearchResult::evaluator_leaves,
                     "The leaves those calls held (search_many: every search's leaves together);\n"
                     "evaluator_leaves / evaluator_calls is the leaves per call.")
+      .def_readonly("prior_seconds", &SearchResult::prior_seconds,
+                    "Time the threads spent computing the PUCT priors, summed over threads; their share\n"
+                    "of the search is prior_seconds / (seconds * threads); about 0 with prior=uniform.")
       .def_readonly("win", &SearchResult::win, "Estimated win share of every player at the root.")
       .def_readonly("reward", &SearchResult::reward,
                     "Mean reward of every player at the root (what the search maximises).")

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -35,6 +36,63 @@ int checked_player(const State& s, int p) {
     throw py::index_error("player " + std::to_string(p) + " out of range (the game has " +
                           std::to_string(s.num_players()) + " players)");
   return p;
+}
+
+// A segment as [x, y, feature index on its tile].
+py::list segment_place(const State& s, uint16_t segment) {
+  const Segment& seg = s.features()[segment];
+  Cell c = s.board().tile(seg.tile).cell;
+  py::list out;
+  out.append(int(c.x));
+  out.append(int(c.y));
+  out.append(int(seg.local));
+  return out;
+}
+
+// A scoring record (engine/explain.h) as the dict docs/python.md describes.
+py::dict scoring_dict(const State& s, const ScoringRecord& r) {
+  const bool on_feature = r.kind == ScoringKind::Feature || r.kind == ScoringKind::BarnField;
+  const bool title = r.kind == ScoringKind::King || r.kind == ScoringKind::Robber;
+  py::dict out;
+  out["kind"] = scoring_kind_name(r.kind);
+  out["type"] = on_feature || title ? feature_type_name(r.type) : "";
+  out["final"] = r.final;
+  py::list cells, segments, figures, counted, parts, awards;
+  for (Cell c : r.cells) cells.append(py::make_tuple(int(c.x), int(c.y)));
+  for (uint16_t m : r.segments) segments.append(segment_place(s, m));
+  for (const ScoredFigure& f : r.figures)
+    figures.append(py::dict("player"_a = f.player, "kind"_a = figure_kind_name(f.kind), "x"_a = int(f.cell.x),
+                            "y"_a = int(f.cell.y), "feature"_a = f.feature));
+  // A counted feature by its segments, as the board has them after the action.
+  for (uint16_t root : r.counted) {
+    std::vector<uint16_t> members;
+    s.features().for_each_member(root, [&](int m) { members.push_back(uint16_t(m)); });
+    std::sort(members.begin(), members.end());
+    py::list one;
+    for (uint16_t m : members) one.append(segment_place(s, m));
+    counted.append(one);
+  }
+  for (const ScoringPart& p : r.parts)
+    parts.append(py::dict("part"_a = scoring_part_name(p.kind), "count"_a = p.count, "each"_a = p.each,
+                          "points"_a = p.points()));
+  std::vector<int> gains(s.num_players(), 0);
+  for (const ScoringAward& a : r.awards) {
+    awards.append(py::dict("player"_a = a.player, "points"_a = a.points, "cause"_a = cause_name(a.cause)));
+    gains[a.player] += a.points;
+  }
+  out["cells"] = cells;
+  out["segments"] = segments;
+  out["figures"] = figures;
+  out["strength"] = std::vector<int>(r.strength.begin(), r.strength.begin() + s.num_players());
+  out["pennants"] = r.pennants;
+  out["pig_herd"] = r.pig_herd;
+  out["counted"] = counted;
+  out["city_of_carcassonne"] = r.city_of_carcassonne;
+  out["parts"] = parts;
+  out["points"] = r.points();
+  out["awards"] = awards;
+  out["gains"] = gains;
+  return out;
 }
 
 // Returns the cause with this name (types.h); raises ValueError for an unknown one.
@@ -258,8 +316,21 @@ void register_state(py::module_& m) {
           },
           "code"_a)
       .def(
-          "apply", [](State& s, int64_t code) { s.apply(to_action(code)); }, "code"_a,
-          "Applies a legal action; raises IllegalActionError and changes nothing otherwise.")
+          "apply",
+          [](State& s, int64_t code, bool explain) -> py::object {
+            if (!explain) {
+              s.apply(to_action(code));
+              return py::none();
+            }
+            std::vector<ScoringRecord> scorings;
+            s.apply(to_action(code), &scorings);
+            py::list out;
+            for (const ScoringRecord& r : scorings) out.append(scoring_dict(s, r));
+            return out;
+          },
+          "code"_a, py::kw_only(), "explain"_a = false,
+          "Applies a legal action; raises IllegalActionError and changes nothing otherwise. With "
+          "explain=True, returns what every scoring of the action counted (docs/python.md).")
       .def(
           "sample_chance",
           [](State& s) {

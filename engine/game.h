@@ -23,6 +23,7 @@
 #include "catalogue.h"
 #include "config.h"
 #include "errors.h"
+#include "explain.h"
 #include "features.h"
 #include "fixed_list.h"
 #include "rng.h"
@@ -186,6 +187,9 @@ class State {
 
   // Applies a legal action; throws IllegalActionError and changes nothing otherwise.
   void apply(Action a);
+  // apply(a), and appends to `scorings` (if not null) a record of every scoring it made, in the
+  // order they scored (explain.h). scoring.cpp.
+  void apply(Action a, std::vector<ScoringRecord>* scorings);
   // Applies an action known to be legal (search and playouts); no checks in release builds.
   void apply_unchecked(Action a);
   // Draws a tile with the state's own PRNG (the bag's proportions) and returns the draw action.
@@ -303,17 +307,31 @@ class State {
   // Phase 3 as a resumable loop (the City's moves interrupt it before each scoring, CK-4/CK-5).
   void continue_scoring();
   void score_feature(uint16_t root, bool final);
-  // Gives `points` to the players of highest strength (> 0); mayor_cause for those whose
-  // strength includes their mayor.
-  void award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors = 0,
+  // Runs score(tally), a scoring's code: the tally (game_internal.h) adds up its points and, when
+  // apply was given a list of scorings, writes the scoring's record (of the feature at `root`, if
+  // any); else it is search's, which writes nothing.
+  template <class Score>
+  void tallied(ScoringKind kind, uint16_t root, bool final, Score&& score);
+  ScoringRecord* write_record(ScoringKind kind, uint16_t root, bool final) const;
+  // Gives the tally's points to the players of highest strength (> 0); mayor_cause for those
+  // whose strength includes their mayor.
+  template <class Tally>
+  void award(const std::array<int, kMaxPlayers>& strength, const Tally& tally, Cause cause, uint8_t mayors = 0,
              Cause mayor_cause = Cause::City);
   // Returns the figures on a scored feature to supply; wagons queue up for their move
   // (AM-W-2). Barns stay.
   void return_figures(uint16_t root);
-  // Books points for one player under their cause (B-11).
-  void add_points(int player, int points, Cause cause);
+  // Books the tally's points for one player under their cause (B-11), in its record if kept.
+  template <class Tally>
+  void add_points(int player, const Tally& tally, Cause cause);
   void final_scoring();
-  int completed_cities_touching(uint16_t field_root) const;
+  // Adds a field's terms to `tally`: `each` per completed city it touches, the City of
+  // Carcassonne included (CK-1), and `pig` more per city (RV-4).
+  template <class Tally>
+  void count_fed_cities(uint16_t field_root, int each, int pig, Tally& tally) const;
+  // Where apply(a, scorings) writes, for the duration of that call on this thread; null
+  // otherwise. Not a member of the state: states are copied flat in search, which never asks.
+  static thread_local std::vector<ScoringRecord>* scorings_;
 
   // ---- Abbey & Mayor (AM): rules_abbey_mayor.cpp --------------------------------------------
   bool barn_corner_ok(Cell c, int corner, uint16_t* field) const;

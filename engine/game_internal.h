@@ -56,6 +56,61 @@ inline bool may_enter(FigureKind kind, Quarter q) {
   return false;
 }
 
+// The points of one scoring as a sum of terms. A RecordingTally also writes each term to the
+// scoring's record (State::apply with scorings), so that the record's parts are the terms that
+// make the points; search's Tally has no record (a constant null), and every write compiles away.
+struct Tally {
+  static constexpr ScoringRecord* record = nullptr;
+  int points = 0;
+
+  void add(ScoringPart::Kind, int count, int each) { points += count * each; }
+};
+struct RecordingTally {
+  ScoringRecord* record;
+  int points = 0;
+
+  void add(ScoringPart::Kind kind, int count, int each) {
+    points += count * each;
+    if (count && each) record->parts.push_back(ScoringPart{kind, count, each});
+  }
+};
+
+}  // namespace carc::internal
+
+namespace carc {
+
+template <class Score>
+void State::tallied(ScoringKind kind, uint16_t root, bool final, Score&& score) {
+  if (scorings_) [[unlikely]] {
+    internal::RecordingTally tally{write_record(kind, root, final)};
+    score(tally);
+  } else {
+    internal::Tally tally;
+    score(tally);
+  }
+}
+
+template <class Tally>
+void State::add_points(int player, const Tally& tally, Cause cause) {
+  scores_[player] = int16_t(scores_[player] + tally.points);
+  breakdown_[player][int(cause)] = int16_t(breakdown_[player][int(cause)] + tally.points);
+  if (tally.record) tally.record->awards.push_back(ScoringAward{player, tally.points, cause});
+}
+
+template <class Tally>
+void State::award(const std::array<int, kMaxPlayers>& strength, const Tally& tally, Cause cause, uint8_t mayors,
+                  Cause mayor_cause) {
+  if (tally.record) tally.record->strength = strength;
+  int best = *std::max_element(strength.begin(), strength.end());
+  if (best <= 0 || tally.points <= 0) return;
+  for (int p = 0; p < rules_.players; ++p)
+    if (strength[p] == best) add_points(p, tally, (mayors >> p & 1) ? mayor_cause : cause);
+}
+
+}  // namespace carc
+
+namespace carc::internal {
+
 // Scoring order within one phase 3 (RULES 5.4b): cities, roads, cloister-like (fields last).
 inline int scoring_rank(FeatureType t) { return t == FeatureType::City ? 0 : t == FeatureType::Road ? 1 : 2; }
 

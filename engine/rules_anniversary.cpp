@@ -28,7 +28,11 @@ void State::after_placement(Cell c) {
         add_candidate(turn_.last_slot);
       } else {  // XX-2: +2 at once for an arrow pointing at an empty cell
         set_arrow_armed(turn_.last_slot, true);
-        add_points(turn_.player, 2, Cause::Arrow);
+        tallied(ScoringKind::Arrow, kNoSegment, false, [&](auto& tally) {
+          tally.add(ScoringPart::Kind::Arrow, 1, 2);
+          if (tally.record) tally.record->cells.push_back(c);
+          add_points(turn_.player, tally, Cause::Arrow);
+        });
       }
     }
     for (int s = 0; s < kNumSides; ++s) {

@@ -174,7 +174,10 @@ void State::move_from_market(Action a) {
   if (features_[root].barns) {  // scored at once and alone: 1 per completed city (+ pigs)
     std::array<int, kMaxPlayers> strength{};
     strength[p] = 1;
-    award(strength, (1 + features_[root].pig) * completed_cities_touching(root), Cause::FieldBarn);
+    tallied(ScoringKind::BarnField, root, false, [&](auto& tally) {
+      count_fed_cities(root, 1, features_[root].pig, tally);
+      award(strength, tally, Cause::FieldBarn);
+    });
     return_figures(root);
   }
   next_market_player(p + 1);

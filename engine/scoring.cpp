@@ -1,5 +1,6 @@
 // Phase 3 and the final scoring (RULES B-7 … B-9, 5.4, 5.6).
 #include <algorithm>
+#include <utility>
 
 #include "game.h"
 #include "game_internal.h"
@@ -7,6 +8,69 @@
 namespace carc {
 
 using namespace internal;
+
+thread_local std::vector<ScoringRecord>* State::scorings_ = nullptr;
+
+const char* scoring_kind_name(ScoringKind k) {
+  switch (k) {
+    case ScoringKind::Feature: return "feature";
+    case ScoringKind::BarnField: return "barn_field";
+    case ScoringKind::King: return "king";
+    case ScoringKind::Robber: return "robber";
+    case ScoringKind::Arrow: return "arrow";
+  }
+  return "?";
+}
+
+const char* scoring_part_name(ScoringPart::Kind k) {
+  switch (k) {
+    case ScoringPart::Kind::Tiles: return "tiles";
+    case ScoringPart::Kind::Pennants: return "pennants";
+    case ScoringPart::Kind::Cells: return "cells";
+    case ScoringPart::Kind::Cities: return "cities";
+    case ScoringPart::Kind::CityOfCarcassonne: return "city_of_carcassonne";
+    case ScoringPart::Kind::PigHerd: return "pig_herd";
+    case ScoringPart::Kind::Roads: return "roads";
+    case ScoringPart::Kind::Arrow: return "arrow";
+  }
+  return "?";
+}
+
+void State::apply(Action a, std::vector<ScoringRecord>* scorings) {
+  const Action legal = checked(a);
+  std::vector<ScoringRecord>* outer = std::exchange(scorings_, scorings);
+  try {
+    apply_unchecked(legal);
+  } catch (...) {
+    scorings_ = outer;
+    throw;
+  }
+  scorings_ = outer;
+}
+
+ScoringRecord* State::write_record(ScoringKind kind, uint16_t root, bool final) const {
+  ScoringRecord& r = scorings_->emplace_back();
+  r.kind = kind;
+  r.final = final;
+  if (root == kNoSegment) return &r;
+  const Segment& f = features_[root];
+  r.type = f.type;
+  r.feature = root;
+  r.pennants = f.pennants;
+  r.pig_herd = f.pig;
+  features_.for_each_member(root, [&](int m) { r.segments.push_back(uint16_t(m)); });
+  std::sort(r.segments.begin(), r.segments.end());
+  for (uint16_t m : r.segments) {
+    Cell c = board_.tile(features_[m].tile).cell;
+    if (std::find(r.cells.begin(), r.cells.end(), c) == r.cells.end()) r.cells.push_back(c);
+  }
+  for (const PlacedFigure& fig : figures_) {
+    if (features_.root(fig.segment) != root) continue;
+    const Segment& s = features_[fig.segment];
+    r.figures.push_back(ScoredFigure{fig.owner, fig.kind, fig.segment, board_.tile(s.tile).cell, s.local});
+  }
+  return &r;
+}
 
 void State::score_completed() {
   // RULES 5.4b: cities, roads, cloister-like, then fields; ties by creation order. A feature is
@@ -56,10 +120,10 @@ void State::continue_scoring() {
       std::array<int, kMaxPlayers> strength{};
       for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
       scoring_.scored = true;
-      award(strength,
-            (scoring_.barn_fields[scoring_.next - scoring_.pending.size()].points + f.pig) *
-                completed_cities_touching(root),
-            Cause::FieldBarn);
+      tallied(ScoringKind::BarnField, root, false, [&](auto& tally) {
+        count_fed_cities(root, scoring_.barn_fields[scoring_.next - scoring_.pending.size()].points, f.pig, tally);
+        award(strength, tally, Cause::FieldBarn);
+      });
       return_figures(root);
     }
     ++scoring_.next;
@@ -74,19 +138,6 @@ void State::continue_scoring() {
            (b.owner - turn_.player + rules_.players) % rules_.players;
   });
   next_wagon();
-}
-
-void State::add_points(int player, int points, Cause cause) {
-  scores_[player] = int16_t(scores_[player] + points);
-  breakdown_[player][int(cause)] = int16_t(breakdown_[player][int(cause)] + points);
-}
-
-void State::award(const std::array<int, kMaxPlayers>& strength, int points, Cause cause, uint8_t mayors,
-                  Cause mayor_cause) {
-  int best = *std::max_element(strength.begin(), strength.end());
-  if (best <= 0 || points <= 0) return;
-  for (int p = 0; p < rules_.players; ++p)
-    if (strength[p] == best) add_points(p, points, (mayors >> p & 1) ? mayor_cause : cause);
 }
 
 void State::return_figures(uint16_t root) {
@@ -109,7 +160,8 @@ void State::return_figures(uint16_t root) {
   f.meeples.fill(0);
 }
 
-int State::completed_cities_touching(uint16_t field_root) const {
+template <class Tally>
+void State::count_fed_cities(uint16_t field_root, int each, int pig, Tally& tally) const {
   std::array<uint16_t, 128> seen;
   int n = 0;
   features_.for_each_member(field_root, [&](int m) {
@@ -122,40 +174,60 @@ int State::completed_cities_touching(uint16_t field_root) const {
       if (std::find(seen.begin(), seen.begin() + n, city) == seen.begin() + n && n < int(seen.size())) seen[n++] = city;
     }
   });
-  return n + features_[field_root].carcassonne;  // the City of Carcassonne is a completed city (CK-1)
+  const int carcassonne = features_[field_root].carcassonne;  // the City is a completed city (CK-1)
+  if (tally.record) {
+    tally.record->counted.assign(seen.begin(), seen.begin() + n);
+    tally.record->city_of_carcassonne = carcassonne;
+  }
+  tally.add(ScoringPart::Kind::Cities, n, each);
+  tally.add(ScoringPart::Kind::CityOfCarcassonne, carcassonne, each);
+  tally.add(ScoringPart::Kind::PigHerd, n + carcassonne, pig);
 }
+template void State::count_fed_cities(uint16_t, int, int, Tally&) const;  // rules_city.cpp too
+template void State::count_fed_cities(uint16_t, int, int, RecordingTally&) const;
 
 void State::score_feature(uint16_t root, bool final) {
   const Segment& f = features_[root];
   std::array<int, kMaxPlayers> strength{};
   for (int p = 0; p < rules_.players; ++p) strength[p] = f.meeples[p];
-  switch (f.type) {
-    case FeatureType::Road: award(strength, f.tiles, Cause::Road); break;
-    case FeatureType::City: {
-      // AM-M-2: a mayor is as strong as the city's pennants.
-      for (int p = 0; p < rules_.players; ++p) strength[p] += (f.mayors >> p & 1) * f.pennants;
-      award(strength, (final ? 1 : 2) * (f.tiles + f.pennants), Cause::City, f.pennants ? f.mayors : 0,
-            Cause::CityMayor);
-      break;
-    }
-    case FeatureType::Monastery:
-    case FeatureType::Abbey: award(strength, 9 - f.open, Cause::Cloister); break;
-    case FeatureType::Shrine: award(strength, 9 - f.open, Cause::Shrine); break;
-    case FeatureType::Field: {
-      int cities = completed_cities_touching(root);
-      if (f.barns) {  // AM-B-6: every barn scores 4 per completed city; no farmers here
-        for (int i = 0; i < figures_.size(); ++i) {
-          const PlacedFigure& fig = figures_[i];
-          if (fig.kind != FigureKind::Barn || features_.root(fig.segment) != root || cities == 0) continue;
-          add_points(fig.owner, 4 * cities, Cause::Barn);
-        }
-      } else {
-        award(strength, (3 + f.pig) * cities, Cause::Field);  // RV-4: the pig herd adds 1 per city
+  using Part = ScoringPart::Kind;
+  tallied(ScoringKind::Feature, root, final, [&](auto& tally) {
+    switch (f.type) {
+      case FeatureType::Road:
+        tally.add(Part::Tiles, f.tiles, 1);
+        award(strength, tally, Cause::Road);
+        break;
+      case FeatureType::City: {
+        // AM-M-2: a mayor is as strong as the city's pennants.
+        for (int p = 0; p < rules_.players; ++p) strength[p] += (f.mayors >> p & 1) * f.pennants;
+        tally.add(Part::Tiles, f.tiles, final ? 1 : 2);
+        tally.add(Part::Pennants, f.pennants, final ? 1 : 2);
+        award(strength, tally, Cause::City, f.pennants ? f.mayors : 0, Cause::CityMayor);
+        break;
       }
-      break;
+      case FeatureType::Monastery:
+      case FeatureType::Abbey:
+      case FeatureType::Shrine:
+        tally.add(Part::Cells, 9 - f.open, 1);
+        award(strength, tally, f.type == FeatureType::Shrine ? Cause::Shrine : Cause::Cloister);
+        break;
+      case FeatureType::Field: {
+        if (f.barns) {  // AM-B-6: every barn scores 4 per completed city; no farmers here
+          count_fed_cities(root, 4, 0, tally);
+          for (int i = 0; i < figures_.size(); ++i) {
+            const PlacedFigure& fig = figures_[i];
+            if (fig.kind != FigureKind::Barn || features_.root(fig.segment) != root || tally.points == 0) continue;
+            add_points(fig.owner, tally, Cause::Barn);
+          }
+        } else {
+          count_fed_cities(root, 3, f.pig, tally);  // RV-4: the pig herd adds 1 per city
+          award(strength, tally, Cause::Field);
+        }
+        break;
+      }
+      default: break;
     }
-    default: break;
-  }
+  });
 }
 
 void State::final_scoring() {
@@ -170,18 +242,35 @@ void State::final_scoring() {
     scored[num_scored++] = root;
     score_feature(root, true);
   }
-  // KR-2: 1 point per completed city for the King, per completed road for the Robber.
+  // KR-2: 1 point per completed city for the King (the City counts too), per completed road for
+  // the Robber.
   if (king_robber_.king < 0 && king_robber_.robber < 0) return;
+  auto completed = [&](int s, FeatureType type) {
+    const Segment& f = features_[s];
+    return f.root == s && f.open == 0 && f.type == type;
+  };
   int cities = 0, roads = 0;
   for (int s = 0; s < features_.size(); ++s) {
-    const Segment& f = features_[s];
-    if (f.root != s || f.open != 0) continue;
-    cities += f.type == FeatureType::City;
-    roads += f.type == FeatureType::Road;
+    cities += completed(s, FeatureType::City);
+    roads += completed(s, FeatureType::Road);
   }
-  if (king_robber_.king >= 0)
-    add_points(king_robber_.king, cities + rules_.city_block, Cause::King);  // the City counts too
-  if (king_robber_.robber >= 0) add_points(king_robber_.robber, roads, Cause::Robber);
+  auto title = [&](int holder, ScoringKind kind, FeatureType type, int count, Cause cause) {
+    if (holder < 0) return;
+    tallied(kind, kNoSegment, true, [&](auto& tally) {
+      const bool city = type == FeatureType::City;
+      tally.add(city ? ScoringPart::Kind::Cities : ScoringPart::Kind::Roads, count, 1);
+      if (city) tally.add(ScoringPart::Kind::CityOfCarcassonne, rules_.city_block, 1);
+      if (tally.record) {  // which ones the count counted
+        tally.record->type = type;
+        tally.record->city_of_carcassonne = city && rules_.city_block;
+        for (int s = 0; s < features_.size(); ++s)
+          if (completed(s, type)) tally.record->counted.push_back(uint16_t(s));
+      }
+      add_points(holder, tally, cause);
+    });
+  };
+  title(king_robber_.king, ScoringKind::King, FeatureType::City, cities, Cause::King);
+  title(king_robber_.robber, ScoringKind::Robber, FeatureType::Road, roads, Cause::Robber);
 }
 
 std::array<int, kMaxPlayers> State::scores_if_ended() const {

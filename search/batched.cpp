@@ -17,6 +17,10 @@ void BatchEvaluator::evaluate(State& state, Rng& rng, Evaluation& out) const {
 }
 
 void BatchEvaluator::priors(const State& state, const Action* actions, int n, float* out) const {
+  priors(state, actions, n, out, nullptr);
+}
+
+void BatchEvaluator::priors(const State& state, const Action* actions, int n, float* out, double* prior_seconds) const {
   Evaluation ignored;
   std::vector<LeafRequest> batch(1);
   batch[0].state = &state;
@@ -25,6 +29,7 @@ void BatchEvaluator::priors(const State& state, const Action* actions, int n, fl
   batch[0].want_priors = true;
   batch[0].priors = out;
   batch[0].value = &ignored;
+  batch[0].prior_seconds = prior_seconds;
   evaluate_batch(batch);
 }
 

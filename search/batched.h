@@ -35,6 +35,9 @@ struct LeafRequest {
   bool want_priors = false;  // the search expands this node: write priors[0 .. num_actions)
   float* priors = nullptr;   // non-negative, summing to 1
   Evaluation* value = nullptr;
+  // Where the evaluator adds the seconds it spent on this leaf's priors when it computed them
+  // itself (the greedy fallback), for SearchResult::prior_seconds; null: not counted.
+  double* prior_seconds = nullptr;
 };
 
 class BatchEvaluator : public Evaluator {
@@ -53,6 +56,9 @@ class BatchEvaluator : public Evaluator {
   // with `rng`, a terminal node exactly (the config's reward).
   void evaluate(State& state, Rng& rng, Evaluation& out) const override;
   void priors(const State& state, const Action* actions, int n, float* out) const override;
+  // The same, adding the seconds the evaluator spends on priors it computes itself to
+  // *prior_seconds (if not null).
+  void priors(const State& state, const Action* actions, int n, float* out, double* prior_seconds) const;
 
  protected:
   RolloutConfig config_;

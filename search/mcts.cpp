@@ -104,6 +104,7 @@ struct Worker {
   int share = 0;  // its RootShare in its tree
   Action actions[kMaxActions];
   float probabilities[kMaxActions];
+  double prior_seconds = 0;  // this search: time in the evaluator's priors (at expansions)
 };
 
 // When a search stops: an iteration budget shared by the threads of one tree, and a deadline.
@@ -166,6 +167,7 @@ struct LeafGroup {
     std::vector<float> priors;
     int num_actions = 0;
     bool want_priors = false;
+    double prior_seconds = 0;  // the evaluator's time on its priors
     Evaluation value;
     Node* node = nullptr;  // its tree node
     bool expand = false;   // this group claimed the node (Busy) and expands it
@@ -214,6 +216,7 @@ class SearchTree {
   SearchTree(const MctsConfig& config, const Evaluator& evaluator, size_t capacity)
       : config_(config),
         evaluator_(evaluator),
+        batched_(dynamic_cast<const BatchEvaluator*>(&evaluator)),
         pool_(capacity),
         num_shares_(config.parallelism == Parallelism::Tree ? config.threads : 1),
         shares_(std::make_unique<RootShare[]>(size_t(num_shares_))) {}
@@ -263,7 +266,7 @@ class SearchTree {
 
   // Runs iterations until the budget says stop.
   void run(Worker& w, Budget& budget) {
-    if (const auto* batched = dynamic_cast<const BatchEvaluator*>(&evaluator_)) return run_batched(w, budget, *batched);
+    if (batched_) return run_batched(w, budget, *batched_);
     uint64_t done = 0, first = 0;
     for (uint64_t granted; (granted = budget.claim(budget.chunk, first)) > 0;) {
       for (uint64_t i = first; i < first + granted; ++i) {
@@ -448,6 +451,8 @@ class SearchTree {
       r.want_priors = slot.want_priors = slot.expand && config_.selection == SelectionRule::Puct;
       r.priors = slot.priors.data();
       r.value = &slot.value;
+      r.prior_seconds = &slot.prior_seconds;
+      slot.prior_seconds = 0;
     }
   }
 
@@ -461,6 +466,7 @@ class SearchTree {
       std::copy_n(slot.actions.data(), n, w.actions);
       if (slot.want_priors) std::copy_n(slot.priors.data(), n, w.probabilities);
       else std::fill(w.probabilities, w.probabilities + n, 1.0f / float(n));
+      w.prior_seconds += slot.prior_seconds;
       publish(*slot.node, slot.state, w, n);
       if (slot.node == &pool_[0]) size_root_wins();  // collect_root's group
       slot.expand = false;
@@ -502,8 +508,16 @@ class SearchTree {
       n = chance_outcomes(s, w.actions, w.probabilities);
     } else {
       n = s.legal_actions(w.actions);
-      if (config_.selection == SelectionRule::Puct) evaluator_.priors(s, w.actions, n, w.probabilities);
-      else std::fill(w.probabilities, w.probabilities + n, 1.0f / float(n));
+      if (config_.selection == SelectionRule::Puct && batched_) {
+        // The evaluator's call is its own time; it counts the priors it falls back to.
+        batched_->priors(s, w.actions, n, w.probabilities, &w.prior_seconds);
+      } else if (config_.selection == SelectionRule::Puct) {
+        const Clock::time_point start = Clock::now();
+        evaluator_.priors(s, w.actions, n, w.probabilities);
+        w.prior_seconds += std::chrono::duration<double>(Clock::now() - start).count();
+      } else {
+        std::fill(w.probabilities, w.probabilities + n, 1.0f / float(n));
+      }
     }
     return publish(node, s, w, n);
   }
@@ -663,6 +677,7 @@ class SearchTree {
 
   const MctsConfig& config_;
   const Evaluator& evaluator_;
+  const BatchEvaluator* batched_;  // the evaluator, when it values leaves in batches
   NodePool pool_;
   std::optional<State> root_state_;
   // The root's statistics during a search: one share per thread of this tree.
@@ -742,6 +757,7 @@ SearchRun begin_search(const MctsConfig& config, MctsImpl& m, const State& state
   const int threads = config.threads;
   const uint64_t base = mix(config.seed, seed);
   while (int(m.workers.size()) < threads) m.workers.push_back(std::make_unique<Worker>(state));
+  for (auto& w : m.workers) w->prior_seconds = 0;
   for (int t = 0; t < threads; ++t) {
     m.workers[size_t(t)]->rng.reseed(mix(base, uint64_t(t)));
     m.workers[size_t(t)]->share = int(m.trees.size()) == 1 ? t : 0;
@@ -783,6 +799,7 @@ SearchResult search_result(const MctsImpl& m, const State& state, const SearchRu
   SearchResult result;
   result.player = me;
   result.evaluator = m.evaluator->describe(state);
+  for (const auto& w : m.workers) result.prior_seconds += w->prior_seconds;
   for (int t = 0; t < trees; ++t) {
     const SearchTree& tree = *m.trees[size_t(t)];
     const Budget& budget = *run.budgets[size_t(t)];

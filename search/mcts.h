@@ -106,6 +106,9 @@ struct SearchResult {
   // leaves, and the leaves those calls held (in search_many, every search's leaves together).
   uint64_t evaluator_calls = 0;
   uint64_t evaluator_leaves = 0;
+  // Time the threads spent in the evaluator's priors (PUCT), summed over threads: their share of
+  // the search is prior_seconds / (seconds x threads). Zero under UCT, tiny with uniform priors.
+  double prior_seconds = 0;
   std::vector<double> win;           // estimated win share of every player at the root
   std::vector<double> reward;        // mean reward of every player at the root (what the search maximises)
   std::vector<ActionStats> actions;  // every legal action, most visited first

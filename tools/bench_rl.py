@@ -1,5 +1,6 @@
 """Throughput of carcassonne.rl on one core: observations encoded, legal-action masks and index
-lists, State and Game pickles per second, over the decision nodes of random games.
+lists (window layout, as the measurements in docs/research.md), State and Game pickles per second,
+over the decision nodes of random games.
 
     python tools/bench_rl.py --games 20
 """
@@ -67,8 +68,8 @@ def row(name: str, players: int, expansions: list[str], games: int) -> str:
         first,
         rate(lambda: rl.encode_batch(states, out=out), n),
         rate(lambda: [rl.encode(s) for s in states], n),
-        rate(lambda: rl.legal_actions_masks(states), n),
-        rate(lambda: [rl.legal_indices(s) for s in states], n),
+        rate(lambda: rl.legal_actions_masks(states, layout="window"), n),
+        rate(lambda: [rl.legal_indices(s, layout="window") for s in states], n),
         rate(lambda: [pickle.loads(pickle.dumps(s)) for s in states], n),
         rate(lambda: [pickle.loads(pickle.dumps(g)) for g in sample], len(sample)),
     ]

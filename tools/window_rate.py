@@ -32,8 +32,8 @@ def main() -> None:
     parser.add_argument("--windows", default="16,20,24,28,32")
     args = parser.parse_args()
     windows = [int(w) for w in args.windows.split(",")]
-    spaces = {f"window {w}": rl.action_space(w) for w in windows}
-    spaces["frontier"] = rl.action_space(layout="frontier")
+    spaces = {f"window {w}": rl.action_space(w, "window") for w in windows}
+    spaces["frontier"] = rl.action_space()
     print(
         "| mix | nodes | widest board (cells) | " + " | ".join(f"{n}: nodes missing" for n in spaces) + " |"
     )

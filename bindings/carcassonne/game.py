@@ -57,6 +57,8 @@ class Action:
 
     code: int
     text: str = field(compare=False)
+    # What the action's scorings counted, when applied with explain=True (docs/python.md).
+    scorings: list[dict[str, Any]] | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.text
@@ -337,17 +339,19 @@ class Game:
 
     # ---- Moves -------------------------------------------------------------------------------
 
-    def apply(self, action: Action | int | str) -> Action:
+    def apply(self, action: Action | int | str, *, explain: bool = False) -> Action:
         """Applies a legal action: an Action, its code, or its text ("place 1,0 r2",
         "meeple city#0", "pass", "draw base.D"). Raises IllegalActionError and changes
-        nothing if it is malformed or illegal. Returns the action applied."""
-        return self._apply_code(self._code(action), sampled=False)
+        nothing if it is malformed or illegal. Returns the action applied; with explain=True
+        its `scorings` list what every scoring of the action counted (docs/python.md)."""
+        return self._apply_code(self._code(action), sampled=False, explain=explain)
 
-    def apply_random_chance(self) -> Action:
-        """Draws a tile with the state's own seeded PRNG and applies the draw."""
+    def apply_random_chance(self, *, explain: bool = False) -> Action:
+        """Draws a tile with the state's own seeded PRNG and applies the draw (explain: as in
+        apply; a draw scores only when it ends the game, B-4)."""
         if not self.is_chance:
             raise IllegalActionError(f"apply_random_chance: the game is at {self.phase}, not at a draw")
-        return self._apply_code(self._state.sample_chance(), sampled=True)
+        return self._apply_code(self._state.sample_chance(), sampled=True, explain=explain)
 
     def _code(self, action: Action | int | str) -> int:
         if isinstance(action, Action):
@@ -366,13 +370,15 @@ class Game:
             raise IllegalActionError(f"action code {code} is out of range (0 to 2**32 - 1)")
         return code
 
-    def _apply_code(self, code: int, *, sampled: bool) -> Action:
+    def _apply_code(self, code: int, *, sampled: bool, explain: bool = False) -> Action:
+        if not isinstance(explain, bool):
+            raise TypeError(f"explain is True or False, not {type(explain).__name__}")
         text = self._state.action_to_string(code)  # before apply: figure texts name the tile's feature
-        self._state.apply(code)
+        scorings = self._state.apply(code, explain=explain)
         if sampled:
             self._sampled.append(len(self._history))
         self._history.append(text)
-        return Action(code, text)
+        return Action(code, text, scorings)
 
     @property
     def history(self) -> list[str]:

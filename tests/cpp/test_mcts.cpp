@@ -353,6 +353,20 @@ TEST(MctsSearch, ParallelSearchesCountEveryIterationOnce) {
   for (size_t i = 0; i < a.actions.size(); ++i) EXPECT_EQ(a.actions[i].visits, b.actions[i].visits);
 }
 
+TEST(MctsSearch, ReportsTheTimeItsPriorsTook) {
+  // Greedy priors are computed at each expansion; the result says how long they took, part of
+  // the threads' time. UCT computes none.
+  State s = random_position(5, 20);
+  for (int threads : {1, 2}) {
+    SearchResult r = analyse(s, iterations(500, threads));
+    EXPECT_GT(r.prior_seconds, 0.0);
+    EXPECT_LE(r.prior_seconds, r.seconds * threads);
+  }
+  MctsConfig uct = iterations(500, 1);
+  uct.selection = SelectionRule::Uct;
+  EXPECT_EQ(analyse(s, uct).prior_seconds, 0.0);
+}
+
 TEST(MctsSearch, EveryOptionRuns) {
   State s = random_position(11, 30, 3);
   for (const char* spec :

@@ -10,6 +10,8 @@ import pytest
 import carcassonne as c
 from carcassonne import rl
 from carcassonne.mixes import DEFAULT_MIXES
+from carcassonne.rl.gymnasium import CarcassonneEnv
+from carcassonne.rl.pettingzoo import raw_env
 from carcassonne.rl.vector import CarcassonneVectorEnv
 
 GAMES = 1000
@@ -151,4 +153,53 @@ def test_the_cell_lists_are_the_observations_in_both_environments() -> None:
     assert envs.observation_space.contains(obs)
     window = CarcassonneVectorEnv(2, opponents=["random"], layout="window", window=16)
     obs, _ = window.reset(seed=2)
-    assert "frontier" not in obs and window.num_actions == rl.num_distinct_actions(window=16)
+    assert "frontier" not in obs and window.num_actions == rl.num_distinct_actions(window=16, layout="window")
+
+
+def test_an_index_from_the_environment_means_the_same_action_to_the_rl_functions_defaults() -> None:
+    """The environments and the `rl` functions share one default layout: an index a vector
+    environment takes, decoded by rl.index_to_action without arguments and applied to a copy of
+    the game, gives the game the environment reached; the masks, the legal indexes and the
+    size agree too, in the Gymnasium and PettingZoo environments as well."""
+    envs = CarcassonneVectorEnv(4, opponents=None)  # self-play: no opponent moves after a step
+    obs, _ = envs.reset(seed=5)
+    assert rl.num_distinct_actions() == envs.num_actions == CarcassonneEnv().action_space.n
+    assert raw_env().action_space("player_0").n == envs.num_actions
+    for _ in range(60):
+        actions = envs.sample_legal()
+        expected = []
+        for i, index in enumerate(actions):
+            game = envs.state(i)
+            np.testing.assert_array_equal(rl.legal_actions_mask(game), obs["action_mask"][i])
+            assert rl.legal_indices(game) == np.flatnonzero(obs["action_mask"][i]).tolist()
+            action = rl.index_to_action(game, int(index))
+            assert rl.action_index(game, action) == index
+            game.apply(action.code)
+            while game.is_chance():  # the draw the environment made: the state's own PRNG
+                game.apply(game.sample_chance())
+            expected.append(game)
+        obs, _, terminated, _, _ = envs.step(actions)
+        for i, game in enumerate(expected):
+            if not terminated[i]:
+                assert envs.state(i) == game
+
+
+def test_a_window_without_the_window_layout_is_refused() -> None:
+    """A `window=` numbers nothing in the frontier layout: a call that gives one meant the
+    window layout (the old default), so it is told to say so instead of silently changing."""
+    game = c.Game(players=2, seed=1)
+    game.apply_random_chance()
+    calls = [
+        lambda: rl.action_space(16),
+        lambda: rl.num_distinct_actions(window=16),
+        lambda: rl.legal_actions_mask(game, window=16),
+        lambda: rl.legal_actions_masks([game], window=16),
+        lambda: rl.legal_indices(game, 16),
+        lambda: rl.action_index(game, game.legal_actions()[0], window=16),
+        lambda: rl.index_to_action(game, 100, window=16),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match='layout="window"'):
+            call()
+    assert rl.num_distinct_actions(window=16, layout="window") == 9369
+    assert rl.legal_indices(game, 16, "window") != rl.legal_indices(game)

@@ -176,6 +176,7 @@ def test_a_friends_move_is_played_back_framed_in_their_colour_and_logged_in_word
     # The friend's tile lands on this page as a bot's would, while the status says so.
     wait_until(lambda: browser.execute_script("return page.playedBack.land || 0") > landed, what="playback")
     assert "Showing the last moves" in browser.find_element(By.ID, "status").text
+    shot("03-last-round-again")
     shot("01-friends-move-played-back")
     # A state that comes during the playback (the same one, again) waits for its end: then the
     # status tells whose turn it is, not the playback.
@@ -205,6 +206,13 @@ def test_a_friends_move_is_played_back_framed_in_their_colour_and_logged_in_word
     assert "placed a" in text and "of the start tile" in text and "Drawn: a" in text
     assert "base." not in text and "Place the tile" not in text
     shot("02-after-the-playback")
+    # "Last round" plays the friend's move back again, on demand.
+    button = browser.find_element(By.ID, "round-button")
+    assert button.is_displayed()
+    landed = browser.execute_script("return page.playedBack.land || 0")
+    button.click()
+    assert browser.execute_script("return page.playedBack.land || 0") == landed + 1
+    assert "Showing the last moves" in browser.find_element(By.ID, "status").text
 
 
 def test_an_invite_link_pasted_into_an_open_page_takes_the_seat(browser: Any, server: Server) -> None:

@@ -56,7 +56,9 @@ def test_cpp_forward_matches_pytorch(tmp_path: Path, players: int, expansions: t
     # the board reaches, so small and large boards take different paths.
     games = _positions(players, expansions) + _positions(players, expansions, count=20, every=9)
     planes, globals_ = rl.encode_batch(games)
-    indices = np.array(sorted({i for g in games for i in rl.legal_indices(g)}), dtype=np.int64)
+    indices = np.array(
+        sorted({i for g in games for i in rl.legal_indices(g, layout="window")}), dtype=np.int64
+    )
     win, margin, logits = cpp.forward(planes, globals_, indices)  # batch of all
     with torch.no_grad():
         t_win, t_margin, t_logits = net(

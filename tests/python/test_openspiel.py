@@ -78,3 +78,18 @@ def test_bad_parameters_raise_config_errors() -> None:
         carcassonne.rl.openspiel.CarcassonneGame({"variants": "wagon_move"})
     game = pyspiel.load_game("carcassonne", {"expansions": "abbey-mayor", "variants": "wagon_move:c1"})
     assert game.config.variants["wagon_move"] == "c1"
+
+
+def test_the_action_layout_is_a_parameter_with_the_packages_default() -> None:
+    """The game's actions are the indexes of rl's default layout (frontier), or of the window
+    layout when asked: a legal action's index is the one rl gives at the node."""
+    for params, layout in (({}, rl.ENV_LAYOUT), ({"layout": "window"}, "window")):
+        game = pyspiel.load_game("carcassonne", params)
+        assert game.num_distinct_actions() == rl.num_distinct_actions(layout=layout)
+        state = game.new_initial_state()
+        state.apply_action(state.chance_outcomes()[0][0])
+        assert state.legal_actions() == rl.legal_indices(state.core, layout=layout)
+        action = state.legal_actions()[-1]
+        assert state.action_to_string(action) == rl.index_to_action(state.core, action, layout=layout).text
+    with pytest.raises(ValueError, match="unknown action layout 'grid'"):
+        pyspiel.load_game("carcassonne", {"layout": "grid"})

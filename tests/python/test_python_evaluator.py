@@ -84,7 +84,7 @@ def test_priors_steer_the_search_to_the_favoured_action() -> None:
     game = _first_decision()
     state = game.core_state()
     favoured = game.legal_actions()[-1]
-    favoured_index = rl.action_index(game, favoured)
+    favoured_index = rl.action_index(game, favoured, layout="window")  # the search indexes so
 
     def dense(batch: LeafBatch) -> Any:  # logits over the whole action space
         logits = np.zeros((len(batch), batch.num_actions), dtype=np.float32)
@@ -123,6 +123,22 @@ def test_without_priors_the_configs_priors_are_used() -> None:
     assert priors == {round(1 / len(result.actions), 6)}
 
 
+def test_the_result_tells_the_time_the_greedy_priors_took() -> None:
+    """Priors the search computes for a Python evaluator (greedy, by default) are timed; priors the
+    evaluator gives are its own time."""
+    state = _first_decision().core_state()
+    fallback = Mcts(mcts_config(iterations=200), evaluator=_flat).search(state)
+    assert 0 < fallback.prior_seconds <= fallback.seconds
+
+    def with_priors(batch: LeafBatch) -> Any:
+        return _flat(batch), np.zeros((len(batch), batch.num_actions), dtype=np.float32)
+
+    given = Mcts(mcts_config(iterations=200), evaluator=with_priors).search(state)
+    assert given.prior_seconds == 0
+    rollouts = Mcts(mcts_config(iterations=200)).search(state)  # priors at each expansion
+    assert 0 < rollouts.prior_seconds <= rollouts.seconds
+
+
 def test_analyse_takes_an_evaluator_too() -> None:
     game = _figure_decision()
     hints = analyse(game, iterations=300, evaluator=_supply_evaluator(False), batch_size=8, prior="uniform")
@@ -143,7 +159,7 @@ def test_the_batch_holds_the_rl_encoding_of_decision_nodes() -> None:
         assert all(not s.is_terminal() and not s.is_chance() for s in states)
         planes, globals_ = rl.encode_batch(states, list(batch.observers))
         assert np.array_equal(planes, batch.planes) and np.array_equal(globals_, batch.globals)
-        masks, _ = rl.legal_actions_masks(states)
+        masks, _ = rl.legal_actions_masks(states, layout="window")
         assert np.array_equal(masks, batch.masks())
         assert list(batch.num_legal) == [len(s.legal_actions()) for s in states]
         assert list(batch.observers) == [s.current_player() for s in states]

@@ -132,7 +132,8 @@ def test_bad_requests_raise_clear_errors() -> None:
 def test_an_index_the_games_rules_never_use_is_refused_with_the_reason() -> None:
     """The action space holds every mix's decisions; in a base game a mayor's, an abbey's, an
     arrow's, a quarter's slot or a draw of another set's tile is no action at all (not merely an
-    illegal one), and index_to_action says so instead of returning it."""
+    illegal one), and index_to_action says so instead of returning it (the window layout: every
+    index of the place block names a cell there)."""
     game = Game(players=2, seed=1)
     game.apply_random_chance()
     base_tiles = set(game.bag()) | {game.drawn_tile}
@@ -140,12 +141,12 @@ def test_an_index_the_games_rules_never_use_is_refused_with_the_reason() -> None
 
     def outcome(index: int) -> str:
         try:
-            return rl.index_to_action(game, index).text
+            return rl.index_to_action(game, index, layout="window").text
         except carcassonne.IllegalActionError as e:
             return str(e)
 
     reasons = "not in play|come with|never drawn|only in a wagon move"
-    for name, start, size in rl.action_space().blocks:
+    for name, start, size in rl.action_space(layout="window").blocks:
         for index in range(start, start + size, 1 if size < 100 else 7):
             if name == "draw":
                 in_the_rules = tile_of_draw[index] in base_tiles
@@ -159,13 +160,13 @@ def test_an_index_the_games_rules_never_use_is_refused_with_the_reason() -> None
             else:
                 assert re.match(rf"action index {index}: '.*': .*({reasons})", result), result
     with pytest.raises(carcassonne.IllegalActionError, match=r"mayor is not in play .*abbey-mayor"):
-        rl.index_to_action(game, 5000)
+        rl.index_to_action(game, 5000, layout="window")
     with pytest.raises(carcassonne.IllegalActionError, match=r"mayor goes onto another tile .*start=city"):
-        rl.index_to_action(Game(players=2, expansions=["abbey-mayor"], seed=1), 5000)
-    mayor = rl.index_to_action(Game(players=2, expansions=["abbey-mayor"], seed=1), 4206)
+        rl.index_to_action(Game(players=2, expansions=["abbey-mayor"], seed=1), 5000, layout="window")
+    mayor = rl.index_to_action(Game(players=2, expansions=["abbey-mayor"], seed=1), 4206, layout="window")
     assert mayor.text == "mayor feature#5"
     with pytest.raises(carcassonne.IllegalActionError, match="mayor is not in play"):
-        rl.action_index(game, mayor.code)
+        rl.action_index(game, mayor.code, layout="window")
     with pytest.raises(carcassonne.IllegalActionError, match="arrows come with anniv20"):
         rl.action_index(game, "arrow 1,0")
 
@@ -206,7 +207,11 @@ def test_an_action_code_is_refused_for_its_real_reason() -> None:
     with pytest.raises(carcassonne.IllegalActionError, match="out of range"):
         rl.action_index(game, 2**32)
     with pytest.raises(rl.WindowError, match="outside the 32-cell window"):
-        rl.action_index(game, "place 100,100 r0")  # an action of the rules, far from the tiles
+        rl.action_index(
+            game, "place 100,100 r0", layout="window"
+        )  # an action of the rules, far from the tiles
+    with pytest.raises(carcassonne.IllegalActionError, match="no index in the frontier layout"):
+        rl.action_index(game, "place 100,100 r0")
 
 
 def test_indexes_and_codes_are_whole_numbers_never_rounded() -> None:
@@ -232,8 +237,8 @@ def test_indexes_and_codes_are_whole_numbers_never_rounded() -> None:
 def test_a_board_wider_than_the_window_is_refused_not_hidden() -> None:
     game = next(g for g in random_nodes(2, [], seed=2) if g.phase == "place_tile" and len(g.tiles) > 20)
     with pytest.raises(rl.WindowError, match="outside the 4-cell window"):
-        rl.legal_actions_mask(game, window=4)
-    masks, outside = rl.legal_actions_masks([game], window=4)
+        rl.legal_actions_mask(game, window=4, layout="window")
+    masks, outside = rl.legal_actions_masks([game], window=4, layout="window")
     assert outside[0] > 0 and masks[0].sum() + outside[0] == len(game.legal_actions())
 
 

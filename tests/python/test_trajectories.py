@@ -103,7 +103,7 @@ def test_the_dataset_gives_every_decision_with_its_labels(tmp_path: Path) -> Non
     assert torch.equal(example["planes"], torch.from_numpy(planes.astype(np.float32)))
     assert torch.equal(example["globals"], torch.from_numpy(globals_))
     assert example["policy"].sum().item() == pytest.approx(1.0)
-    chosen = action_index(game, int(data["actions"][index]), window=24)
+    chosen = action_index(game, int(data["actions"][index]))  # the dataset's layout, the default
     assert example["policy"][chosen] > 0
     if data["entrant"][0][decider] == 1:  # random: one-hot
         assert example["policy"][chosen] == 1.0

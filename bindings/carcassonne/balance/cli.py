@@ -4,6 +4,8 @@ here needs the `balance` extra until a command runs."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from .. import _core
@@ -103,13 +105,18 @@ def _spec(args: argparse.Namespace) -> SweepSpec:
     )
 
 
-def _run(args: argparse.Namespace) -> int:
+@contextlib.contextmanager
+def _extras(command: str) -> Iterator[None]:
+    """Turns a missing optional package into an error that says how to install it."""
     try:
-        from .sweep import run_sweep
+        yield
     except ImportError as e:
-        raise Error(
-            f"balance needs pyarrow, pandas and tqdm (pip install 'carcassonne[balance]'): {e}"
-        ) from e
+        raise Error(f"{command} needs the balance extras (pip install 'carcassonne[balance]'): {e}") from e
+
+
+def _run(args: argparse.Namespace) -> int:
+    with _extras("balance"):
+        from .sweep import run_sweep
     try:
         folder = run_sweep(
             args.out, _spec(args), resume=args.resume, threads=args.threads, address=args.address
@@ -122,31 +129,24 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    try:
+    with _extras("balance report"):
         from .report import write_report
-    except ImportError as e:
-        raise Error(
-            f"balance report needs pandas and matplotlib (pip install 'carcassonne[balance]'): {e}"
-        ) from e
     page = write_report(args.sweep, args.out)
     print(f"report written to {page}")
     return 0
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from .sweep import merge_sweep
+    with _extras("balance merge"):
+        from .sweep import merge_sweep
 
     print(f"rows written to {merge_sweep(args.sweeps, args.out, force=args.force)}")
     return 0
 
 
 def _compensate(args: argparse.Namespace) -> int:
-    try:
+    with _extras("balance compensate"):
         from .compensate import check_compensation
-    except ImportError as e:
-        raise Error(
-            f"balance compensate needs pyarrow, pandas and tqdm (pip install 'carcassonne[balance]'): {e}"
-        ) from e
     try:
         check = check_compensation(
             args.sweep, args.mix, args.players, args.lineup, args.points, args.deals, args.seed

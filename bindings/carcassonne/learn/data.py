@@ -90,7 +90,7 @@ def load_samples(
             f"{path} has no search estimates (written before they were recorded): use search_weight=0"
         )
     config = data["config"]
-    space = rl.action_space(window)
+    space = rl.action_space(window, "window")  # the network's policy lines up with the planes
     out = Samples()
     starts, visit_starts = data["game_start"], data["visit_start"]
     for g in tqdm(
@@ -133,7 +133,7 @@ class Batches:
         self.samples = samples
         self.window = window
         self.encoder = rl.encoder(players, window)
-        self.actions = rl.action_space(window).size
+        self.actions = rl.action_space(window, "window").size
         self._buffers: dict[int, tuple[Any, Any]] = {}
 
     def batch(self, indices: Sequence[int]) -> dict[str, np.ndarray]:

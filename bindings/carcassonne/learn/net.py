@@ -83,7 +83,7 @@ class PolicyValueNet(nn.Module):
         n, cells = dense.shape[0], self.window * self.window
         per_cell = cell.flatten(2).transpose(1, 2)  # [N, cells, 36]
         blocks = {
-            "draw": dense.new_zeros(n, action_space(self.window).blocks[0][2]),
+            "draw": dense.new_zeros(n, action_space(self.window, "window").blocks[0][2]),
             "place": per_cell[:, :, 0:4].reshape(n, cells * 4),
             "figure": dense[:, 0:40],
             "figure_at": per_cell[:, :, 4:34].reshape(n, cells * 30),
@@ -94,7 +94,7 @@ class PolicyValueNet(nn.Module):
             "quarter": dense[:, 42:54],
             "count": dense[:, 54:58],
         }
-        names = [block[0] for block in action_space(self.window).blocks]
+        names = [block[0] for block in action_space(self.window, "window").blocks]
         if names != list(blocks):
             raise ConfigError(f"the action space's blocks changed ({names}): update the policy head")
         return torch.cat([blocks[name] for name in names], dim=1)

@@ -158,34 +158,28 @@ class GameSession:
         self.applied += 1
         self.undo_request = None  # any move lapses an undo request
         player, phase, turn = game.current_player, game.phase, game.turn_number
-        before, figures_before = game.breakdown(), game.figures
+        figures_before = game.figures
         tiles, drawn, count = game.tiles, game.drawn_tile, game.count
         if text is None or sampled:
-            drawn = game.apply_random_chance().text
-            if text is not None and drawn != text:
-                raise RecordError(f"the game's PRNG draws {drawn!r} where the record has {text!r}")
-            text = drawn
+            action = game.apply_random_chance(explain=True)
+            if text is not None and action.text != text:
+                raise RecordError(f"the game's PRNG draws {action.text!r} where the record has {text!r}")
         else:
-            text = game.apply(text).text  # the engine's text, whatever form it was parsed from
+            action = game.apply(text, explain=True)
+        text = action.text  # the engine's text, whatever form it was parsed from
+        scorings = action.scorings or []
         self.actors.append(player)
-        after = game.breakdown()
-        points = {
-            cause: {
-                p: after[p][cause] - before[p][cause] for p in after if after[p][cause] != before[p][cause]
-            }
-            for cause in _core.CAUSES
-        }
-        points = {cause: gains for cause, gains in points.items() if gains}
+        # The move's own points; the final scoring's are its items (the move that ended the game
+        # made it).
+        points: dict[str, dict[int, int]] = {}
+        for record in scorings:
+            for award in record["awards"] if not record["final"] else []:
+                if award["points"]:
+                    gains = points.setdefault(award["cause"], {})
+                    gains[award["player"]] = gains.get(award["player"], 0) + award["points"]
         returned, placed = figure_changes(figures_before, game.figures)
-        if game.is_terminal:  # the move that ended the game also made the final scoring
-            self.final = final_scoring(game)
-            for item in self.final:
-                for cause, gains in item["causes"].items():
-                    for p, gain in enumerate(gains):
-                        if gain and cause in points:
-                            points[cause][p] = points[cause].get(p, 0) - gain
-            points = {c: {p: g for p, g in gains.items() if g} for c, gains in points.items()}
-            points = {c: gains for c, gains in points.items() if gains}
+        if game.is_terminal:
+            self.final = final_scoring(scorings, game.tiles, game.num_players)
         self.log.append(
             {
                 "index": len(self.actors) - 1,
@@ -199,7 +193,7 @@ class GameSession:
                     for cause, gains in points.items()
                     for p, gain in gains.items()
                 ],
-                "events": move_events(game.tiles, returned, points),
+                "events": move_events(scorings, returned),
                 "placed_figures": placed,
             }
         )

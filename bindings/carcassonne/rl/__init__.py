@@ -3,17 +3,20 @@
     from carcassonne import Game, rl
     game = Game(players=2, seed=1); game.apply_random_chance()
     planes, globals_ = rl.encode(game)          # uint8 [planes, 32, 32], float32 [globals]
-    mask = rl.legal_actions_mask(game)           # int8 [rl.num_distinct_actions()]
+    mask = rl.legal_actions_mask(game)           # int8 [rl.num_distinct_actions()], frontier layout
     game.apply(rl.index_to_action(game, int(mask.nonzero()[0][0])))
 
 The encoding is done in C++ (engine/observation.h) into arrays numpy allocates; encode_batch and
 legal_actions_masks do many states in one call with the GIL released. The planes use a window of
 board cells that recentres on the placed tiles at every node. Action indexes come in two
-layouts: "window" (these functions' default; a placement's index is a window cell and a
-rotation, so it lines up with the planes, but a board wider than the window leaves actions
-without an index) and "frontier" (the environments' default: a placement names a frontier cell,
-a figure elsewhere or an arrow a placed tile, and `action_cells` gives their positions in the
-window; every legal action has an index). Layouts, versions and the window: docs/observation.md.
+layouts: "frontier" (the default everywhere, ENV_LAYOUT: a placement names a frontier cell, a
+figure elsewhere or an arrow a placed tile, and `action_cells` gives their positions in the
+window; every legal action has an index) and "window" (`layout="window"`, with `window=` its
+side: a placement's index is a window cell and a rotation, so it lines up with the planes, but a
+board wider than the window leaves actions without an index; the search's network and its
+Python evaluators index this way). A `window=` given with the frontier layout is refused
+(ValueError): it numbers nothing there, and such a call meant the window layout. Layouts,
+versions and the window: docs/observation.md.
 
 Submodules (each imports its own optional dependency): `carcassonne.rl.openspiel` (registers the
 game with pyspiel), `carcassonne.rl.gymnasium` and `carcassonne.rl.vector` (one seat, and N games
@@ -76,8 +79,8 @@ __all__ = [
 
 GameOrState = Game | _core.State
 
-# The action layouts (docs/observation.md): "window" is these functions' default, "frontier" the
-# environments' (every legal action has an index there).
+# The action layouts (docs/observation.md): "frontier", every function's and environment's default
+# (every legal action has an index there), and "window".
 LAYOUTS = ("frontier", "window")
 ENV_LAYOUT = "frontier"
 
@@ -93,11 +96,25 @@ def encoder(players: int, window: int = DEFAULT_WINDOW) -> ObservationEncoder:
     return ObservationEncoder(players, window)
 
 
-def action_space(window: int = DEFAULT_WINDOW, layout: str = "window") -> ActionSpace:
-    """The (shared) ActionSpace of a layout: "window" (of this side) or "frontier" (no window)."""
+def action_space(window: int | None = None, layout: str = ENV_LAYOUT) -> ActionSpace:
+    """The (shared) ActionSpace of a layout: "frontier" (the default; no window: a `window` is
+    refused) or "window" (of side `window`, DEFAULT_WINDOW if None)."""
+    if layout == "frontier" and window is not None:
+        raise ValueError(
+            f"window={window} numbers no action in the frontier layout (the default): pass "
+            'layout="window" for indexes of window cells'
+        )
+    return _layout_space(layout, window)
+
+
+def _layout_space(layout: str, window: int | None) -> ActionSpace:
+    """action_space() for code that carries a window for its planes whatever the layout (the
+    environments): the window is used by the window layout only."""
     if layout not in LAYOUTS:
         raise ValueError(f"unknown action layout {layout!r} (known: {', '.join(LAYOUTS)})")
-    return _action_space(window if layout == "window" else 0, layout)
+    if layout == "frontier":
+        return _action_space(0, layout)
+    return _action_space(DEFAULT_WINDOW if window is None else window, layout)
 
 
 @cache
@@ -121,8 +138,8 @@ def num_distinct_actions(
     players: int = 2,
     expansions: Iterable[str] = (),
     variants: Mapping[str, str] | None = None,
-    window: int = DEFAULT_WINDOW,
-    layout: str = "window",
+    window: int | None = None,
+    layout: str = ENV_LAYOUT,
 ) -> int:
     """The size of the action space for a rule mix (validated: ConfigError) and layout. Every mix
     has the same space (it holds every decision kind); the layout and window set its size."""
@@ -177,7 +194,7 @@ def _checked_out(out: Any, n: int, enc: ObservationEncoder, window: int) -> tupl
     return out[0], out[1]
 
 
-def legal_actions_mask(game: GameOrState, window: int = DEFAULT_WINDOW, layout: str = "window") -> Any:
+def legal_actions_mask(game: GameOrState, window: int | None = None, layout: str = ENV_LAYOUT) -> Any:
     """int8 [num_distinct_actions]: 1 at the index of every legal action (int8, as Gymnasium's
     masked sample() takes it). Raises WindowError if a legal action lies outside the window
     (window layout only; docs/observation.md: how rare that is)."""
@@ -189,7 +206,7 @@ def legal_actions_mask(game: GameOrState, window: int = DEFAULT_WINDOW, layout: 
 
 
 def legal_actions_masks(
-    games: Sequence[GameOrState], window: int = DEFAULT_WINDOW, layout: str = "window"
+    games: Sequence[GameOrState], window: int | None = None, layout: str = ENV_LAYOUT
 ) -> tuple[Any, Any]:
     """Masks of many nodes in one C++ call with the GIL released: (masks int8 [n, actions],
     outside int32 [n]: legal actions of each node outside the window, almost always 0; always 0
@@ -197,7 +214,7 @@ def legal_actions_masks(
     return action_space(window, layout).legal_masks([_state(g) for g in games])
 
 
-def legal_indices(game: GameOrState, window: int = DEFAULT_WINDOW, layout: str = "window") -> list[int]:
+def legal_indices(game: GameOrState, window: int | None = None, layout: str = ENV_LAYOUT) -> list[int]:
     """The indexes of the legal actions, ascending (WindowError as for legal_actions_mask)."""
     space = action_space(window, layout)
     indices, outside = space.legal_indices(_state(game))
@@ -212,11 +229,11 @@ def action_cells(game: GameOrState, window: int = DEFAULT_WINDOW) -> tuple[Any, 
     frontier cell c (the place and abbey blocks; row-major order) and of placed tile t (the
     figure_at and arrow blocks; by the order of placing), NO_CELL past the board's counts. A
     cell outside the window has a row or column outside [0, window)."""
-    return action_space(layout="frontier").cells(_state(game), window)
+    return action_space().cells(_state(game), window)
 
 
 def action_index(
-    game: GameOrState, action: Action | int | str, window: int = DEFAULT_WINDOW, layout: str = "window"
+    game: GameOrState, action: Action | int | str, window: int | None = None, layout: str = ENV_LAYOUT
 ) -> int:
     """The index of an action (Action, code or text) at this node. IllegalActionError for a code
     that is no action, or an action this game's rules never offer (a mayor without abbey-mayor),
@@ -241,8 +258,8 @@ def action_index(
     if index >= 0:
         return index  # an action of the rules, illegal at this node
     text = state.action_to_string(code)
-    if layout == "window" and action_space(_WIDEST_WINDOW).index(state, code) >= 0:
-        raise WindowError(f"action {text!r} lies outside the {window}-cell window")
+    if layout == "window" and action_space(_WIDEST_WINDOW, "window").index(state, code) >= 0:
+        raise WindowError(f"action {text!r} lies outside the {space.window}-cell window")
     try:
         canonical = state.parse_action(text)
     except _core.IllegalActionError:
@@ -263,7 +280,7 @@ def action_index(
 
 
 def index_to_action(
-    game: GameOrState, index: int, window: int = DEFAULT_WINDOW, layout: str = "window"
+    game: GameOrState, index: int, window: int | None = None, layout: str = ENV_LAYOUT
 ) -> Action:
     """The Action an index names at this node. IllegalActionError outside the space, for a
     frontier cell or tile the board does not have (frontier layout), and for an action this

@@ -53,8 +53,8 @@ from . import (
     MAX_TILES,
     NO_CELL,
     WindowError,
+    _layout_space,
     _register_gymnasium,
-    action_space,
     encoder,
 )
 
@@ -86,7 +86,7 @@ class CarcassonneEnv(gymnasium.Env[dict[str, np.ndarray], np.int64]):
         self._opponents: list[BuiltinAgent | PythonPlayer] = [as_player(o) for o in opponents]
         self._window = window
         self._encoder = encoder(players, window)
-        self._actions = action_space(window, layout)
+        self._actions = _layout_space(layout, window)
         self.layout = layout
         self._illegal_reward = illegal_reward
         if render_mode not in (None, "ansi"):

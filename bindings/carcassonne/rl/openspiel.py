@@ -7,9 +7,10 @@
 
 Parameters: players (2-6), expansions ("+"-separated names), variants ("key:value+..."; OpenSpiel's
 game strings reserve "," and "="), seed
-(the engine's bag seed; OpenSpiel draws the tiles itself at the chance nodes) and window (the
-observation window's side, docs/observation.md). Actions are the dense indexes of
-carcassonne.rl (a draw's index is its tile kind id, the chance outcome); a game's returns are
+(the engine's bag seed; OpenSpiel draws the tiles itself at the chance nodes), window (the
+observation window's side, docs/observation.md) and layout (the action layout: "frontier", the
+default of the whole package, or "window"). Actions are the dense indexes of carcassonne.rl in
+that layout (a draw's index is its tile kind id, the chance outcome); a game's returns are
 its win shares (1/k for each of the k players with the top score, B-10), so it is constant-sum
 (1). It is a perfect-information game with explicit chance: the observation and the information
 state tensors are the same Markov encoding (planes then globals, flattened), the information
@@ -27,7 +28,7 @@ import pyspiel
 
 from .. import _core
 from ..game import make_config
-from . import DEFAULT_WINDOW, WindowError, action_space, encoder
+from . import DEFAULT_WINDOW, ENV_LAYOUT, WindowError, _layout_space, encoder
 
 SHORT_NAME = "carcassonne"
 _DEFAULTS: dict[str, Any] = {
@@ -36,6 +37,7 @@ _DEFAULTS: dict[str, Any] = {
     "variants": "",
     "seed": 0,
     "window": DEFAULT_WINDOW,
+    "layout": ENV_LAYOUT,
 }
 # An upper bound on the nodes of a game: every tile of every set (fewer than 160) with at most
 # 16 nodes each (draw, abbey, place, arrow, figure, City and wagon moves, the City, the Count).
@@ -83,8 +85,9 @@ class CarcassonneGame(pyspiel.Game):
         merged = {**_DEFAULTS, **(params or {})}
         self.config = _config(merged)
         self.window = int(merged["window"])
+        self.layout = str(merged["layout"])
         info = pyspiel.GameInfo(
-            num_distinct_actions=action_space(self.window).size,
+            num_distinct_actions=_layout_space(self.layout, self.window).size,
             max_chance_outcomes=len(_core.tile_kinds()),
             num_players=self.config.players,
             min_utility=0.0,
@@ -111,6 +114,12 @@ class CarcassonneState(pyspiel.State):
         super().__init__(game)
         self.core = _core.State(game.config)
         self.window = game.window
+        self.layout = game.layout
+
+    @property
+    def space(self) -> _core.ActionSpace:
+        """The game's action space (looked up, not kept: OpenSpiel deep-copies the state)."""
+        return _layout_space(self.layout, self.window)
 
     def current_player(self) -> int:
         player = self.core.current_player()
@@ -121,21 +130,20 @@ class CarcassonneState(pyspiel.State):
         return player
 
     def _legal_actions(self, player: int) -> list[int]:
-        indices, outside = action_space(self.window).legal_indices(self.core)
+        indices, outside = self.space.legal_indices(self.core)
         if outside:
             raise WindowError(f"{outside} legal action(s) lie outside the {self.window}-cell window")
         return indices
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         # A draw's index is its tile kind id (the action space's first block).
-        space = action_space(self.window)
-        return [(space.index(self.core, code), p) for code, p in self.core.chance_outcomes()]
+        return [(self.space.index(self.core, code), p) for code, p in self.core.chance_outcomes()]
 
     def _apply_action(self, action: int) -> None:
-        self.core.apply(action_space(self.window).action(self.core, int(action)))
+        self.core.apply(self.space.action(self.core, int(action)))
 
     def _action_to_string(self, player: int, action: int) -> str:
-        return self.core.action_to_string(action_space(self.window).action(self.core, int(action)))
+        return self.core.action_to_string(self.space.action(self.core, int(action)))
 
     def is_terminal(self) -> bool:
         return self.core.is_terminal()

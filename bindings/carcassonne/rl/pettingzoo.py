@@ -42,7 +42,7 @@ from pettingzoo.utils import wrappers
 from .. import _core
 from .._common import _whole_number
 from ..game import make_config
-from . import DEFAULT_WINDOW, ENV_LAYOUT, WindowError, _register_pettingzoo, action_space, encoder
+from . import DEFAULT_WINDOW, ENV_LAYOUT, WindowError, _layout_space, _register_pettingzoo, encoder
 from .gymnasium import _cell_spaces
 
 # An upper bound on any observation value (scores, counts), so the Box is finite.
@@ -74,7 +74,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming convention)
         self._config = make_config(players, expansions, variants, 0).validated()
         self._window = window
         self._encoder = encoder(players, window)
-        self._actions = action_space(window, layout)
+        self._actions = _layout_space(layout, window)
         self.layout = layout
         self._planes = np.zeros(self._encoder.num_planes * window * window, np.uint8)
         self.render_mode = render_mode

@@ -49,7 +49,7 @@ import numpy as np
 
 from .. import CAUSES, Game, SearchError
 from .._common import _agents
-from . import DEFAULT_WINDOW, action_space, encode_batch, encoder
+from . import DEFAULT_WINDOW, ENV_LAYOUT, _layout_space, encode_batch, encoder
 from ._games import PlainGame, play_chunk
 
 
@@ -318,15 +318,19 @@ class TrajectoryDataset:
     a dict of tensors: "planes" (float32 [planes, W, W]), "globals" (float32), "policy"
     (float32 [actions]: the visit distribution, or the chosen action one-hot; policy_targets),
     "value" (the decider's final win share) and "margin" (its final score less the best other
-    score). Needs `torch` for the examples."""
+    score). The policy's indexes are of action layout `layout` (the package's default, "frontier",
+    where every action has one; with "window", actions outside the window are dropped and the
+    rest renormalised). Needs `torch` for the examples."""
 
-    def __init__(self, path: str | os.PathLike[str], window: int = DEFAULT_WINDOW) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], window: int = DEFAULT_WINDOW, layout: str = ENV_LAYOUT
+    ) -> None:
         data = load_trajectories(path)
         config = data["config"]
         players = int(config["players"])
         self.window = window
         self._encoder = encoder(players, window)
-        self._space = action_space(window)
+        self._space = _layout_space(layout, window)
         self._shape = (self._encoder.num_planes, window, window)
         stored = config.get("observations")
         stored = stored if stored is not None and int(stored["window"]) == window else None

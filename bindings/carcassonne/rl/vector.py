@@ -6,9 +6,10 @@
     obs, reward, terminated, truncated, info = envs.step(envs.sample_legal())  # an index per game
 
 Each game is at a decision of the learner: one seat against built-in opponents (agent specs,
-which move inside C++), or every seat (`opponents=None`, self-play: the observation is from the
-seat to move, info["player"]). `step` applies the actions, plays the draws (the games' own
-seeded PRNGs) and the opponents, and writes the observations, masks, rewards and flags into
+which move inside C++), against a Python opponent (below), or every seat (`opponents=None`,
+self-play: the observation is from the seat to move, info["player"]). `step` applies the
+actions, plays the draws (the games' own seeded PRNGs) and the opponents, and writes the
+observations, masks, rewards and flags into
 numpy arrays with the GIL released, `threads` games at a time. A game that ends is replaced at
 once (same-step autoreset): that step's reward and `terminated` are the ended game's, the
 observation is the new game's first, and info["returns"] holds every seat's win share of the
@@ -35,12 +36,23 @@ info["outside"] counts legal actions outside the window (not in the mask; docs/o
 `sample_legal()` a uniformly random legal index per game, both from C++ without touching the
 mask. Needs `gymnasium`; importing this module registers "carcassonne/Carcassonne-v0", whose
 `gymnasium.make_vec(..., num_envs=N)` is this environment.
+
+A Python opponent is one callable, `opponents=policy`, that plays every other seat of every
+game: `policy(observations, masks)` gets the batch of all games where an opponent is to move,
+observed from the mover's seat (`observations`: the dict the learner gets, with those games'
+rows; `masks`: int8 [k, actions], unpacked even with `packed=True`) and returns k action
+indexes (a frozen copy of your own policy, say). It is called until every game is back at the
+learner's decision, so once or more per step. A result of the wrong shape or type is a
+ValueError or TypeError, an index outside a game's mask an IllegalActionError, each naming the
+game; the opponent's moves of that step are then half done, so the environment refuses to step
+until reset(). Each game is then a one-game C++ environment stepped from Python: slower than
+the built-in opponents, and `threads` is not used.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeAlias
 
 import gymnasium
 import numpy as np
@@ -54,6 +66,8 @@ from . import DEFAULT_WINDOW, ENV_LAYOUT, _register_gymnasium
 from .gymnasium import _cell_spaces
 
 _GLOBALS_HIGH = 1.0e6
+# A Python opponent: (observations of the k games where it moves, int8 masks [k, actions]) -> k indexes.
+Opponent: TypeAlias = Callable[[dict[str, np.ndarray], np.ndarray], Any]
 
 
 class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.ndarray, np.ndarray]):
@@ -62,7 +76,7 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
     def __init__(
         self,
         num_envs: int,
-        opponents: Sequence[str] | None = ("random",),
+        opponents: Sequence[str] | Opponent | None = ("random",),
         players: int | None = None,
         expansions: Iterable[str] = (),
         variants: Mapping[str, str] | None = None,
@@ -73,12 +87,18 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
         threads: int = 1,
         layout: str = ENV_LAYOUT,
     ) -> None:
+        self._opponent: Opponent | None = None
         if isinstance(opponents, str):
             opponents = [opponents]
+        elif callable(opponents):
+            self._opponent, opponents = opponents, []
         if opponents is not None and not all(isinstance(o, str) for o in opponents):
-            raise TypeError("the vector environment's opponents are agent specs (they play in C++)")
+            raise TypeError(
+                "the vector environment's opponents are agent specs (they play in C++) or one "
+                "callable that plays every other seat: (observations, masks) -> action indexes"
+            )
         if players is None:
-            players = 2 if opponents is None else len(opponents) + 1
+            players = 2 if opponents is None or self._opponent is not None else len(opponents) + 1
         self._config = make_config(players, expansions, variants, 0)
         self._opponents = [] if opponents is None else list(opponents)
         self._seat = -1 if seat is None else seat
@@ -111,6 +131,17 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
         self._seeds: np.random.Generator | None = None
 
     def _make(self, seed: int) -> Any:
+        if self._opponent is not None:
+            return _PythonOpponentGames(
+                self._config,
+                self.num_envs,
+                self._opponent,
+                self._seat,
+                self._window,
+                self._packed,
+                seed,
+                self.layout,
+            )
         return _core.VectorEnv(
             self._config,
             self.num_envs,
@@ -199,6 +230,171 @@ class CarcassonneVectorEnv(gymnasium.vector.VectorEnv[dict[str, np.ndarray], np.
     def state(self, index: int) -> _core.State:
         """A copy of game `index`'s state (to render or inspect it)."""
         return self._core.state(index)
+
+
+class _PythonOpponentGames:
+    """The core of a vector environment whose opponent is a Python callable, with the C++ core's
+    interface: each game is a one-game C++ environment in self-play (every seat decides), and
+    the opponent's seats are played here, all games where an opponent moves in one call."""
+
+    _SLOT_SEED_STEP = 0x9E3779B97F4A7C15  # the slots' seeds: one stream each
+
+    def __init__(
+        self,
+        config: _core.Config,
+        num_envs: int,
+        opponent: Opponent,
+        seat: int,
+        window: int,
+        packed: bool,
+        seed: int,
+        layout: str,
+    ) -> None:
+        if num_envs < 1:
+            raise ValueError(f"VectorEnv: num_envs must be >= 1, got {num_envs}")
+        self._players = config.validated().players
+        if not -1 <= seat < self._players:
+            raise ValueError(f"VectorEnv: seat must be -1 (rotating) or 0 to {self._players - 1}")
+        self._opponent, self._seat, self.num_envs, self.packed = opponent, seat, num_envs, packed
+        self._slots = [
+            _core.VectorEnv(
+                config, 1, [], -1, window, packed, (seed + i * self._SLOT_SEED_STEP) % 2**64, 1, layout
+            )
+            for i in range(num_envs)
+        ]
+        first = self._slots[0]
+        self.layout, self.num_actions = first.layout, first.num_actions
+        self.num_planes, self.num_globals = first.num_planes, first.num_globals
+        self._outs = [s.outputs for s in self._slots]  # each slot's own arrays, overwritten by its steps
+        # What each slot observes (its results are of its last move, maybe the opponent's: _move
+        # keeps the learner's); no cell lists in the window layout.
+        results = ("reward", "terminated", "returns", "player")
+        self._observed = [k for k, v in self._outs[0].items() if v.shape[0] == 1 and k not in results]
+        self._arrays = {k: np.zeros((num_envs, *v.shape[1:]), v.dtype) for k, v in self._outs[0].items()}
+        self.outputs = {k: v.view() for k, v in self._arrays.items()}
+        for view in self.outputs.values():
+            view.flags.writeable = False  # as the C++ core's: only this object writes them
+        self._episode = np.zeros(num_envs, np.int64)
+        self._learner = np.zeros(num_envs, np.int64)
+        self._ready = False  # reset, and not left mid-turn by an opponent's error
+
+    def _seat_of(self, i: int) -> int:
+        return self._seat if self._seat >= 0 else int((i + self._episode[i]) % self._players)
+
+    def _is_legal(self, i: int, index: int) -> bool:
+        if not 0 <= index < self.num_actions:
+            return False
+        mask = self._outs[i]["mask"][0]
+        return bool(mask[index >> 3] >> (index & 7) & 1) if self.packed else bool(mask[index])
+
+    def reset(self) -> None:
+        self._ready = False
+        for i, slot in enumerate(self._slots):
+            slot.reset()
+            self._episode[i] = 0
+            self._learner[i] = self._seat_of(i)
+        self._clear_results()
+        self._advance()
+        self._ready = True
+
+    def step(self, actions: np.ndarray) -> None:
+        if not self._ready:
+            raise ValueError(
+                "VectorEnv: call reset() first (after an opponent's error too: games were mid-turn)"
+            )
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"VectorEnv.step: expected {self.num_envs} action indexes, one per game")
+        for i, index in enumerate(actions.tolist()):  # every action checked before any game moves
+            if not self._is_legal(i, index):
+                raise _core.IllegalActionError(
+                    f"VectorEnv.step: game {i}: action index {index} is not legal here (see the mask)"
+                )
+        self._ready = False
+        self._clear_results()
+        for i, index in enumerate(actions.tolist()):
+            self._move(i, index)
+        self._advance()
+        self._ready = True
+
+    def _clear_results(self) -> None:
+        for key in ("reward", "terminated", "returns"):
+            self._arrays[key][:] = 0
+
+    def _move(self, i: int, index: int) -> None:
+        """Plays an index in game i; a game that ends leaves the learner's result and restarts."""
+        self._slots[i].step(np.array([index], np.int64))
+        out = self._outs[i]
+        if out["terminated"][0]:
+            self._arrays["returns"][i] = out["returns"][0]
+            self._arrays["reward"][i] = out["returns"][0][self._learner[i]]
+            self._arrays["terminated"][i] = True
+            self._episode[i] += 1
+            self._learner[i] = self._seat_of(i)
+
+    def _advance(self) -> None:
+        """The opponent's moves, batched, until every game is at the learner's decision; then the
+        learner's outputs."""
+        while True:
+            waiting = [i for i in range(self.num_envs) if self._outs[i]["player"][0] != self._learner[i]]
+            if not waiting:
+                break
+            rows = {k: np.concatenate([self._outs[i][k] for i in waiting]) for k in self._observed}
+            masks = rows["mask"]
+            if self.packed:
+                masks = np.unpackbits(masks, axis=1, bitorder="little")[:, : self.num_actions]
+            masks = masks.view(np.int8)
+            observations = {
+                "planes": rows["planes"],
+                "globals": rows["globals"],
+                "action_mask": rows["mask"] if self.packed else masks,
+            }
+            if self.layout == "frontier":
+                observations["frontier"], observations["tiles"] = rows["frontier"], rows["tiles"]
+            chosen = self._checked(self._opponent(observations, masks), waiting)
+            for i, index in zip(waiting, chosen, strict=True):
+                self._move(i, index)
+        for key in self._observed:
+            np.concatenate([out[key] for out in self._outs], out=self._arrays[key])
+        self._arrays["player"][:] = self._learner
+
+    def _checked(self, chosen: Any, waiting: list[int]) -> list[int]:
+        """The opponent's answer as k legal indexes, or an error naming the game and the index."""
+        array = np.asarray(chosen)
+        if array.shape != (len(waiting),):
+            raise ValueError(
+                f"the Python opponent returned an array of shape {array.shape} for {len(waiting)} "
+                f"game(s): one action index per game expected, shape ({len(waiting)},)"
+            )
+        if array.dtype.kind not in "iu":
+            raise TypeError(f"the Python opponent's action indexes must be integers, not {array.dtype}")
+        indexes = [int(a) for a in array]
+        for row, (i, index) in enumerate(zip(waiting, indexes, strict=True)):
+            if not self._is_legal(i, index):
+                raise _core.IllegalActionError(
+                    f"the Python opponent chose action index {index} for game {i} (row {row} of its "
+                    "batch), which is not legal there (see the mask it was given)"
+                )
+        return indexes
+
+    def legal(self) -> tuple[np.ndarray, np.ndarray]:
+        parts = [slot.legal()[1] for slot in self._slots]
+        offsets = np.zeros(self.num_envs + 1, np.int32)
+        offsets[1:] = np.cumsum([len(p) for p in parts])
+        return offsets, np.concatenate(parts).astype(np.int32)
+
+    def sample_legal(self, seed: int | None = None) -> np.ndarray:
+        return np.array(
+            [
+                slot.sample_legal(None if seed is None else (seed + i * self._SLOT_SEED_STEP) % 2**64)[0]
+                for i, slot in enumerate(self._slots)
+            ],
+            np.int64,
+        )
+
+    def state(self, index: int) -> _core.State:
+        if not 0 <= index < self.num_envs:
+            raise IndexError(f"VectorEnv: no game {index}")
+        return self._slots[index].state(0)
 
 
 _register_gymnasium()  # gymnasium.make_vec("carcassonne/Carcassonne-v0", num_envs=N)

@@ -19,16 +19,15 @@ function cityCount(n) {
   return n === 1 ? "1 complete city" : `${n} complete cities`;
 }
 
-// Which complete cities a farm feeds and what each is worth: the engine's points, in words. The
-// City of Carcassonne is one of them when the farm reaches its squares (CK-1).
+// Which complete cities a farm feeds and what they are worth: the engine's count and sum, in
+// words. The City of Carcassonne is one of them when the farm reaches its squares (CK-1).
 function farmCities(item) {
   const fed = item.cities.length + (item.feeds_the_city ? 1 : 0);
   let words = `feeds ${cityCount(fed)}`;
   if (item.feeds_the_city) words += fed === 1 ? ", the City of Carcassonne" : ", the City of Carcassonne among them";
   if (!fed) return words;
   const barns = item.figures.some((f) => f.kind === "barn");
-  const farmers = item.pig_herd ? "4 points a city to the most farmers (the pig herd adds 1)" : "3 points a city to the most farmers";
-  return `${words} (outlined with dashes): ${barns ? "4 points a city to each barn" : farmers}`;
+  return `${words} (outlined with dashes): ${item.words} ${barns ? "to each barn" : "to the most farmers"}`;
 }
 
 // Who stands on the feature: "Red: 2 meeples, Blue: barn".
@@ -50,13 +49,10 @@ export function describeItem(item) {
   let why = "";
   if (item.what === "king") {
     title = "The King";
-    why = "who completed the largest city: 1 point per complete city on the board";
+    why = `who completed the largest city, 1 point per complete city on the board: ${item.words}`;
   } else if (item.what === "robber") {
     title = "The Robber";
-    why = "who completed the longest road: 1 point per complete road on the board";
-  } else if (item.what === "other") {
-    title = "Other final points";
-    why = "points of the final scoring the items above do not explain";
+    why = `who completed the longest road, 1 point per complete road on the board: ${item.words}`;
   } else if (item.type === "field") {
     title = `Farm of ${tiles} tile${tiles === 1 ? "" : "s"}`;
     why = `${farmCities(item)}; ${figureList(item.figures)}`;
@@ -65,8 +61,7 @@ export function describeItem(item) {
     title = `Unfinished ${name}${["road", "city"].includes(item.type) ? ` of ${tiles} tile${tiles === 1 ? "" : "s"}` : ""}`;
     if (item.pennants) title += ` with ${item.pennants === 1 ? "a pennant" : `${item.pennants} pennants`}`;
     if (item.in_the_city) title += ", joined to the City of Carcassonne";
-    why = figureList(item.figures);
-    if (item.pennants) why += ` (a pennant counts as a tile more: ${tiles + item.pennants} points a player at most)`;
+    why = `${figureList(item.figures)}: ${item.words}`;
   }
   const scorers = item.points.map((points, p) => (points ? `${swatch(p)}${escapeHtml(playerName(p))} <b>${signed(points)}</b>` : "")).filter(Boolean).join(", ") || "no points";
   const causes = Object.keys(item.causes).length > 1

@@ -266,6 +266,7 @@ function render() {
   $("hint-button").disabled = !game.your_turn;
   $("invite-button").hidden = !game.host || game.deleted;
   $("review-open").hidden = !game.terminal;
+  $("round-button").hidden = Boolean(page.replay) || !lastRound(game).length;
   $("replay-label").textContent = page.replay ? `move ${page.replay.moves} of ${game.moves}` : "";
   renderStatus();
   keepFocus(focus);
@@ -337,6 +338,23 @@ function renderTitle() {
   document.title = mine ? `● Your turn — ${TITLE}` : TITLE;
 }
 
+// The others' moves since the last turn of a seat of this page (after any move of its own still
+// in progress): what "Last round" plays back again. Empty when no other seat has moved since.
+function lastRound(game) {
+  const mine = (entry) => game.you.includes(entry.player);
+  let end = game.log.length;
+  while (end > 0 && (mine(game.log[end - 1]) || game.log[end - 1].player < 0)) end--;
+  let start = end;
+  while (start > 0 && !mine(game.log[start - 1])) start--;
+  return game.log.slice(start, end).filter((entry) => entry.player >= 0);
+}
+
+function replayLastRound() {
+  if (page.replay || !page.game) return;
+  playBack(lastRound(page.game), renderStatus);
+  renderStatus();
+}
+
 let statusShowsPlayback = false;  // the status line says "Showing the last moves…"
 
 function renderStatus() {
@@ -402,6 +420,7 @@ function setUpButtons() {
     localStorage.setItem("carcassonne-speed", speed.value);
   });
   $("skip-button").addEventListener("click", finish);
+  $("round-button").addEventListener("click", replayLastRound);
   $("new-game-button").addEventListener("click", openNewGameDialog);
   $("invite-button").addEventListener("click", openInvites);
   $("review-button").addEventListener("click", openReview);

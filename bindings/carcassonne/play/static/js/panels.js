@@ -154,7 +154,12 @@ export function renderLog() {
     const who = entry.player >= 0 ? `${swatch(entry.player)}${escapeHtml(playerName(entry.player))} ` : "";
     const kind = entry.player < 0 ? "draw" : "";
     let line = `<li class="${kind}" value="${entry.index + 1}" data-moves="${entry.index + 1}" title="show the board after this move">Turn ${entry.turn} ${who}${escapeHtml(entry.text)}`;
-    for (const s of entry.scored) line += ` <span class="scored ${s.points < 0 ? "loss" : ""}" title="${escapeHtml(playerName(s.player))}">${swatch(s.player)}${signed(s.points)} ${CAUSE_NAMES[s.cause] || s.cause}</span>`;
+    for (const s of entry.scored) {
+      // The hover names the player and the engine's sum behind the points ("2 tiles × 2 = 4").
+      const sums = entry.events.filter((e) => e.causes.includes(s.cause) && e.points[s.player]).map((e) => e.words);
+      const title = playerName(s.player) + (sums.length ? `: ${sums.join("; ")}` : "");
+      line += ` <span class="scored ${s.points < 0 ? "loss" : ""}" title="${escapeHtml(title)}">${swatch(s.player)}${signed(s.points)} ${CAUSE_NAMES[s.cause] || s.cause}</span>`;
+    }
     items.push(line + "</li>");
   }
   $("log").innerHTML = items.reverse().join("");
