@@ -1,8 +1,11 @@
-"""Makes the documentation's picture of the play page (docs/images/board.png): a server on a free
-port, a 2-player game of every expansion played by greedy bots to mid-game, loaded into
-headless Chromium (Debian's chromium and chromium-driver, through Selenium).
+"""Makes the documentation's pictures of the play page: a server on a free port, a 2-player game
+of every expansion played by greedy bots to mid-game (docs/images/board.png), or to the end with
+the final scoring's first item whose words hold a text (docs/images/final-scoring.png), loaded
+into headless Chromium (Debian's chromium and chromium-driver, through Selenium).
 
     python tools/screenshot.py [--turns 60] [--out docs/images/board.png]
+    python tools/screenshot.py --turns 999 --final-item "City of Carcassonne" \
+        --out docs/images/final-scoring.png
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
 
 import carcassonne
 
@@ -41,11 +45,29 @@ def mid_game_record(turns: int, seed: int) -> dict:
     return game.to_record()
 
 
+def show_final_item(browser: webdriver.Chrome, text: str) -> None:
+    """Steps through the final scoring (from the end dialog) to the first item whose words hold
+    `text`."""
+    browser.find_element(By.ID, "final-steps-button").click()
+    time.sleep(1)
+    for _ in range(100):
+        if text in browser.find_element(By.ID, "final-panel").text:
+            time.sleep(1)
+            return
+        forward = browser.find_element(By.ID, "final-forward")
+        if not forward.is_enabled():
+            break
+        forward.click()
+        time.sleep(0.3)
+    raise SystemExit(f"no item of the final scoring says {text!r}; try another --seed")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--turns", type=int, default=60)
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--out", default="docs/images/board.png")
+    parser.add_argument("--final-item", metavar="TEXT", help="show the final scoring's item that says TEXT")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as data, socket.socket() as s:
@@ -79,6 +101,8 @@ def main() -> int:
             try:
                 browser.get(f"{url}/#game={game['id']}")
                 time.sleep(3)  # the board's drawings load and the page settles
+                if args.final_item:
+                    show_final_item(browser, args.final_item)
                 Path(args.out).parent.mkdir(parents=True, exist_ok=True)
                 browser.save_screenshot(args.out)
             finally:
