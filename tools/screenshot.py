@@ -6,6 +6,10 @@ into headless Chromium (Debian's chromium and chromium-driver, through Selenium)
     python tools/screenshot.py [--turns 60] [--out docs/images/board.png]
     python tools/screenshot.py --turns 999 --final-item "City of Carcassonne" \
         --out docs/images/final-scoring.png
+    python tools/screenshot.py --review --players 4 --out docs/images/review-4p.png
+
+With --review, a base game of greedy bots played to the end is loaded with the first seat as
+yours, and the post-game review is shown once computed, the costliest of your moves selected.
 """
 
 from __future__ import annotations
@@ -30,9 +34,13 @@ import carcassonne
 EXPANSIONS = ["abbey-mayor", "anniv20", "king-robber", "shrines"]
 
 
-def mid_game_record(turns: int, seed: int) -> dict:
-    """A game of every expansion (City start) after `turns` tiles, played by the greedy bot."""
-    game = carcassonne.Game(players=2, expansions=EXPANSIONS, variants={"start": "city"}, seed=seed)
+def mid_game_record(turns: int, seed: int, players: int = 2, base: bool = False) -> dict:
+    """A game of every expansion (City start; or a base game) after `turns` tiles, played by the
+    greedy bot."""
+    if base:
+        game = carcassonne.Game(players=players, seed=seed)
+    else:
+        game = carcassonne.Game(players=players, expansions=EXPANSIONS, variants={"start": "city"}, seed=seed)
     placed = 0
     while not game.is_terminal and placed < turns:
         if game.is_chance:
@@ -62,11 +70,30 @@ def show_final_item(browser: webdriver.Chrome, text: str) -> None:
     raise SystemExit(f"no item of the final scoring says {text!r}; try another --seed")
 
 
+def show_review(browser: webdriver.Chrome) -> None:
+    """Opens the review from the end dialog, waits for it, and selects your costliest move."""
+    for _ in range(120):  # the dialog opens once the last moves are played back
+        if browser.find_element(By.ID, "end-dialog").get_attribute("open") is not None:
+            break
+        time.sleep(0.5)
+    browser.find_element(By.ID, "review-button").click()
+    for _ in range(1200):  # the review searches every position: minutes on a busy machine
+        if browser.find_elements(By.CSS_SELECTOR, "#review-marked li"):
+            break
+        time.sleep(0.5)
+    else:
+        raise SystemExit("the review did not finish in 10 minutes")
+    browser.find_element(By.CSS_SELECTOR, "#review-marked li").click()
+    time.sleep(1)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--turns", type=int, default=60)
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--out", default="docs/images/board.png")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--review", action="store_true", help="a finished base game's review")
     parser.add_argument("--final-item", metavar="TEXT", help="show the final scoring's item that says TEXT")
     args = parser.parse_args()
 
@@ -84,9 +111,10 @@ def main() -> int:
                     break
                 except OSError:
                     time.sleep(0.2)
+            turns = 999 if args.review else args.turns
             body = {
-                "record": mid_game_record(args.turns, args.seed),
-                "seats": [{"kind": "human"}, {"kind": "bot"}],
+                "record": mid_game_record(turns, args.seed, args.players, base=args.review),
+                "seats": [{"kind": "human"}] + [{"kind": "bot"}] * (args.players - 1),
             }
             request = urllib.request.Request(
                 f"{url}/api/games/load", json.dumps(body).encode(), {"Content-Type": "application/json"}
@@ -103,6 +131,8 @@ def main() -> int:
                 time.sleep(3)  # the board's drawings load and the page settles
                 if args.final_item:
                     show_final_item(browser, args.final_item)
+                if args.review:
+                    show_review(browser)
                 Path(args.out).parent.mkdir(parents=True, exist_ok=True)
                 browser.save_screenshot(args.out)
             finally:
