@@ -18,6 +18,7 @@ import pytest
 
 pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from helpers import HANG_GUARD_S
 from test_browser import (
@@ -117,8 +118,10 @@ def test_a_finished_game_is_reviewed_with_win_chances_and_its_costliest_moves(
         what="the first player's moves again",
     )
 
-    # A marked move: the board after it (a replay), the cursor on the graph, what was played.
-    item.click()
+    # A marked move, chosen with the keyboard: the board after it (a replay), the cursor on the
+    # graph, what was played.
+    assert item.get_attribute("tabindex") == "0" and item.get_attribute("role") == "button"
+    item.send_keys(Keys.ENTER)
     wait_until(
         lambda: browser.execute_script("return page.replay && page.replay.moves") == point["index"] + 1,
         what="the board of that move",

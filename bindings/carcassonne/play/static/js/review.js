@@ -71,6 +71,15 @@ export function setUpReview() {
     const slip = event.target.closest("[data-point]");
     if (slip) show(Number(slip.dataset.point));
   });
+  // The marked moves and the slips are buttons to the keyboard as well.
+  for (const list of [$("review-marked"), $("review-slips")]) {
+    list.addEventListener("keydown", (event) => {
+      const item = event.target.closest("[data-point]");
+      if (!item || (event.key !== "Enter" && event.key !== " ")) return;
+      event.preventDefault();  // Space would scroll the panel
+      show(Number(item.dataset.point));
+    });
+  }
 }
 
 export function closeReview() {
@@ -141,11 +150,13 @@ function listMarked() {
     item.innerHTML = `Turn ${point.turn}: ${escapeHtml(point.why.played)} — cost <b>${percent(point.cost)}</b> win chance.` +
       `<div class="better">The computer would have ${escapeHtml(point.why.better)}. ${escapeHtml(point.why.verdict)}</div>`;
     item.title = "Show the board after this move, the computer's move marked “better”";
+    item.tabIndex = 0;  // Tab reaches it, Enter or Space shows it
+    item.setAttribute("role", "button");
     item.addEventListener("click", () => show(k));
     list.appendChild(item);
   });
   // A loss is many small slips as often as a few big ones: their sum, the biggest named.
-  const slips = summary.biggest_slips.map((k) => `<span class="slip" data-point="${k}" title="Show the board after this move">turn ${points[k].turn} (${percent(points[k].cost)})</span>`).join(", ");
+  const slips = summary.biggest_slips.map((k) => `<span class="slip" data-point="${k}" tabindex="0" role="button" title="Show the board after this move">turn ${points[k].turn} (${percent(points[k].cost)})</span>`).join(", ");
   $("review-slips").innerHTML = summary.slips
     ? `Besides, ${summary.slips} smaller slip${summary.slips === 1 ? "" : "s"} (1–5% each) cost ${name} about ` +
       `<b>${Math.round(100 * summary.slips_cost)} points</b> of win chance together, counted one by one` +
