@@ -273,6 +273,28 @@ def test_the_loop_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
         run(tmp_path, ValueLoopConfig(**{**config.__dict__, "iterations": 30}), progress=False)
 
 
+def test_a_loop_can_start_from_a_network_of_its_own(tmp_path: Path) -> None:
+    """--start: the given network is the best player from generation 1 (its self-play, the
+    gate's opponent) and the candidate's training starts from its weights."""
+    config = ValueLoopConfig(
+        generations=1, deals=1, iterations=20, epochs=1, every=4, gate_deals=1, time=0.002, ladder=()
+    )
+    run(tmp_path / "first", config, progress=False)
+    first = tmp_path / "first" / "candidate-1.value"
+    started = ValueLoopConfig(**{**config.__dict__, "start": str(first)})
+    state = run(tmp_path / "second", started, progress=False)
+    start = tmp_path / "second" / "start.value"
+    assert start.read_bytes() == first.read_bytes() and start.with_suffix(".pt").exists()
+    with open(tmp_path / "second" / "gate-1.csv") as f:
+        agents = {row["agent"] for row in csv.DictReader(f)}
+    assert any(f"value={start}" in agent for agent in agents), agents
+    assert state["best"] in (str(start), str(tmp_path / "second" / "best.value"))
+    with pytest.raises(SearchError, match="not a value network"):
+        ValueLoopConfig(start=str(tmp_path / "first" / "run.json")).check()
+    with pytest.raises(SearchError, match="for every mix"):
+        ValueLoopConfig(start=str(first), mixes=("base",)).check()
+
+
 def test_the_loop_over_a_grid_of_mixes_makes_one_network_for_every_mix(tmp_path: Path) -> None:
     config = ValueLoopConfig(
         mixes=("base", "abbey-mayor"),

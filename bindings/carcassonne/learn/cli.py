@@ -121,6 +121,7 @@ def _value_train(args: argparse.Namespace) -> int:
         rollout=args.rollout,
         seed=args.seed,
         threads=args.threads,
+        start=args.start,
     )
     try:
         state = run(args.dir, config, progress=not args.quiet, address=args.address)
@@ -186,6 +187,12 @@ def _add_value_parser(commands: Any) -> None:
         help="the value at the rollout cutoff, or instead of rollouts",
     )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--start",
+        default="",
+        metavar="VALUE_FILE",
+        help="a network to start from: the first self-play is its own, training starts from its .pt",
+    )
     p.add_argument("--threads", type=int, default=2, help="games at once (C++ threads)")
     p.add_argument(
         "--address", default=None, help="self-play on a Ray cluster: 'auto' or host:port of its head"

@@ -87,7 +87,7 @@ class Run:
             mine = json.loads(json.dumps(asdict(config)))
             # The shape of the run must stay; its length (generations) may grow on a rerun.
             # Runs from before these settings had their defaults.
-            for key, default in (("variants", {}), ("search_weight", 0.0), ("mixes", [])):
+            for key, default in (("variants", {}), ("search_weight", 0.0), ("mixes", []), ("start", "")):
                 if key in mine:
                     saved["config"].setdefault(key, default)
             fixed = {k: v for k, v in saved["config"].items() if k != "generations"}

@@ -94,6 +94,9 @@ class ValueLoopConfig:
     rollout: str = "cutoff"  # how the value is used: "cutoff" (eval=value) or "none" (rollout=none)
     seed: int = 0
     threads: int = 2
+    # A VALUE file (with its .pt weights beside it, optionally) that starts as the best player:
+    # generation 1 is then its own self-play, and training starts from its weights.
+    start: str = ""
 
     def check(self) -> None:
         if not self.players or any(not 2 <= n <= 6 for n in self.players):
@@ -125,6 +128,16 @@ class ValueLoopConfig:
             raise SearchError(f"a mix is given twice: {list(self.mixes)}")
         for name in self.mixes:
             find_mix(name)
+        if self.start:
+            from .. import _core
+
+            try:
+                net = _core.ValueNet(self.start)
+            except Exception as e:
+                raise SearchError(f"start: {self.start} is not a value network: {e}") from e
+            if net.every_mix != bool(self.mixes):
+                kind = "for every mix" if net.every_mix else "not for every mix"
+                raise SearchError(f"start: {net.describe()} is {kind}, unlike the run")
 
     def cells(self) -> list[tuple[str, tuple[str, ...], dict[str, str]]]:
         """The mixes self-play covers: (name for file names, expansions, variants). One mix
@@ -201,6 +214,14 @@ def run(
     is best.value in the folder."""
     config.check()
     r = Run(directory, config)
+    if config.start and r.state["best"] is None and not r.state["done"]:
+        # The given network is the best player from the start (kept in the run's folder).
+        given = Path(config.start)
+        for suffix in (".value", ".pt"):
+            if given.with_suffix(suffix).exists():
+                shutil.copyfile(given.with_suffix(suffix), (r.dir / "start").with_suffix(suffix))
+        r.state["best"] = str(r.dir / "start.value")
+        r.save()
     mix = EVERY_MIX if config.mixes else mix_name(config.expansions, config.variants)
     cells = config.cells()
     first = config.players[0]
@@ -252,7 +273,7 @@ def run(
                 files, every=config.every, progress=progress, search_weight=config.search_weight
             )
             start = ValueMLP(inputs=EVERY_MIX_INPUTS) if config.mixes else None
-            if best is not None:
+            if best is not None and best.with_suffix(".pt").exists():
                 start = ValueMLP.from_state_dict(torch.load(best.with_suffix(".pt")))
             model, report = fit(samples, start, epochs=config.epochs, seed=config.seed + g, progress=progress)
             export(model, candidate, mix, config.players)
