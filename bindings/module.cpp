@@ -84,9 +84,11 @@ py::dict tile_geometry(const TileKind& k) {
   if (k.arrow != ArrowKind::None)
     arrow = py::dict(py::arg("kind") = arrow_kind_name(k.arrow),
                      py::arg("side") = std::string(1, kSideLetters[tile.arrow_points]));
+  py::object custom_count = k.custom_count >= 0 ? py::object(py::int_(k.custom_count)) : py::none();
   return py::dict(py::arg("name") = k.name, py::arg("set") = k.set, py::arg("count") = k.count,
-                  py::arg("edges") = edges, py::arg("start") = k.is_start, py::arg("city_square") = k.city_square,
-                  py::arg("marks") = k.marks, py::arg("arrow") = arrow, py::arg("features") = features);
+                  py::arg("custom_count") = custom_count, py::arg("edges") = edges, py::arg("start") = k.is_start,
+                  py::arg("city_square") = k.city_square, py::arg("marks") = k.marks, py::arg("arrow") = arrow,
+                  py::arg("features") = features);
 }
 
 }  // namespace
@@ -145,11 +147,24 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("geometry") = false,
       "Every tile kind of the catalogue as (name, set, count), in catalogue (action code) order.\n"
-      "With geometry=True, one dict per kind instead: name, set, count, edges (\"CRFR\", N E S W),\n"
+      "With geometry=True, one dict per kind instead: name, set, count, custom_count (the count with\n"
+      "expansion custom, from the tile file's count line, or None), edges (\"CRFR\", N E S W),\n"
       "start, city_square, marks, arrow ({kind, side} or None) and features, in feature-index\n"
       "order: {type, points (the 12 connection points it reaches, engine/types.h), sides,\n"
       "pennants, cities (field: indexes of the city features it touches), road_end, road_end_city\n"
       "(the city feature a road ends at, or None)}.");
+
+  m.def(
+      "tile_file",
+      [] {
+        const TileFile& file = Catalogue::builtin().tile_file();
+        auto text_or_none = [](const std::string& s) { return s.empty() ? py::object(py::none()) : py::str(s); };
+        return py::dict(py::arg("path") = text_or_none(file.path), py::arg("text") = py::bytes(file.text),
+                        py::arg("error") = text_or_none(file.error));
+      },
+      "The tile file named by CARC_TILES as read when the module loaded (expansion custom plays it):\n"
+      "{path (None when CARC_TILES is not set), text (its bytes), error (why it was refused,\n"
+      "naming the file and the line; None if it was not)}.");
 
   py_bindings::register_state(m);
   py_bindings::register_play(m);

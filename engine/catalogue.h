@@ -11,6 +11,12 @@
 // `set <id>` lines start a tile set. A tile's features are numbered in the order of its line;
 // actions and records name segments by them ("meeple city#0"). Sides, halves, rotations and
 // the tile sets are described in docs/rules.md (section 7).
+//
+// A designer's tile file (docs/balance.md, "Your own tiles"), named by the environment variable
+// CARC_TILES, is read once, when the catalogue is built. Its tile lines, in the same format and
+// named custom.<name>, are the set `custom`, played with expansion custom: land tiles of the bag
+// (no start, river, abbey or City tile). A line `count <tile> <copies>` sets how many copies of a
+// tile of another set the bag holds when expansion custom is in play.
 #pragma once
 
 #include <array>
@@ -26,6 +32,10 @@ namespace carc {
 
 inline constexpr int kMaxSegmentsPerTile = 10;
 using KindId = uint8_t;
+inline constexpr int kMaxKinds = 160;   // the kinds of every set; the state's tables are this long
+inline constexpr int kMaxCopies = 100;  // the copies of one kind
+inline constexpr const char* kTileFileVariable = "CARC_TILES";
+inline constexpr const char* kCustomSet = "custom";  // the set, and expansion, of the tile file
 
 enum class ArrowKind : uint8_t { None, MeepleBeside, PlaceAnywhere, ExtraTurn };
 
@@ -60,6 +70,7 @@ struct TileKind {
   uint8_t set_index = 0;     // position of its set in Catalogue::sets()
   bool city_square = false;  // one of the City of Carcassonne's squares (set count-city)
   int count = 0;
+  int custom_count = -1;  // the count with expansion custom in play (the tile file's count line), or -1
   bool is_start = false;
   bool provisional = false;
   int num_segments = 0;
@@ -75,14 +86,29 @@ struct TileKind {
   // Their signatures (distinct_signatures[i] is rotations[distinct_rotations[i]].signature): the
   // placement sampler tests one a try.
   std::array<uint16_t, 4> distinct_signatures{};
+
+  // The copies in a game, with expansion custom in play or not.
+  int copies(bool custom) const { return custom && custom_count >= 0 ? custom_count : count; }
+};
+
+// The tile file named by CARC_TILES, as read when the catalogue was built.
+struct TileFile {
+  std::string path;   // "" when CARC_TILES is not set
+  std::string text;   // its bytes
+  std::string error;  // why it was refused, naming the file and the line; "" if it was not
 };
 
 class Catalogue {
  public:
   // Parses catalogue text; throws std::invalid_argument naming the line on malformed input.
   static Catalogue parse(std::string_view text);
-  // The catalogue compiled into the library.
+  // The catalogue compiled into the library, with the tiles of the tile file named by CARC_TILES
+  // if that file is sound. Never throws: a refused file's error is kept in tile_file().
   static const Catalogue& builtin();
+  // Adds a tile file's tiles (the set custom) and count changes; throws std::invalid_argument
+  // naming `source` and the line, and then changes nothing.
+  void add_tile_file(std::string_view text, const std::string& source);
+  const TileFile& tile_file() const { return tile_file_; }
 
   int size() const { return int(kinds_.size()); }
   const TileKind& kind(KindId id) const { return kinds_[id]; }
@@ -96,9 +122,14 @@ class Catalogue {
   const std::vector<std::string>& sets() const { return sets_; }
 
  private:
+  void add_lines(std::string_view text, const std::string& source, bool tile_file);
+  void add_line(const std::string& raw, std::string& current_set, bool tile_file);
+  void change_count(const std::vector<std::string>& tokens);
+
   std::vector<TileKind> kinds_;
   std::map<std::string, KindId, std::less<>> by_name_;  // action text and records look names up
   std::vector<std::string> sets_;
+  TileFile tile_file_;
 };
 
 }  // namespace carc

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "board.h"
 #include "catalogue.h"
 #include "errors.h"
 #include "types.h"
@@ -16,6 +17,9 @@ const std::vector<ExpansionInfo>& known_expansions() {
       {"king-robber", "RULES 3 KR + CK-T-1 (King & Robber, 5 land tiles)", true},
       {"shrines", "RULES 3 SH (cult places)", true},
       {"anniv20", "RULES 4 (20th Anniversary)", true},
+      // Supported when CARC_TILES names a sound tile file.
+      {kCustomSet, "the tile file named by CARC_TILES (docs/balance.md, Your own tiles)",
+       Catalogue::builtin().tile_file().error.empty() && !Catalogue::builtin().tile_file().path.empty()},
   };
   return kList;
 }
@@ -35,6 +39,28 @@ std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
   return out;
+}
+
+// Expansion custom needs a sound tile file that changes something.
+void check_tile_file(const Catalogue& cat) {
+  const TileFile& file = cat.tile_file();
+  if (file.path.empty())
+    throw ConfigError(std::string("expansion custom plays the tile file named by the environment variable ") +
+                      kTileFileVariable + ", which is not set");
+  if (!file.error.empty()) throw ConfigError("expansion custom: " + file.error);
+}
+
+// ... and a game whose tiles fit the board's tables.
+void check_tiles_fit(const Catalogue& cat, const std::vector<std::string>& expansions) {
+  int tiles = 0;
+  for (const TileKind& k : cat.kinds()) {
+    const std::string expansion = k.set == "count-city" ? "city" : k.set;
+    if (k.set == "base" || std::find(expansions.begin(), expansions.end(), expansion) != expansions.end())
+      tiles += k.copies(true);
+  }
+  if (tiles > kMaxTiles)
+    throw ConfigError("expansion custom: this game would hold " + std::to_string(tiles) + " tiles, at most " +
+                      std::to_string(kMaxTiles) + " fit");
 }
 }  // namespace
 
@@ -77,6 +103,7 @@ Config validate(Config config) {
       for (const ExpansionInfo& e : known_expansions()) names.push_back(e.name);
       throw ConfigError("unknown expansion '" + name + "' (known: " + join(names) + ")");
     }
+    if (name == kCustomSet) check_tile_file(Catalogue::builtin());
     if (!it->supported) throw ConfigError("expansion '" + name + "' (" + it->rules + ") is not supported yet");
     if (std::find(seen.begin(), seen.end(), name) != seen.end())
       throw ConfigError("expansion '" + name + "' is listed twice");
@@ -147,6 +174,8 @@ Config validate(Config config) {
   if (std::any_of(points.begin(), points.end(), [](int p) { return p != 0; })) config.variants[kPointsVariant] = plain;
   else config.variants.erase(kPointsVariant);
   const Catalogue& cat = Catalogue::builtin();
+  const bool custom = std::find(seen.begin(), seen.end(), kCustomSet) != seen.end();
+  if (custom) check_tiles_fit(cat, seen);
   for (const std::string& tile : config.draw_order) {
     if (!cat.contains(tile)) throw ConfigError("draw_order: unknown tile '" + tile + "'");
     const TileKind& kind = cat.kind(cat.find(tile));
@@ -157,7 +186,7 @@ Config validate(Config config) {
   std::vector<int> used(cat.size(), 0);
   for (const std::string& tile : config.draw_order) {
     const TileKind& kind = cat.kind(cat.find(tile));
-    int available = kind.count - (kind.is_start ? 1 : 0);
+    int available = kind.copies(custom) - (kind.is_start ? 1 : 0);
     if (++used[kind.id] > available)
       throw ConfigError("draw_order: more copies of '" + tile + "' than the set has (" + std::to_string(available) +
                         ")");

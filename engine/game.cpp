@@ -97,7 +97,7 @@ State::State(const Config& config, SetUpTag) {
       }
       if (!bag_tile(config, k)) continue;
       // The start tile goes back to the box when River II starts the game (CK-0).
-      int copies = k.count - (k.is_start ? 1 : 0);
+      int copies = k.copies(rules_.custom) - (k.is_start ? 1 : 0);
       for (int i = 0; i < copies; ++i) bag_.push_back(k.id);
       bag_count_[k.id] = uint8_t(copies);
     }
@@ -116,6 +116,7 @@ void State::init(const Config& config) {
   rules_.anniv20 = has_expansion(config, "anniv20");
   rules_.king_robber = has_expansion(config, "king-robber");
   rules_.shrines = has_expansion(config, "shrines");
+  rules_.custom = has_expansion(config, kCustomSet);
   rules_.river = has_expansion(config, "river2");
   rules_.city_block = has_expansion(config, "city");
   rules_.count = rules_.city_block && config.variants.at("start") == "city";

@@ -36,7 +36,6 @@ inline constexpr int kTerminalPlayer = -4;
 inline constexpr int kMaxActions = 4 * kMaxFrontier + 16;
 inline constexpr int kMeeplesPerPlayer = 7;
 inline constexpr int kMaxPlacedFigures = kMaxPlayers * 10;  // 7 meeples, mayor, wagon, barn
-inline constexpr int kMaxKinds = 160;
 
 // Where a node stands in the turn (RULES section 5).
 enum class Phase : uint8_t {
@@ -70,6 +69,7 @@ struct Rules {
   bool city_block = false;  // the City of Carcassonne's squares start the game (CK-0, CK-1)
   bool count = false;       // ... with its quarters and the Count (start = city, CK-2 … CK-7)
   enum class CountMove : uint8_t { Free, Clockwise, Follow } count_move = CountMove::Free;
+  bool custom = false;  // the tile file's tiles and counts (catalogue.h)
   // Variant points (VAR-POINTS): each seat's score starts here; the breakdown does not hold them.
   std::array<int16_t, kMaxPlayers> start_points{};
 

@@ -48,7 +48,7 @@ State State::from_position(const Position& position) {
     if (!cat.contains(t.kind)) throw PositionError(where + ": unknown tile");
     const TileKind& kind = cat.kind(cat.find(t.kind));
     if (!enabled_set(config, kind.set)) throw PositionError(where + ": set '" + kind.set + "' is not enabled");
-    if (++used[kind.id] > kind.count) throw PositionError(where + ": more copies than the set has");
+    if (++used[kind.id] > kind.copies(st.rules_.custom)) throw PositionError(where + ": more copies than the set has");
     if (t.rotation < 0 || t.rotation > 3) throw PositionError(where + ": rotation must be 0-3");
     if (std::abs(t.cell.x) > 200 || std::abs(t.cell.y) > 200) throw PositionError(where + ": cell out of range");
     if (st.board_.occupied(t.cell)) throw PositionError(where + ": cell already holds a tile");
@@ -247,12 +247,12 @@ State State::from_position(const Position& position) {
         const TileKind& kind = cat.kind(cat.find(name));
         if (!in_bag(kind) || kind.is_start)
           throw PositionError("bag: '" + name + "' is not a tile of the bag in this game");
-        if (++left[kind.id] + used[kind.id] > kind.count)
+        if (++left[kind.id] + used[kind.id] > kind.copies(st.rules_.custom))
           throw PositionError("bag: more copies of '" + name + "' than the set has");
       }
     } else {
       for (const TileKind& k : cat.kinds())
-        if (in_bag(k) && !k.is_start) left[k.id] = std::max(0, k.count - used[k.id]);
+        if (in_bag(k) && !k.is_start) left[k.id] = std::max(0, k.copies(st.rules_.custom) - used[k.id]);
     }
     for (const TileKind& k : cat.kinds())
       for (int i = 0; i < left[k.id]; ++i) {
@@ -271,7 +271,7 @@ State State::from_position(const Position& position) {
   st.turn_.number = int16_t(position.turn_number);
   int missing = 0;
   for (const TileKind& k : cat.kinds())
-    if (in_bag(k) && !k.is_start) missing += std::max(0, k.count - used[k.id] - st.bag_count_[k.id]);
+    if (in_bag(k) && !k.is_start) missing += std::max(0, k.copies(st.rules_.custom) - used[k.id] - st.bag_count_[k.id]);
   if (position.discarded < 0) throw PositionError("discarded: 0 or more expected");
   if (position.discarded > missing)
     throw PositionError("discarded: at most " + std::to_string(missing) +
@@ -338,6 +338,7 @@ Position State::to_position() const {
   if (rules_.king_robber) c.expansions.push_back("king-robber");
   if (rules_.shrines) c.expansions.push_back("shrines");
   if (rules_.anniv20) c.expansions.push_back("anniv20");
+  if (rules_.custom) c.expansions.push_back(kCustomSet);
   std::string points;
   for (int pl = 0; pl < rules_.players; ++pl) {
     if (pl) points += ',';

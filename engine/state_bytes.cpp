@@ -30,7 +30,8 @@ struct StateHeader {
   uint64_t catalogue;
 };
 
-// FNV-1a over every tile kind's name, count and features: kind ids index the state's arrays.
+// FNV-1a over every tile kind's name, count and features, and the tile file's text: kind ids
+// index the state's arrays.
 uint64_t catalogue_fingerprint() {
   static const uint64_t fingerprint = [] {
     uint64_t h = 1469598103934665603ull;
@@ -38,8 +39,11 @@ uint64_t catalogue_fingerprint() {
     for (const TileKind& k : catalogue().kinds()) {
       for (char c : k.name) mix(uint8_t(c));
       mix(uint64_t(k.count));
+      if (k.custom_count >= 0) mix(uint64_t(k.custom_count) << 32);  // a tile file's count line
       mix(uint64_t(k.num_segments));
     }
+    if (catalogue().tile_file().error.empty())  // the tiles of a tile file, edited under the same names
+      for (char c : catalogue().tile_file().text) mix(uint8_t(c));
     return h;
   }();
   return fingerprint;
@@ -128,6 +132,7 @@ void State::check_fields() const {
   check_bool(rules_.river, "rules.river");
   check_bool(rules_.city_block, "rules.city_block");
   check_bool(rules_.count, "rules.count");
+  check_bool(rules_.custom, "rules.custom");
   check_bool(fixed_order_, "fixed_order");
   check_range(rules_.players, 2, kMaxPlayers + 1, "players");
   check_range(int(rules_.abbey_endgame), 0, 3, "abbey_endgame");
@@ -153,7 +158,8 @@ void State::check_fields() const {
     const std::string where = "tile " + std::to_string(slot);
     if (t.kind >= cat.size() || t.rotation > 3) fail(where + ": kind or rotation out of range");
     const TileKind& kind = cat.kind(t.kind);
-    if (++used[t.kind] > kind.count) fail(where + ": more copies of " + kind.name + " than the set has");
+    if (++used[t.kind] > kind.copies(rules_.custom))
+      fail(where + ": more copies of " + kind.name + " than the set has");
     if (std::abs(t.cell.x) >= kCoordLimit - 1 || std::abs(t.cell.y) >= kCoordLimit - 1)
       fail(where + ": cell out of range");
     if (t.first_segment != fresh.features_.size() || fresh.features_.size() + kind.num_segments > kMaxSegments)

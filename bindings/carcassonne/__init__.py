@@ -51,6 +51,7 @@ from ._core import (
     parse_mcts_options,
     run_arena,
     search_many,
+    tile_file,
     tile_kinds,
 )
 from .agents import Agent, BuiltinAgent, choose_action
@@ -120,5 +121,6 @@ __all__ = [
     "play_random_games",
     "run_arena",
     "search_many",
+    "tile_file",
     "tile_kinds",
 ]

@@ -1,6 +1,7 @@
 // The decision API's contract: errors leave the state unchanged, strings round-trip, values copy.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -109,6 +110,18 @@ TEST(Api, ConfigErrorsNameTheProblem) {
   Config other_set;
   other_set.draw_order = {"shrines.A"};
   EXPECT_NE(message(other_set).find("not enabled"), std::string::npos);
+}
+
+TEST(Api, ExpansionCustomWithoutATileFileIsAConfigError) {
+  if (std::getenv("CARC_TILES")) GTEST_SKIP() << "CARC_TILES is set";
+  Config c;
+  c.expansions = {"custom"};
+  try {
+    State s(c);
+    FAIL() << "a game of expansion custom without a tile file";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("CARC_TILES, which is not set"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Api, AVariantOfAnExpansionNotInPlayIsAConfigError) {

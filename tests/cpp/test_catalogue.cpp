@@ -6,6 +6,9 @@
 #include "engine/catalogue.h"
 
 namespace carc {
+
+extern const char* const kBuiltinCatalogueText;
+
 namespace {
 
 int set_total(const Catalogue& cat, const std::string& set) {
@@ -129,6 +132,64 @@ TEST(Catalogue, MalformedTextIsRejectedWithTheLine) {
   Catalogue ok = Catalogue::parse("set x\nx.A 2 FFFF field:N1N2E1E2S1S2W1W2 monastery\n");
   EXPECT_EQ(ok.size(), 1);
   EXPECT_EQ(ok.kind(0).cloister_segment, 1);
+}
+
+// A designer's tile file (catalogue.h): one new tile and one changed count.
+constexpr const char* kTileFile =
+    "# a city cap with a cloister\n"
+    "custom.Z 3 CFFF city:N field:E1E2S1S2W1W2>0 monastery\n"
+    "count base.D 5\n";
+
+TEST(TileFile, AddsItsTilesAsSetCustomAndCountsApartFromTheBuiltInCount) {
+  Catalogue cat = Catalogue::parse(kBuiltinCatalogueText);
+  const int builtin_kinds = cat.size();
+  cat.add_tile_file(kTileFile, "my_tiles.txt");
+  ASSERT_EQ(cat.size(), builtin_kinds + 1);
+  EXPECT_EQ(cat.sets().back(), kCustomSet);
+  const TileKind& z = cat.kind(cat.find("custom.Z"));
+  EXPECT_EQ(z.set, kCustomSet);
+  EXPECT_EQ(z.copies(true), 3);
+  EXPECT_EQ(z.cloister_segment, 2);
+  const TileKind& d = cat.kind(cat.find("base.D"));
+  EXPECT_EQ(d.copies(false), 3);  // the base game keeps its count
+  EXPECT_EQ(d.copies(true), 5);
+  EXPECT_EQ(cat.kind(cat.find("base.E")).copies(true), 4);
+}
+
+TEST(TileFile, MalformedFilesAreRefusedWithTheLineAndTheReasonAndChangeNothing) {
+  std::string too_many;
+  for (int i = 0; i < kMaxKinds; ++i) too_many += "custom.T" + std::to_string(i) + " 1 FFFF field:N1N2E1E2S1S2W1W2\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {"custom.Z 1 CFFF castle:N field:E1E2S1S2W1W2\n", "f.txt line 1: unknown feature 'castle:N'"},
+      {"# note\n\ncustom.Z 1 CRFR city:N field:E1E2S1S2W1W2>0\n", "f.txt line 3: side E disagrees with the features"},
+      {"count base.ZZ 5\n", "f.txt line 1: count: unknown tile 'base.ZZ'"},
+      {"count base.D 3x\n", "f.txt line 1: bad count '3x'"},
+      {"count base.D 2\ncount base.D 4\n", "f.txt line 2: count: base.D is counted twice"},
+      {"count base.D-start 2\n", "f.txt line 1: count: base.D-start is not a land tile of the bag"},
+      {"set mine\n", "f.txt line 1: a tile file has no 'set' lines"},
+      {"Z 1 FFFF field:N1N2E1E2S1S2W1W2\n", "f.txt line 1: a tile of a tile file is named custom.<name>"},
+      {"custom.Z 1 FFFF field:N1N2E1E2S1S2W1W2 | start\n", "f.txt line 1: a tile file's tile cannot be the start"},
+      {"custom.Z 1 WFFF river:N field:N1E1E2S1S2W1W2N2\n", "f.txt line 1: a tile file's tile has no river"},
+      {"custom.Z 1 AFFF field:E1E2S1S2W1W2\n", "f.txt line 1: a tile file's tile has no abbey (A)"},
+      {"custom.Z 1 CFFF city:N field:E1E2S1S2W1W2>x\n", "f.txt line 1: bad city index 'x'"},
+      {"custom.Z 1 CFFF city:N+z field:E1E2S1S2W1W2>0\n", "f.txt line 1: bad pennants 'z'"},
+      {too_many, "f.txt line " + std::to_string(kMaxKinds - 95 + 1) + ": too many tile kinds"},
+      {"# nothing\n", "f.txt: no tiles and no count lines"},
+  };
+  const Catalogue builtin = Catalogue::parse(kBuiltinCatalogueText);
+  ASSERT_EQ(builtin.size(), 95);  // the too_many case's line number counts on it
+  for (const auto& [text, message] : cases) {
+    Catalogue cat = builtin;
+    try {
+      cat.add_tile_file(text, "f.txt");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(message, 0), 0u) << e.what();
+    }
+    EXPECT_EQ(cat.size(), builtin.size());
+    EXPECT_EQ(cat.sets(), builtin.sets());
+    EXPECT_EQ(cat.kind(cat.find("base.D")).custom_count, -1);
+  }
 }
 
 }  // namespace
