@@ -22,7 +22,7 @@ from .plots import (
     _save,
 )
 from .stats import Estimate
-from .sweep import bots_summary, read_sweep, sweep_records
+from .sweep import bots_summary, read_sweep, sweep_records, tiles_summary
 
 PLOTS = (
     "first_player.png",
@@ -446,9 +446,10 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
         f"{stats.MIN_DEALS} deals shows no interval or p-value (n too small), and one fixed by "
         "construction none (by construction).</p>",
     ]
-    bots = bots_summary(sweep_records(sweep))
-    if bots:
-        body.append(f"<p>{html.escape(bots)}</p>")
+    records = sweep_records(sweep)
+    for note in (tiles_summary(records), bots_summary(records)):
+        if note:
+            body.append(f"<p>{html.escape(note)}</p>")
     for name in TABLES:  # an earlier report's tables that this sweep may not have
         (folder / f"{name}.csv").unlink(missing_ok=True)
     body += _front_page(front, folder)

@@ -9,11 +9,12 @@ finished chunk is written as its own part file of the output folder, a parquet d
 readers skip), so a killed sweep continues with the chunks that have no part file yet.
 
 The spec file also records the code that played (package version, engine commit, every agent
-option with its default filled in) and the bot behind every MCTS cell ("bots": its full options,
+option with its default filled in), the tile file of the mixes of expansion custom (its path,
+SHA-256, tiles and changed counts) and the bot behind every MCTS cell ("bots": its full options,
 the evaluator that valued its leaves, the value network's file and SHA-256 where one played); a
-resume with other code, a package that would value a cell otherwise, or part files of another
-spec, is refused: it would mix games that are not of one experiment. `replay_deal` plays a deal
-with the recorded bot, not with today's defaults.
+resume with other code, a package that would value a cell otherwise, another tile file, or part
+files of another spec, is refused: it would mix games that are not of one experiment.
+`replay_deal` plays a deal with the recorded bot, not with today's defaults.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from ..agents import REFERENCE_PREFIX, load_agent, reference_record
 from ..mixes import DEFAULT_MIXES, Mix
 
 FIGURE_KINDS = ("meeple", "mayor", "wagon", "barn")
+# The expansion (and tile set) of the tile file named by CARC_TILES (docs/balance.md).
+CUSTOM_EXPANSION = "custom"
 # "_": parquet readers (pandas.read_parquet(folder)) skip it. Folders of older versions hold
 # OLD_SPEC_FILE; they are still read.
 SPEC_FILE = "_spec.json"
@@ -204,7 +207,13 @@ class SweepSpec:
     def record(self) -> dict[str, Any]:
         """What the spec file holds: the spec, every agent option, the bot of every MCTS cell and
         the code that plays it."""
-        return {**asdict(self), "agents": self.agent_options(), "bots": self.bots(), "code": code_version()}
+        return {
+            **asdict(self),
+            "agents": self.agent_options(),
+            "bots": self.bots(),
+            "code": code_version(),
+            "tiles": tile_file_record(self.mixes),
+        }
 
     @staticmethod
     def from_json(text: str) -> SweepSpec:
@@ -319,6 +328,22 @@ def code_version() -> dict[str, str]:
     engine = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
     rows = hashlib.sha256(str(SCHEMA).encode()).hexdigest()[:16]
     return {"version": __version__, "commit": _git_commit(), "engine": engine, "rows": rows}
+
+
+def tile_file_record(mixes: Iterable[Mix]) -> dict[str, Any] | None:
+    """The tile file (CARC_TILES) that the mixes of expansion custom play, as the engine read it:
+    its path, SHA-256, tiles with their counts and the counts it changes; None when no mix
+    plays it."""
+    if not any(CUSTOM_EXPANSION in m.expansions for m in mixes):
+        return None
+    file = _core.tile_file()
+    kinds = _core.tile_kinds(geometry=True)
+    return {
+        "path": file["path"],
+        "sha256": hashlib.sha256(file["text"]).hexdigest(),
+        "tiles": {k["name"]: k["count"] for k in kinds if k["set"] == CUSTOM_EXPANSION},
+        "counts": {k["name"]: k["custom_count"] for k in kinds if k["custom_count"] is not None},
+    }
 
 
 def _git_commit() -> str:
@@ -620,6 +645,13 @@ def open_sweep(out: str | os.PathLike[str], spec: SweepSpec, resume: bool) -> tu
                     f"{folder} was played by other bots than this package would play: {'; '.join(bots)}. "
                     "Its games would not be of one experiment: resume with the package that played "
                     "it, or start a new folder"
+                )
+            tiles = _differences(old.get("tiles"), record["tiles"], "tiles")
+            if tiles:
+                raise SearchError(
+                    f"{folder} was played with another tile file ({'; '.join(tiles)}); its games would "
+                    "not be of one experiment: set CARC_TILES to the file that played it, or start a "
+                    "new folder"
                 )
             changed = _differences(
                 {"code": old.get("code"), "agents": old.get("agents")},
@@ -977,6 +1009,20 @@ def pinned_agent(bot: dict[str, Any]) -> str:
         if options.get("prior") == "value":
             options["prior"] = "greedy"
     return options_text(options)
+
+
+def tiles_summary(records: Sequence[dict[str, Any]]) -> str | None:
+    """What the tile files of a sweep's custom mixes held, one sentence each; None without one."""
+    said = []
+    for tiles in dict.fromkeys(json.dumps(r["tiles"], sort_keys=True) for r in records if r.get("tiles")):
+        t = json.loads(tiles)
+        new = ", ".join(f"{name} x{count}" for name, count in t["tiles"].items()) or "none"
+        counts = ", ".join(f"{name} x{count}" for name, count in t["counts"].items()) or "none"
+        said.append(
+            f"The mixes of expansion custom play the tile file {t['path']} (SHA-256 {t['sha256']}): "
+            f"its tiles {new}; counts it changes {counts}."
+        )
+    return " ".join(said) or None
 
 
 def bots_note(record: dict[str, Any]) -> str | None:
