@@ -45,8 +45,9 @@ std::string join(const std::vector<std::string>& items) {
 void check_tile_file(const Catalogue& cat) {
   const TileFile& file = cat.tile_file();
   if (file.path.empty())
-    throw ConfigError(std::string("expansion custom plays the tile file named by the environment variable ") +
-                      kTileFileVariable + ", which is not set");
+    throw ConfigError(std::string("expansion 'custom' is not supported without a tile file: name one in the "
+                                  "environment variable ") +
+                      kTileFileVariable + " (docs/balance.md, Your own tiles)");
   if (!file.error.empty()) throw ConfigError("expansion custom: " + file.error);
 }
 

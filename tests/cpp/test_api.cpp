@@ -120,7 +120,10 @@ TEST(Api, ExpansionCustomWithoutATileFileIsAConfigError) {
     State s(c);
     FAIL() << "a game of expansion custom without a tile file";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("CARC_TILES, which is not set"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(
+                  "not supported without a tile file: name one in the environment variable CARC_TILES"),
+              std::string::npos)
+        << e.what();
   }
 }
 
