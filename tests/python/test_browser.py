@@ -180,6 +180,9 @@ def take_turn_by_clicks(browser: Any, figure: bool) -> None:
     again), a figure spot or "No figure", or the first other choice."""
     game = wait_for_turn(browser)
     moves = game["moves"]
+    # A click during the playback of the bot's moves only ends the playback (as it should).
+    playing = "return document.getElementById('board').classList.contains('playing-back')"
+    wait_until(lambda: not browser.execute_script(playing), what="the end of the playback")
     if game["phase"] == "place_tile":
         # A legal cell in the board's view (on a phone the board may be larger than the view).
         target = browser.execute_script(
