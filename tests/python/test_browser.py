@@ -115,6 +115,11 @@ def shot(request: pytest.FixtureRequest, browser: Any) -> Callable[[str], None]:
     print(f"\nscreenshots: {folder}")
 
 
+def sent_whole(state: dict[str, Any]) -> dict[str, Any]:
+    """A state without what says how it was sent (whole, or the changes since a version)."""
+    return {k: v for k, v in state.items() if k not in ("since", "appended")}
+
+
 def page_game(browser: Any) -> dict[str, Any]:
     """The game state the page shows now."""
     return browser.execute_script("return page.game")
@@ -293,6 +298,9 @@ def test_a_base_game_against_the_easy_bot_played_to_the_end_by_clicks(
     shot("05-end")
     final = page_game(browser)
     assert final["bag_size"] == 0 and final["phase"] == "game_over"
+    # Joined from the answers' changes since the restart, the page's state is the whole state.
+    assert final["since"] is not None
+    assert sent_whole(final) == sent_whole(server.get(f"/api/games/{game_id}"))
     summary = browser.find_element(By.ID, "end-summary").text
     for score in final["scores"]:
         assert str(score) in summary
@@ -430,9 +438,11 @@ def test_the_new_game_dialog_speaks_in_words_and_lists_saved_games_to_delete(
     urllib.request.urlopen(request, timeout=HANG_GUARD_S).close()
     wait_until(lambda: page_game(browser)["moves"] > game["moves"], what="the refresh")
     assert page_game(browser)["phase"] == "place_figure"
-    # The refresh brought only the new log entries; joined, the page has the whole log.
-    assert page_game(browser)["log_from"] == game["moves"]
-    assert page_game(browser)["log"] == server.get(f"/api/games/{game['id']}")["log"]
+    # The refresh brought only what changed since the page's state; joined, the page has the
+    # whole state.
+    shown = page_game(browser)
+    assert shown["since"] == game["version"] and shown["appended"]["log"] == game["moves"]
+    assert sent_whole(shown) == sent_whole(server.get(f"/api/games/{game['id']}"))
 
     click(browser, "#new-game-button")
     click(browser, "#saved-games summary")

@@ -1,8 +1,10 @@
 """What the play server sends over the wire: compressed answers, the tile drawings cached by the
-browser (ETag, 304), and a move's answer without the log entries the page has already."""
+browser (ETag, 304), and a state answer with only what changed since the state the page has."""
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +14,11 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient
 
+from carcassonne import Game
 from carcassonne.play.server import create_app
-from helpers import every_legal_action
+from carcassonne.play.session import DESCRIBED_VERSIONS, GameSession, merge_state
+from carcassonne.play.store import Store
+from helpers import HANG_GUARD_S, every_legal_action
 from test_server import EASY, HUMAN, new_game
 
 
@@ -70,54 +75,126 @@ def mid_game(client: TestClient, moves: int = 60) -> dict[str, Any]:
 
 
 def known(state: dict[str, Any]) -> dict[str, Any]:
-    """The query a page sends with a request for a state: the log it has."""
-    return {"log_from": len(state["log"]), "log_digest": state["log_digest"]}
+    """The query a page sends with a request for a state: the state it has."""
+    return {"epoch": state["epoch"], "version": state["version"]}
 
 
-def test_a_move_sends_only_the_log_entries_the_page_lacks(client: TestClient) -> None:
-    before = mid_game(client)
-    game = f"/api/games/{before['id']}"
-    assert before["log_from"] == 0 and len(before["log"]) == before["moves"]  # a plain read: all
-    action = every_legal_action(before)[0]
-    gzip_only = {"Accept-Encoding": "gzip"}
-    moved = client.post(f"{game}/actions", params=known(before), json={"action": action}, headers=gzip_only)
-    assert moved.status_code == 200, moved.text
-    after = moved.json()
-    assert after["log_from"] == before["moves"] and after["log"][0]["action"] == action
-    whole = client.get(game).json()
-    assert before["log"] + after["log"] == whole["log"]  # the page's log, joined: the whole one
-    assert after["log_digest"] == whole["log_digest"] != before["log_digest"]
-    assert {k: v for k, v in after.items() if k not in ("log", "log_from")} == {
-        k: v for k, v in whole.items() if k not in ("log", "log_from")
-    }
-    # What the move cost: its answer, compressed and without the old log, against the whole
-    # state as it was sent before (uncompressed, the whole log).
-    full = len(client.get(game, headers={"Accept-Encoding": "identity"}).content)
-    assert wire_bytes(moved) < full / 10, (wire_bytes(moved), full)
-    # Reading the state the same way leaves out the old log too.
-    again = client.get(game, params=known(after | {"log": before["log"] + after["log"]}))
-    assert again.json()["log"] == [] and again.json()["log_from"] == whole["moves"]
+def whole(state: dict[str, Any]) -> dict[str, Any]:
+    """A state without what says how it was sent."""
+    return {k: v for k, v in state.items() if k not in ("since", "appended")}
 
 
-def test_a_log_the_server_does_not_recognise_gets_the_whole_log(client: TestClient) -> None:
-    state = mid_game(client, moves=5)  # the first player has just placed a tile
+def test_a_game_against_the_bot_played_on_changes_ends_with_exactly_the_whole_state(
+    client: TestClient,
+) -> None:
+    """Two players, one the easy bot, played as the page plays: each move and each read names the
+    state the page has and gets only the changes. Joined, they give the state a whole read gives,
+    at every version both saw and at the end, for a fraction of the bytes."""
+    state = new_game(client, [HUMAN, EASY])
     game = f"/api/games/{state['id']}"
-    moves = state["moves"]
+    moves = changes_bytes = decision_bytes = whole_bytes = compared = 0
+    deadline = time.monotonic() + HANG_GUARD_S * 5
+    while not state["terminal"]:
+        assert time.monotonic() < deadline, "the game did not end"
+        if state["your_turn"]:
+            action = every_legal_action(state)[0]
+            answer = client.post(f"{game}/actions", params=known(state), json={"action": action})
+        else:
+            time.sleep(0.01)  # the bot moves in its thread
+            answer = client.get(game, params=known(state))
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["since"] == state["version"]  # never far behind here
+        state = merge_state(state, answer.json())
+        read = client.get(game)
+        if state["your_turn"] or answer.request.method == "POST":
+            moves += 1
+            changes_bytes += len(answer.content)
+            decision_bytes += len(json.dumps(answer.json()["legal"]))
+            whole_bytes += len(read.content)
+        if read.json()["version"] == state["version"]:  # not a bot's move newer
+            assert whole(read.json()) == whole(state)
+            compared += 1
+    assert whole(client.get(game).json()) == whole(state)
+    assert compared > moves / 2
+    # Uncompressed: the moves' answers (and the reads when the person is to move again) against
+    # whole reads; most of what they send is the next decision (`legal`), new at every move.
+    assert changes_bytes < whole_bytes / 3, (moves, changes_bytes, whole_bytes)
+    assert changes_bytes - decision_bytes < whole_bytes / 10, (moves, changes_bytes, decision_bytes)
+
+
+def test_changes_follow_names_undos_and_anything_unknown_gets_the_whole_state(client: TestClient) -> None:
+    state = mid_game(client, moves=20)
+    game = f"/api/games/{state['id']}"
+    assert state["since"] is None and state["appended"] == {}  # a plain read: whole
+    action = every_legal_action(state)[0]
+    answer = client.post(f"{game}/actions", params=known(state), json={"action": action}).json()
+    assert answer["since"] == state["version"] and "config" not in answer  # it never changes
+    assert answer["appended"]["log"] == len(state["log"]) and answer["log"][0]["action"] == action
+    assert answer["appended"]["tiles"] == len(state["tiles"]) or action.startswith("meeple")
+    state = merge_state(state, answer)
+    assert whole(state) == whole(client.get(game).json())
+    # Nothing new: only the keys sent every time (present may change without a new version).
+    same = client.get(game, params=known(state)).json()
+    assert same["since"] == state["version"] and same["appended"] == {}
+    assert set(same) == {"id", "epoch", "version", "present", "since", "appended"} | {
+        "you",
+        "your_turn",
+        "host",
+        "undo",
+        "presence_key",
+    }
+    assert whole(merge_state(state, same)) == whole(state)
+    # A name: the seats change, nothing else of the game.
+    renamed = client.put(f"{game}/seats/1/name", json={"name": "Eve"}).json()
+    named = client.get(game, params=known(state)).json()
+    assert named["seats"] == renamed["seats"] and "tiles" not in named and "log" not in named
+    state = merge_state(state, named)
+    # An undo (of a placement, before the next player's draw): the log and the board shrink, and
+    # are sent whole.
+    while state["phase"] != "place_tile":
+        state = merge_state(
+            state, client.post(f"{game}/actions", params=known(state), json={"action": "pass"}).json()
+        )
+    placed = client.post(
+        f"{game}/actions", params=known(state), json={"action": every_legal_action(state)[0]}
+    )
+    state = merge_state(state, placed.json())
+    assert client.post(f"{game}/undo").status_code == 200
+    undone = client.get(game, params=known(state)).json()
+    assert undone["since"] == state["version"] and "log" not in undone["appended"]
+    assert len(undone["log"]) < len(state["log"])
+    state = merge_state(state, undone)
+    assert whole(state) == whole(client.get(game).json())
+    # Another epoch (a server restarted), an unknown version, half a query: the whole state.
     for query in (
-        {"log_from": moves, "log_digest": "0" * 16},  # another game's, or another branch's
-        {"log_from": moves + 1, "log_digest": state["log_digest"]},  # more than there is
-        {"log_from": moves - 1, "log_digest": state["log_digest"]},  # the digest of another length
-        {"log_from": moves},  # no digest
+        {"epoch": state["epoch"] + 1, "version": state["version"]},
+        {"epoch": state["epoch"], "version": state["version"] + 1},
+        {"version": state["version"]},
+        {"epoch": state["epoch"]},
     ):
         answer = client.get(game, params=query).json()
-        assert answer["log_from"] == 0 and answer["log"] == state["log"], query
-    # After an undo and another move, a log as long as the page's is not the page's.
-    assert client.post(f"{game}/undo").status_code == 200
-    other = sorted(every_legal_action(client.get(game).json()))[-1]
-    assert other != state["log"][-1]["action"]
-    replayed = client.post(f"{game}/actions", params=known(state), json={"action": other}).json()
-    assert replayed["moves"] == moves and replayed["log_from"] == 0
-    assert replayed["log"][:-1] == state["log"][:-1] and replayed["log"][-1]["action"] == other
-    for bad in ({"log_from": -1, "log_digest": "x"}, {"log_from": "a", "log_digest": "x"}):
+        assert answer["since"] is None and whole(answer) == whole(state), query
+    # A version described too long ago: the whole state.
+    old = state
+    for _ in range(DESCRIBED_VERSIONS):
+        state = client.post(f"{game}/actions", json={"action": every_legal_action(state)[0]}).json()
+    answer = client.get(game, params=known(old)).json()
+    assert answer["since"] is None and whole(answer) == whole(state)
+    for bad in ({"epoch": -1, "version": 1}, {"epoch": "a", "version": 1}, {"epoch": 1, "version": 1.5}):
         assert client.get(game, params=bad).status_code == 422
-    assert client.get(game, params={"log_from": 1, "log_digest": "x" * 200}).status_code == 422
+
+
+def test_two_states_under_one_version_make_a_page_at_it_get_the_whole_state(tmp_path: Path) -> None:
+    """A change that comes without a new version (a move the store refused lapses an undo
+    request) must not leave a page with the other state of that version."""
+    session = GameSession(
+        "g", [{"kind": "human"}, {"kind": "human"}], Game(players=2, seed=1).to_record(), Store(tmp_path)
+    )
+    session.start()
+    first = session.describe()
+    session.undo_request = {"seat": 0, "asked_by": [0], "waiting": [1], "refused_by": None, "moves": 0}
+    second = session.describe()
+    assert second["version"] == first["version"] and second != first
+    answer = session.changes(second, first["epoch"], first["version"])
+    assert answer["since"] == first["version"] and whole(merge_state(first, answer)) == second
+    assert set(answer) == set(second) | {"since", "appended"}

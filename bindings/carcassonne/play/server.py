@@ -8,8 +8,8 @@ Endpoints (all JSON; errors are 4xx with {"detail": "..."} and change nothing):
   POST /api/games/load               a game from a record {record, seats}
   GET  /api/games/{id}               the game as the page shows it (legal actions grouped)
   POST /api/games/{id}/actions       a human move {action: "place 1,0 r2"}
-These two take ?log_from=N&log_digest=D, the log the page has: if the game's log begins with it,
-the answer's `log` holds only the entries from N on.
+These two take ?epoch=E&version=V, the state the page has: if the server described it lately,
+the answer holds only what changed since (`since`: V), else the whole state (`since`: null).
   POST /api/games/{id}/undo          back to the last human decision (with friends: asks the others)
   POST /api/games/{id}/undo/answer   a friend's answer to an undo request {accept}
   PUT  /api/games/{id}/seats/{n}/name a seat's name, by its own player {name}
@@ -347,11 +347,9 @@ IfNoneMatch = Annotated[str | None, Header(description="the ETag of the data the
 NOT_MODIFIED: dict[int | str, dict[str, Any]] = {
     304: {"description": "the data the If-None-Match header names is current: no body"}
 }
-LogFrom = Annotated[
-    int | None, Query(ge=0, description="the number of log entries the page has (with log_digest)")
-]
-LogDigest = Annotated[
-    str | None, Query(max_length=64, description="the log_digest of the state those entries came with")
+KnownEpoch = Annotated[int | None, Query(ge=0, description="the epoch of the state the page has")]
+KnownVersion = Annotated[
+    int | None, Query(ge=0, description="the version of the state the page has (with epoch)")
 ]
 
 SeatToken = Annotated[
@@ -360,15 +358,14 @@ SeatToken = Annotated[
 
 
 def _view(
-    session: GameSession, token: str | None, log_from: int | None = None, log_digest: str | None = None
+    session: GameSession, token: str | None, epoch: int | None = None, version: int | None = None
 ) -> dict[str, Any]:
     """The game as the page shows it to the holder of `token`: `you`, the seats it may act for,
     `your_turn`, whether it may act now (a spectator: none and never), `host`, whether it is the
     creator's of a game with remote seats, `undo`, whether it may undo (or ask to) and why not,
-    and `presence_key`, its key to the event stream (a game with remote seats). The `log` holds
-    the entries from `log_from` on if the page has the first `log_from` with `log_digest`, else
-    all of them (`log_from` 0); `log_digest` names the whole log, for the next request."""
-    state = session.describe(log_from, log_digest)
+    and `presence_key`, its key to the event stream (a game with remote seats). For a page that
+    has the state of `epoch` and `version`, only what changed since (see GameSession.changes)."""
+    state = session.describe()
     you = seats_of(session.seats, token)
     state["you"] = you
     state["your_turn"] = state["human_to_move"] and state["current_player"] in you
@@ -376,7 +373,7 @@ def _view(
     refusal = session.undo_refusal(you)
     state["undo"] = {"allowed": refusal is None, "why": refusal, "consent": session.needs_consent()}
     state["presence_key"] = presence_key(token) if token and you and session.host else None
-    return state
+    return session.changes(state, epoch, version)
 
 
 def _invites(session: GameSession) -> dict[str, Any]:
@@ -481,9 +478,9 @@ def create_app(
 
     @app.get("/api/games/{game_id}")
     def state(
-        game_id: str, token: SeatToken = None, log_from: LogFrom = None, log_digest: LogDigest = None
+        game_id: str, token: SeatToken = None, epoch: KnownEpoch = None, version: KnownVersion = None
     ) -> dict[str, Any]:
-        return _view(games.get(game_id), token, log_from, log_digest)
+        return _view(games.get(game_id), token, epoch, version)
 
     def check_host(session: GameSession, token: str | None, what: str) -> None:
         if session.host is not None and not same_token(token, session.host):
@@ -525,8 +522,8 @@ def create_app(
         game_id: str,
         move: Move,
         token: SeatToken = None,
-        log_from: LogFrom = None,
-        log_digest: LogDigest = None,
+        epoch: KnownEpoch = None,
+        version: KnownVersion = None,
     ) -> dict[str, Any]:
         session = games.get(game_id)
         try:
@@ -537,7 +534,7 @@ def create_app(
             raise HTTPException(403, f"{e}: this page has no invite link for that seat") from e
         except IllegalActionError as e:
             raise HTTPException(400, f"illegal move {move.action!r}: {e}") from e
-        return _view(session, token, log_from, log_digest)
+        return _view(session, token, epoch, version)
 
     @app.post("/api/games/{game_id}/undo", responses={202: {"description": "asked the others"}})
     def undo(game_id: str, response: Response, token: SeatToken = None) -> dict[str, Any]:

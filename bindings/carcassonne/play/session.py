@@ -17,6 +17,7 @@ import hashlib
 import json
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,53 @@ THINKING_STEPS = 20  # a bot searches its budget in this many steps, and may sto
 # this share of the iterations left (1: with all of them, which never changes the move). With a
 # quarter, every one of the decisions measured (docs/play.md) kept the whole budget's move.
 SETTLED_SHARE = 0.25
+# A state answer may hold only what changed since a state the page has (see GameSession.changes).
+ALWAYS_SENT = ("id", "epoch", "version", "present")  # `present` changes without a new version
+GROWING = ("tiles", "log")  # lists that only grow between undos: an answer sends their new items
+DESCRIBED_VERSIONS = 16  # the last versions described, that a page may name to get the changes
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
+def fingerprints(state: dict[str, Any]) -> dict[str, Any]:
+    """What tells two states apart key by key: each value's digest, and a growing list's length
+    with it (ALWAYS_SENT keys have none: they are always sent)."""
+    return {
+        key: (len(value), _digest(value)) if key in GROWING else _digest(value)
+        for key, value in state.items()
+        if key not in ALWAYS_SENT
+    }
+
+
+def delta(state: dict[str, Any], now: dict[str, Any], known: dict[str, Any]) -> dict[str, Any]:
+    """`state` (whose fingerprints are `now`) as its changes from the state whose fingerprints are
+    `known`: the keys whose values differ, any key without a fingerprint, and a growing list that
+    only grew as its new items, with the index they start at in `appended`."""
+    changes: dict[str, Any] = {}
+    appended: dict[str, int] = {}
+    for key, value in state.items():
+        if key in now and key in known and now[key] == known[key]:
+            continue
+        if key in GROWING and key in known:
+            length, digest = known[key]
+            if length < len(value) and _digest(value[:length]) == digest:
+                changes[key], appended[key] = value[length:], length
+                continue
+        changes[key] = value
+    return changes | {"appended": appended}
+
+
+def merge_state(base: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """The whole state from a state answer and `base`, the state of the version it counts its
+    changes from (`since`; None: the answer is whole). What the page does, for tools and tests."""
+    if answer["since"] is None:
+        return answer
+    state = base | answer
+    for key, start in answer["appended"].items():
+        state[key] = base[key][:start] + answer[key]
+    return state
 
 
 class NotYourTurnError(Exception):
@@ -125,6 +173,8 @@ class GameSession:
         # The open event streams by seat: who has the game open (a watcher's stream is no seat's).
         self.streams: dict[int, int] = {}
         self.rematch: str | None = None  # the id of the game started as this one's rematch
+        # The fingerprints of the states described lately, by version (see changes).
+        self.described: OrderedDict[int, dict[str, Any]] = OrderedDict()
         # Called with a summary after every change (the event streams of the pages showing it).
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         # The MCTS bots' searches by seat, used by the bot thread only (delete() may stop one).
@@ -537,30 +587,16 @@ class GameSession:
             "current_player": game.current_player,
         }
 
-    def log_digest(self, entries: int) -> str:
-        """Names the log's first `entries` entries (lock held): an entry follows from the game's
-        actions up to it, so the digest of those actions and of this session (whose code wrote
-        the entries) tells whether a page's log is the beginning of this one."""
-        actions = "\n".join(entry["action"] for entry in self.log[:entries])
-        return hashlib.sha256(f"{self.id} {self.epoch} {entries}\n{actions}".encode()).hexdigest()[:16]
-
-    def describe(self, log_from: int | None = None, log_digest: str | None = None) -> dict[str, Any]:
-        """The game as the page shows it. Its `log` holds the entries from `log_from` on if the
-        page has the first `log_from` (their `log_digest` is this log's beginning's), else every
-        entry (`log_from` 0)."""
+    def describe(self) -> dict[str, Any]:
+        """The game as the page shows it; its fingerprints are kept under its version, so that
+        a page which has it may later get only the changes (see changes)."""
         with self.lock:
-            if (
-                log_from is None
-                or not 0 < log_from <= len(self.log)
-                or log_digest != self.log_digest(log_from)
-            ):
-                log_from = 0
             game = self.game
             players = range(game.num_players)
             player = game.current_player
             city = game.config["variants"].get("start") == "city"  # city_plain: no quarters, no Count
             legal = grouped_actions(game)
-            return {
+            state = {
                 "id": self.id,
                 "epoch": self.epoch,
                 "version": self.version,
@@ -606,9 +642,32 @@ class GameSession:
                 if city
                 else None,
                 "legal": legal,
-                "log": self.log[log_from:],
-                "log_from": log_from,
-                "log_digest": self.log_digest(len(self.log)),
+                "log": list(self.log),
                 "final_scoring": self.final,
                 "moves": len(self.actors),
             }
+            self._keep_fingerprints(state)
+            return state
+
+    def _keep_fingerprints(self, state: dict[str, Any]) -> None:
+        """Keeps the fingerprints of `state`, the one described now, under its version (lock held)."""
+        prints = fingerprints(state)
+        if self.described.get(self.version, prints) != prints:
+            # Two states under one version (a move the store refused lapses an undo request): a
+            # page that names this version gets the whole state.
+            prints = {}
+        self.described[self.version] = prints
+        self.described.move_to_end(self.version)
+        while len(self.described) > DESCRIBED_VERSIONS:
+            self.described.popitem(last=False)
+
+    def changes(self, state: dict[str, Any], epoch: int | None, version: int | None) -> dict[str, Any]:
+        """`state`, described just now (keys added since are always sent), for a page that has the
+        state of `epoch` and `version`: only what changed since (`since`: that version), or whole
+        (`since` None) when that state is not one of the last DESCRIBED_VERSIONS described."""
+        with self.lock:
+            known = self.described.get(version) if epoch == self.epoch and version is not None else None
+            now = self.described.get(state["version"])
+        if known is None or now is None:
+            return state | {"since": None, "appended": {}}
+        return delta(state, now, known) | {"since": version}

@@ -191,13 +191,20 @@ function gameDeleted() {
 }
 
 // A request answered with the state of the game shown (`path` below the game's address): it
-// names the log the page has, and the answer's log then begins where the page's ends
-// (`log_from`); joined here, the state holds the whole log.
+// names the state the page has (its epoch and version), and the answer then holds only what
+// changed since (`since`); joined here, the state is whole again.
 async function stateRequest(id, method, path, body) {
   const base = page.pending || page.game;
-  const known = base && base.id === id ? `?${new URLSearchParams({ log_from: base.log.length, log_digest: base.log_digest })}` : "";
-  const game = await api(method, `/api/games/${id}${path}${known}`, body);
-  if (game.log_from) game.log = base.log.slice(0, game.log_from).concat(game.log);
+  const known = base && base.id === id ? `?${new URLSearchParams({ epoch: base.epoch, version: base.version })}` : "";
+  return joinChanges(base, await api(method, `/api/games/${id}${path}${known}`, body));
+}
+
+// The whole state from an answer and `base`, the state of the version it counts its changes
+// from: the keys it leaves out are as they were, and the lists in `appended` grew by its items.
+function joinChanges(base, answer) {
+  if (answer.since === null) return answer;
+  const game = { ...base, ...answer };
+  for (const [key, start] of Object.entries(answer.appended)) game[key] = base[key].slice(0, start).concat(answer[key]);
   return game;
 }
 
