@@ -55,8 +55,8 @@ def post(server: Server, path: str, body: Any, token: str | None = None) -> Any:
         return json.load(response)
 
 
-def finished_game(server: Server) -> str:
-    game_id: str = post(server, "/api/games", {"seats": [EASY, EASY], "seed": 5})["id"]
+def finished_game(server: Server, players: int = 2) -> str:
+    game_id: str = post(server, "/api/games", {"seats": [EASY] * players, "seed": 5})["id"]
     deadline = time.monotonic() + 60
     while not server.get(f"/api/games/{game_id}")["terminal"]:
         assert time.monotonic() < deadline, "the bots did not finish"
@@ -216,6 +216,30 @@ def test_a_friends_move_is_played_back_framed_in_their_colour_and_logged_in_word
     button.click()
     assert browser.execute_script("return page.playedBack.land || 0") == landed + 1
     assert "Showing the last moves" in browser.find_element(By.ID, "status").text
+
+
+def test_a_spectators_last_round_plays_back_each_seats_last_turn(browser: Any, server: Server) -> None:
+    game_id = finished_game(server, players=3)
+    browser.get(f"{server.url}/#game={game_id}")
+    wait_until(lambda: page_game(browser) and page_game(browser)["id"] == game_id, what="the game")
+    browser.execute_script("for (const dialog of document.querySelectorAll('dialog[open]')) dialog.close()")
+    game = page_game(browser)
+    assert game["you"] == [] and game["terminal"]  # a game of bots: this page has no seat
+    # The last three turns, one a seat: their tiles are the ones that land again.
+    moves = [entry for entry in game["log"] if entry["player"] >= 0]
+    last_turns = sorted({entry["turn"] for entry in moves})[-3:]
+    placed = [e["action"] for e in moves if e["turn"] in last_turns and e["action"].startswith("place ")]
+    assert len(placed) == 3 and {e["player"] for e in moves if e["turn"] in last_turns} == {0, 1, 2}
+    button = browser.find_element(By.ID, "round-button")
+    assert button.is_displayed()
+    button.click()
+    landed = browser.execute_script(
+        "return [...document.querySelectorAll('#layer-anim .landing')].map((rect) => {"
+        " const [x, y] = rect.parentNode.getAttribute('transform').match(/-?[0-9.]+/g).map(Number);"
+        " return `place ${(x - 50) / 100},${(y - 50) / 100}`; })"
+    )
+    assert sorted(landed) == sorted(a.rsplit(" ", 1)[0] for a in placed)
+    assert "each player's last turn" in button.get_attribute("title")
 
 
 def test_an_invite_link_pasted_into_an_open_page_takes_the_seat(browser: Any, server: Server) -> None:

@@ -274,6 +274,7 @@ function render() {
   $("invite-button").hidden = !game.host || game.deleted;
   $("review-open").hidden = !game.terminal;
   $("round-button").hidden = Boolean(page.replay) || !lastRound(game).length;
+  $("round-button").title = game.you.length ? "Show again the moves the others made since your last turn" : "Show again each player's last turn";
   $("replay-label").textContent = page.replay ? `move ${page.replay.moves} of ${game.moves}` : "";
   renderStatus();
   keepFocus(focus);
@@ -345,9 +346,15 @@ function renderTitle() {
   document.title = mine ? `● Your turn — ${TITLE}` : TITLE;
 }
 
-// The others' moves since the last turn of a seat of this page (after any move of its own still
-// in progress): what "Last round" plays back again. Empty when no other seat has moved since.
+// What "Last round" plays back again. On a seat's page: the others' moves since its last turn
+// (after any move of its own still in progress), empty when no other seat has moved since. On a
+// spectator's (no seat): each seat's last turn, the round as the players saw it.
 function lastRound(game) {
+  if (!game.you.length) {
+    const moves = game.log.filter((entry) => entry.player >= 0);
+    const turns = [...new Set(moves.map((entry) => entry.turn))].slice(-game.seats.length);
+    return moves.filter((entry) => turns.includes(entry.turn));
+  }
   const mine = (entry) => game.you.includes(entry.player);
   let end = game.log.length;
   while (end > 0 && (mine(game.log[end - 1]) || game.log[end - 1].player < 0)) end--;
