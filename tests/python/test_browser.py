@@ -478,18 +478,29 @@ def test_a_game_deleted_while_its_bot_thinks_shows_nobody_thinking(server: Serve
     assert not name.is_displayed()  # naming a seat of a deleted game could only fail
 
 
-@pytest.fixture
-def phone() -> Iterator[Any]:
-    """Chromium emulating a phone held upright: 390 x 844 CSS pixels, touch, a coarse pointer."""
+def phone_of(width: int, height: int) -> Iterator[Any]:
+    """Chromium emulating a phone of `width` x `height` CSS pixels, touch, a coarse pointer."""
     options = webdriver.ChromeOptions()
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu"):
         options.add_argument(argument)
-    metrics = {"width": 390, "height": 844, "pixelRatio": 2.0, "touch": True}
+    metrics = {"width": width, "height": height, "pixelRatio": 2.0, "touch": True}
     options.add_experimental_option("mobileEmulation", {"deviceMetrics": metrics})
     options.binary_location = CHROMIUM
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     yield driver
     driver.quit()
+
+
+@pytest.fixture
+def phone() -> Iterator[Any]:
+    """A phone held upright."""
+    yield from phone_of(390, 844)
+
+
+@pytest.fixture
+def sideways_phone() -> Iterator[Any]:
+    """A phone held sideways."""
+    yield from phone_of(844, 390)
 
 
 def on_screen(browser: Any, selector: str) -> dict[str, float]:
@@ -560,4 +571,40 @@ def test_a_phone_plays_upright_and_sideways_by_taps(phone: Any, server: Server, 
         assert smallest(phone, ".target") >= 32
     phone.save_screenshot(str(folder / "04-sideways.png"))
     take_turn_by_clicks(phone, figure=False)
+    print(f"\nscreenshots: {folder}")
+
+
+def test_a_phone_held_sideways_shows_the_spots_of_a_tile_apart_and_big_enough_to_tap(
+    sideways_phone: Any, server: Server, request: Any
+) -> None:
+    """The board zooms onto the tile just placed until its figure spots lie apart: the crossing
+    of four roads (eight spots) and a curve with its two fields, among the first turns of seed 5."""
+    phone = sideways_phone
+    folder = SCREENSHOTS / request.node.name
+    folder.mkdir(parents=True, exist_ok=True)
+    start_game(phone, server, ["human", "easy"], seed=5)
+    crowded = 0
+    for turn in range(30):
+        game = wait_for_turn(phone)
+        new_tile = game["tiles"][-1]
+        spots = [f for f in game["legal"]["figures"] if (f["x"], f["y"]) == (new_tile["x"], new_tile["y"])]
+        if game["phase"] == "place_figure" and len(spots) >= 3:
+            boxes = phone.execute_script(
+                "return [...document.querySelectorAll('.spot:not(.remote) .spot-shape')].map((shape) => {"
+                " const r = shape.getBoundingClientRect();"
+                " return [r.left, r.top, r.right, r.bottom]; })"
+            )
+            assert len(boxes) == len(spots)
+            phone.save_screenshot(str(folder / f"{turn:02d}-spots.png"))
+            for i, a in enumerate(boxes):
+                assert min(a[2] - a[0], a[3] - a[1]) >= 32, f"a spot is too small to tap: {a}"
+                assert a[0] >= 0 and a[1] >= 0 and a[2] <= 844 and a[3] <= 390, f"off screen: {a}"
+                for b in boxes[i + 1 :]:
+                    apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+                    assert apart, f"turn {turn}: spots overlap: {a} {b}"
+            crowded += 1
+            if crowded == 3:
+                break
+        take_turn_by_clicks(phone, figure=False)
+    assert crowded == 3, "the game reached three tiles of three spots or more"
     print(f"\nscreenshots: {folder}")

@@ -119,26 +119,33 @@ function renderTargets() {
     svgElement("title", {}, rect).textContent = words;
     rect.addEventListener("click", () => actions.play(choice.action));
   }
-  const used = new Map();
-  const newTile = game.tiles[game.tiles.length - 1] || { x: 0, y: 0 };
-  for (const f of legal.figures) {
-    let [x, y] = featureSpot(f.x, f.y, f.feature);
-    const key = `${Math.round(x)},${Math.round(y)}`;
-    const stack = used.get(key) || 0;  // a meeple, a mayor and a wagon may share a feature
-    used.set(key, stack + 1);
-    x += stack * 18;
+  for (const { x, y, f, remote } of figureSpots(legal)) {
     // Away from the new tile (an arrow's "place anywhere"): smaller and fainter until pointed
     // at, so that the board stays readable under them.
-    const remote = f.x !== newTile.x || f.y !== newTile.y;
     const words = `${f.kind} on the ${f.feature_type}, ${sideOfTile(x, y, f.x, f.y)}${remote ? `, on the tile ${f.where}` : ""}`;
     const spot = addSpot(spots, x, y, FIGURE_LETTERS[f.kind], f.action, words, [f.x, f.y, f.feature], f.feature_type);
     if (remote) spot.classList.add("remote");
   }
-  for (const b of legal.barns) {
-    const [cx, cy] = CORNERS[b.corner];
-    addSpot(spots, b.x * TILE + cx, b.y * TILE + cy, "B", b.action, `barn on the ${b.corner} corner`, null, "field");
-  }
+  for (const { x, y, b } of barnSpots(legal)) addSpot(spots, x, y, "B", b.action, `barn on the ${b.corner} corner`, null, "field");
   markSelected();
+}
+
+// Where the decision's figure spots lie on the board (a meeple, a mayor and a wagon may share a
+// feature: side by side), each with its shape's kind and whether it is off the new tile.
+function figureSpots(legal) {
+  const used = new Map();
+  const newTile = page.game.tiles[page.game.tiles.length - 1] || { x: 0, y: 0 };
+  return legal.figures.map((f) => {
+    const [x, y] = featureSpot(f.x, f.y, f.feature);
+    const key = `${Math.round(x)},${Math.round(y)}`;
+    const stack = used.get(key) || 0;
+    used.set(key, stack + 1);
+    return { x: x + stack * 18, y, kind: f.feature_type, remote: f.x !== newTile.x || f.y !== newTile.y, f };
+  });
+}
+
+function barnSpots(legal) {
+  return legal.barns.map((b) => ({ x: b.x * TILE + CORNERS[b.corner][0], y: b.y * TILE + CORNERS[b.corner][1], kind: "field", b }));
 }
 
 // The attributes of a candidate on the board (a legal cell, a cell choice, a figure spot): a
@@ -298,6 +305,8 @@ export const SPOT_SHAPES = {
   field: (g) => svgElement("ellipse", { rx: 15, ry: 11 }, g),
   other: (g) => svgElement("circle", { r: 11 }, g),
 };
+// Half the width and height of each shape above (board units at --grow 1).
+const SPOT_HALF = { city: [11, 11], road: [9 * Math.SQRT2, 9 * Math.SQRT2], field: [15, 11], other: [11, 11] };
 
 function addSpot(layer, x, y, text, action, title, part = null, featureKind = "other") {
   const group = svgElement("g", { class: `spot spot-${featureKind}`, transform: `translate(${x},${y})`, "data-action": action, ...stopAttributes(title) }, layer);
@@ -435,12 +444,16 @@ function renderReviewMark(layer) {
   svgElement("text", { x: x + size / 2, y: y - 6, class: "review-mark-text", "text-anchor": "middle" }, group).textContent = "better";
 }
 
+// With a finger, spots are FINGER_SPOT times their board size on screen (34 px across) however
+// far the board is zoomed: zoomed in, they keep that size and move apart.
+const FINGER_SPOT = 1.55;
+
 function applyView() {
   const { x, y, scale } = page.view;
   $("world").setAttribute("transform", `translate(${x},${y}) scale(${scale})`);
-  // Spots stay at least 18 px across on screen (with a mouse), 34 px with a finger.
+  // Spots stay at least 18 px across on screen with a mouse.
   const finger = matchMedia("(pointer: coarse)").matches;
-  $("board").style.setProperty("--grow", Math.max(1, (finger ? 1.55 : 0.8) / scale));
+  $("board").style.setProperty("--grow", finger ? FINGER_SPOT / scale : Math.max(1, 0.8 / scale));
 }
 
 // On a touch screen, the smallest zoom the fit chooses: a tile (and a legal cell) at least 34 px
@@ -474,14 +487,26 @@ export function fitView(whole = false) {
 }
 
 // With a finger, figure spots are tapped, not clicked: the board zooms onto the tile just placed
-// so that its spots (at least 34 px across) do not overlap.
+// until its spots (34 px across) lie apart, as far as the tile fits on the board.
 export function zoomForFingers() {
   const game = page.game;
   if (!matchMedia("(pointer: coarse)").matches || page.replay || !game.your_turn) return false;
   if (!game.legal.figures.length && !game.legal.barns.length) return false;
   const last = game.tiles[game.tiles.length - 1];
   const box = $("board").getBoundingClientRect();
-  const scale = 1.5;
+  const spots = [...figureSpots(game.legal).filter((spot) => !spot.remote), ...barnSpots(game.legal)];
+  let scale = 1.5;
+  spots.forEach((a, i) => {
+    for (const b of spots.slice(i + 1)) {
+      // Two spots' boxes are apart once their distance across or down covers their half sizes.
+      const [aw, ah] = SPOT_HALF[a.kind] || SPOT_HALF.other;
+      const [bw, bh] = SPOT_HALF[b.kind] || SPOT_HALF.other;
+      const across = ((aw + bw) * FINGER_SPOT) / Math.abs(a.x - b.x);
+      const down = ((ah + bh) * FINGER_SPOT) / Math.abs(a.y - b.y);
+      scale = Math.max(scale, 1.1 * Math.min(across, down));  // a tenth more: their outlines
+    }
+  });
+  scale = Math.min(scale, Math.min(box.width, box.height) / (1.1 * TILE));
   page.view = { scale, x: box.width / 2 - (last.x + 0.5) * TILE * scale, y: box.height / 2 - (last.y + 0.5) * TILE * scale };
   applyView();
   return true;
