@@ -8,8 +8,7 @@ after each change as the page does. Prints
     compressed when the server compresses), and a state read's bytes,
   - the bytes of the page's first load (options and tile drawings) and of a reload.
 Usage: python tools/play_round.py [--rounds 10] [--bots 3] [--time 2] [--seed 1]
-It runs against whichever carcassonne package Python imports (PYTHONPATH), so the same command
-measures an older server too (one without compression or log_from gets plain full reads).
+It runs against whichever carcassonne package Python imports (PYTHONPATH).
 """
 
 from __future__ import annotations
@@ -30,6 +29,8 @@ import urllib.parse
 import urllib.request
 from email.message import Message
 from typing import Any
+
+from carcassonne.play.session import merge_state
 
 
 class Client:
@@ -62,16 +63,13 @@ class Client:
         return status, answer, json.loads(raw) if raw else None
 
     def state(self, game_id: str, path: str = "", known: dict[str, Any] | None = None, **kw: Any) -> Any:
-        """The game's state, naming the log the page has (known) as the page does."""
+        """The game's state, naming the state the page has (known) as the page does, and joined
+        to it when the answer holds only the changes."""
         query = ""
-        if known and "log_digest" in known:
-            query = "?" + urllib.parse.urlencode(
-                {"log_from": len(known["log"]), "log_digest": known["log_digest"]}
-            )
-        _, _, game = self.request(f"/api/games/{game_id}{path}{query}", **kw)
-        if game.get("log_from"):
-            game["log"] = known["log"][: game["log_from"]] + game["log"]
-        return game
+        if known:
+            query = "?" + urllib.parse.urlencode({"epoch": known["epoch"], "version": known["version"]})
+        _, _, answer = self.request(f"/api/games/{game_id}{path}{query}", **kw)
+        return merge_state(known or {}, answer)
 
 
 def first_action(state: dict[str, Any]) -> str:
