@@ -109,7 +109,8 @@ def test_a_game_against_the_bot_played_on_changes_ends_with_exactly_the_whole_st
         if state["your_turn"] or answer.request.method == "POST":
             moves += 1
             changes_bytes += len(answer.content)
-            decision_bytes += len(json.dumps(answer.json()["legal"]))
+            legal = answer.json()["legal"]
+            decision_bytes += len(json.dumps(legal, separators=(",", ":"), ensure_ascii=False).encode())
             whole_bytes += len(read.content)
         if read.json()["version"] == state["version"]:  # not a bot's move newer
             assert whole(read.json()) == whole(state)
