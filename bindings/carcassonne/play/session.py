@@ -42,19 +42,26 @@ THINKING_STEPS = 20  # a bot searches its budget in this many steps, and may sto
 SETTLED_SHARE = 0.25
 # A state answer may hold only what changed since a state the page has (see GameSession.changes).
 ALWAYS_SENT = ("id", "epoch", "version", "present")  # `present` changes without a new version
-GROWING = ("tiles", "log")  # lists that only grow between undos: an answer sends their new items
+# Lists that only grow between undos: an answer sends their new items. Each is told apart by
+# what of its items it digests: a log entry by its action alone (the session wrote the rest from
+# the actions up to it), which is most of the digesting saved.
+GROWING: dict[str, Callable[[Any], Any]] = {"tiles": lambda tile: tile, "log": lambda entry: entry["action"]}
 DESCRIBED_VERSIONS = 16  # the last versions described, that a page may name to get the changes
 
 
 def _digest(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+    return hashlib.sha256(json.dumps(value, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
+def _list_digest(key: str, items: list[Any]) -> str:
+    return _digest([GROWING[key](item) for item in items])
 
 
 def fingerprints(state: dict[str, Any]) -> dict[str, Any]:
     """What tells two states apart key by key: each value's digest, and a growing list's length
     with it (ALWAYS_SENT keys have none: they are always sent)."""
     return {
-        key: (len(value), _digest(value)) if key in GROWING else _digest(value)
+        key: (len(value), _list_digest(key, value)) if key in GROWING else _digest(value)
         for key, value in state.items()
         if key not in ALWAYS_SENT
     }
@@ -71,7 +78,7 @@ def delta(state: dict[str, Any], now: dict[str, Any], known: dict[str, Any]) -> 
             continue
         if key in GROWING and key in known:
             length, digest = known[key]
-            if length < len(value) and _digest(value[:length]) == digest:
+            if length < len(value) and _list_digest(key, value[:length]) == digest:
                 changes[key], appended[key] = value[length:], length
                 continue
         changes[key] = value
