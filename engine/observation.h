@@ -50,6 +50,23 @@ struct Window {
 // outside [kMinWindow, kMaxWindow].
 Window observation_window(const State& state, int size = kDefaultWindow);
 
+// What encode_update or encode_packed_update last wrote into one buffer of planes.
+class PlaneCache {
+ public:
+  // Forgets the buffer: the next call rewrites it whole.
+  void clear() { known_ = false; }
+  // The window of the planes written last (observation_window of that node).
+  const Window& window() const { return window_; }
+
+ private:
+  friend class ObservationEncoder;
+  bool known_ = false;  // the buffer holds what the fields below say (else anything)
+  Window window_;
+  std::vector<PlacedTile> tiles_;  // the tiles whose fixed planes are written, by slot
+  std::vector<uint32_t> flags_;    // per tile (by slot): its flag bits written (0 outside the window)
+  std::vector<uint32_t> marks_;    // the offsets written for the node: last placed, focus, challenge, figures
+};
+
 // Encodes states for one player count and window side.
 class ObservationEncoder {
  public:
@@ -78,17 +95,24 @@ class ObservationEncoder {
   // encode()'s planes bit-packed as numpy.packbits(planes, bitorder="little") (plane byte i is
   // bit i % 8 of byte i / 8; a count above 1 is a 1), every byte of packed_bytes() written.
   void encode_packed(const State& state, int observer, uint8_t* bits, float* globals) const;
-  // encode()'s output, writing only what is on the board: `planes` must hold zeros except at the
-  // offsets in `written`, as the last call left them (pass the same buffer and vector each time,
-  // starting from zeros and an empty vector). Clears those, writes the observation and notes its
-  // nonzero bytes in `written`: some hundred bytes instead of every byte of the planes.
-  void encode_update(const State& state, int observer, uint8_t* planes, std::vector<uint32_t>& written,
-                     float* globals) const;
+  // encode()'s planes (as bytes, or bit-packed as encode_packed) into a buffer that holds the
+  // planes of an earlier node, rewriting only what changed since: the tiles placed since, the
+  // flags of each tile (features completed, held, armed arrows) that differ, the figures and the
+  // marks of the node. `cache` remembers what the last call wrote into `planes`: pass the same
+  // buffer and cache every time (nodes of one game or another). A new cache, or one cleared,
+  // makes the call rewrite the buffer whole; a different game or a window that moved rewrites
+  // what the cache lists.
+  void encode_update(const State& state, int observer, uint8_t* planes, PlaneCache& cache, float* globals) const;
+  void encode_packed_update(const State& state, int observer, uint8_t* bits, PlaneCache& cache, float* globals) const;
 
  private:
   void check(const State& state, int observer) const;
   template <class Writer>
   void write_planes(const State& state, int observer, Writer& out) const;
+  template <class Writer>
+  void update_planes(const State& state, int observer, Writer& out, PlaneCache& cache) const;
+  template <class Writer>
+  void write_node_marks(const State& state, int observer, const Window& w, Writer& out) const;
   void write_globals(const State& state, int observer, float* globals) const;
 
   int players_;
@@ -116,6 +140,7 @@ ActionLayout parse_layout(const std::string& name);
 struct ActionFrame {
   Window window;
   std::vector<uint32_t> frontier;
+  std::vector<int16_t> rank;  // frontier layout: the rank of the board's frontier cell i (Board::frontier_index)
 };
 
 // Written for each frontier cell and tile beyond the board's count (write_action_cells).
