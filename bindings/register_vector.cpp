@@ -228,9 +228,11 @@ class VectorEnv {
     Rng rng;
     int learner = -1;  // the learner's seat, -1 in self-play (every seat)
     uint64_t episode = 0;
-    std::vector<int> indices;  // the legal indexes of the current node (its mask)
-    PlaneCache planes;         // what the slot's planes hold
-    ActionFrame frame;         // the cells of the current node's action indexes
+    std::vector<int> indices;          // the legal indexes of the current node (its mask)
+    PlaneCache planes;                 // what the slot's planes hold
+    int frontier_rows = kMaxFrontier;  // the rows of its cell lists that may not hold kNoCell
+    int tile_rows = kMaxTiles;
+    ActionFrame frame;  // the cells of the current node's action indexes
   };
   struct Outputs {
     uint8_t* planes;
@@ -297,9 +299,12 @@ class VectorEnv {
     uint8_t* planes = out.planes + size_t(i) * obs_bytes_;
     if (packed_) encoder_.encode_packed_update(s, p, planes, g.planes, globals);
     else encoder_.encode_update(s, p, planes, g.planes, globals);
-    if (out.frontier)  // in the planes' window
+    if (out.frontier) {  // in the planes' window; the rows past the last node's counts hold kNoCell
       ActionSpace::write_action_cells(s, g.frame, g.planes.window(), out.frontier + size_t(i) * 2 * kMaxFrontier,
-                                      out.tiles + size_t(i) * 2 * kMaxTiles);
+                                      out.tiles + size_t(i) * 2 * kMaxTiles, g.frontier_rows, g.tile_rows);
+      g.frontier_rows = int(g.frame.frontier.size());
+      g.tile_rows = s.board().num_tiles();
+    }
   }
 
   // One call at a time: two Python threads stepping the same object would race once the GIL

@@ -44,6 +44,18 @@ enum Plane : int {
   kFixedPlanes = kChallengePlane + 1,
 };
 
+// A tile's flags, the planes the game sets on it (TileFlags): bit
+// kSideDoneFlags + side, kCentreDoneFlag, kArmedFlag, and kHeldFlags + 4 * relative player + side.
+constexpr int kSideDoneFlags = 0, kCentreDoneFlag = 4, kArmedFlag = 5, kHeldFlags = 6;
+static_assert(kHeldFlags + 4 * kMaxPlayers <= 32, "a tile's flags fit 32 bits");
+
+int flag_plane(int flag, int players) {
+  if (flag < kCentreDoneFlag) return kSideDonePlanes + flag - kSideDoneFlags;
+  if (flag == kCentreDoneFlag) return kCentreDonePlane;
+  if (flag == kArmedFlag) return kArmedPlane;
+  return kFixedPlanes + 8 * players + flag - kHeldFlags;  // the side-holder planes
+}
+
 int place_of(FeatureType t) {
   switch (t) {
     case FeatureType::Road: return 0;
@@ -217,6 +229,8 @@ ObservationEncoder::ObservationEncoder(int players, int window) : players_(playe
     for (const char* w : kPlaceNames) p.push_back("figures_on[r" + std::to_string(r) + "." + w + "]");
   for (int r = 0; r < players; ++r)
     for (const char* s : kSideNames) p.push_back("side_held[r" + std::to_string(r) + "." + s + "]");
+  for (int flag = 0; flag < kHeldFlags + 4 * players; ++flag)
+    flag_offsets_[size_t(flag)] = flag_plane(flag, players) * window * window;
   NameSink names{&global_names_};
   visit_globals(names, State(Config{}), 0, players);
 }
@@ -286,18 +300,6 @@ const std::vector<TileLook>& tile_looks() {
   return looks;
 }
 
-// A tile's flags, the planes the game sets on it (ObservationEncoder::tile_flags): bit
-// kSideDoneFlags + side, kCentreDoneFlag, kArmedFlag, and kHeldFlags + 4 * relative player + side.
-constexpr int kSideDoneFlags = 0, kCentreDoneFlag = 4, kArmedFlag = 5, kHeldFlags = 6;
-static_assert(kHeldFlags + 4 * kMaxPlayers <= 32, "a tile's flags fit 32 bits");
-
-int flag_plane(int flag, int players) {
-  if (flag < kCentreDoneFlag) return kSideDonePlanes + flag - kSideDoneFlags;
-  if (flag == kCentreDoneFlag) return kCentreDonePlane;
-  if (flag == kArmedFlag) return kArmedPlane;
-  return kFixedPlanes + 8 * players + flag - kHeldFlags;  // the side-holder planes
-}
-
 // The flags of tiles as seen by one observer.
 class TileFlags {
  public:
@@ -364,16 +366,12 @@ template <class Writer>
 void write_fixed(const TileLook& look, int cell, int area, Writer& out) {
   for (int i = 0; i < look.num_fixed; ++i) out.set(look.plane[size_t(i)] * area + cell, look.value[size_t(i)]);
 }
-template <class Writer>
-void clear_fixed(const TileLook& look, int cell, int area, Writer& out) {
-  for (int i = 0; i < look.num_fixed; ++i) out.clear(look.plane[size_t(i)] * area + cell);
-}
 
-// Sets (or clears) the planes of these flags at `cell`.
+// Sets (or clears) the planes of these flags at `cell`; offsets: each flag's plane's first byte.
 template <class Writer>
-void write_flags(uint32_t flags, bool value, int cell, int area, int players, Writer& out) {
+void write_flags(uint32_t flags, bool value, int cell, const std::array<int, 32>& offsets, Writer& out) {
   for (; flags; flags &= flags - 1) {
-    const int at = flag_plane(std::countr_zero(flags), players) * area + cell;
+    const int at = offsets[size_t(std::countr_zero(flags))] + cell;
     if (value) out.set(at, 1);
     else out.clear(at);
   }
@@ -441,7 +439,7 @@ void ObservationEncoder::write_planes(const State& s, int observer, Writer& out)
     const int cell = w.index(t.cell);
     const TileLook& look = looks[size_t(t.kind) * 4 + t.rotation];
     write_fixed(look, cell, area, out);
-    write_flags(tile_flags(t, slot, look), true, cell, area, players_, out);
+    write_flags(tile_flags(t, slot, look), true, cell, flag_offsets_, out);
   }
   write_node_marks(s, observer, w, out);
 }
@@ -456,32 +454,19 @@ void ObservationEncoder::update_planes(const State& s, int observer, Writer& out
   const int area = window_ * window_;
   const int tiles = board.num_tiles();
   const std::vector<TileLook>& looks = tile_looks();
-  auto forget = [&] {
+  if (!cache.known_ || w.x0 != cache.window_.x0 || w.y0 != cache.window_.y0 || cache.tiles_.size() > size_t(tiles) ||
+      !std::equal(cache.tiles_.begin(), cache.tiles_.end(), &board.tile(0))) {
+    // A buffer not known, a moved window or another game: written anew (zeroing it whole costs
+    // less than erasing each tile).
+    out.clear_all();
     cache.tiles_.clear();
     cache.flags_.clear();
     cache.window_ = w;
-  };
-  if (!cache.known_) {
-    out.clear_all();
-    cache.marks_.clear();
-    forget();
     cache.known_ = true;
+  } else {
+    for (uint32_t at : cache.marks_) out.clear(int(at));
   }
-  for (uint32_t at : cache.marks_) out.clear(int(at));
   cache.marks_.clear();
-  const size_t known = cache.tiles_.size();
-  if (w.x0 != cache.window_.x0 || w.y0 != cache.window_.y0 || int(known) > tiles ||
-      !std::equal(cache.tiles_.begin(), cache.tiles_.end(), &board.tile(0))) {
-    const Window& old = cache.window_;  // the tiles written are erased
-    for (size_t slot = 0; slot < known; ++slot) {
-      const PlacedTile& t = cache.tiles_[slot];
-      if (!old.contains(t.cell)) continue;
-      const int cell = old.index(t.cell);
-      clear_fixed(looks[size_t(t.kind) * 4 + t.rotation], cell, area, out);
-      write_flags(cache.flags_[slot], false, cell, area, players_, out);
-    }
-    forget();
-  }
   for (int slot = int(cache.tiles_.size()); slot < tiles; ++slot) {  // the tiles placed since
     const PlacedTile& t = board.tile(slot);
     cache.tiles_.push_back(t);
@@ -495,8 +480,8 @@ void ObservationEncoder::update_planes(const State& s, int observer, Writer& out
     const uint32_t flags = tile_flags(t, slot, looks[size_t(t.kind) * 4 + t.rotation]);
     const uint32_t changed = flags ^ cache.flags_[size_t(slot)];
     if (!changed) continue;
-    write_flags(changed & flags, true, w.index(t.cell), area, players_, out);
-    write_flags(changed & ~flags, false, w.index(t.cell), area, players_, out);
+    write_flags(changed & flags, true, w.index(t.cell), flag_offsets_, out);
+    write_flags(changed & ~flags, false, w.index(t.cell), flag_offsets_, out);
     cache.flags_[size_t(slot)] = flags;
   }
   out.noted = &cache.marks_;
@@ -627,17 +612,25 @@ ActionSpace::ActionSpace(ActionLayout layout, int window)
 }
 
 void ActionSpace::frame(const State& s, ActionFrame& frame) const {
-  frame.frontier.clear();
   if (layout_ == ActionLayout::Window) {
+    frame.frontier.clear();
     frame.window = observation_window(s, window_);
     return;
   }
+  // Each cell's key above its board index, sorted: the keys in row-major order and each cell's
+  // rank at once.
+  static_assert(kMaxFrontier <= 1 << 9 && 18 + 9 <= 32, "a key (18 bits) and a frontier index in 32 bits");
   const Board& board = s.board();
-  for (int i = 0; i < board.frontier_size(); ++i) frame.frontier.push_back(board.frontier_key(i));
-  std::sort(frame.frontier.begin(), frame.frontier.end());
-  frame.rank.resize(frame.frontier.size());
-  for (size_t r = 0; r < frame.frontier.size(); ++r)
-    frame.rank[size_t(board.frontier_index(unpack_cell(frame.frontier[r])))] = int16_t(r);
+  const int n = board.frontier_size();
+  std::vector<uint32_t>& cells = frame.frontier;
+  cells.resize(size_t(n));
+  for (int i = 0; i < n; ++i) cells[size_t(i)] = board.frontier_key(i) << 9 | uint32_t(i);
+  std::sort(cells.begin(), cells.end());
+  frame.rank.resize(size_t(n));
+  for (int r = 0; r < n; ++r) {
+    frame.rank[cells[size_t(r)] & 0x1FF] = int16_t(r);
+    cells[size_t(r)] >>= 9;
+  }
 }
 
 ActionFrame ActionSpace::frame(const State& s) const {
@@ -758,19 +751,19 @@ Action ActionSpace::action(const Window& w, int index) const {
 }
 
 void ActionSpace::write_action_cells(const State& s, const ActionFrame& frame, const Window& w, int16_t* frontier,
-                                     int16_t* tiles) {
-  auto write = [&](int16_t* out, int count, int capacity, auto cell_of) {
+                                     int16_t* tiles, int frontier_rows, int tile_rows) {
+  auto write = [&](int16_t* out, int count, int rows, auto cell_of) {
     for (int i = 0; i < count; ++i) {
       const Cell c = cell_of(i);
       out[2 * i] = int16_t(c.y - w.y0);
       out[2 * i + 1] = int16_t(c.x - w.x0);
     }
-    std::fill(out + 2 * count, out + 2 * capacity, kNoCell);
+    if (rows > count) std::fill(out + 2 * count, out + 2 * rows, kNoCell);
   };
-  write(frontier, int(frame.frontier.size()), kMaxFrontier,
+  write(frontier, int(frame.frontier.size()), frontier_rows,
         [&](int i) { return unpack_cell(frame.frontier[size_t(i)]); });
   const Board& board = s.board();
-  write(tiles, board.num_tiles(), kMaxTiles, [&](int i) { return board.tile(i).cell; });
+  write(tiles, board.num_tiles(), tile_rows, [&](int i) { return board.tile(i).cell; });
 }
 
 }  // namespace carc

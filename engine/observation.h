@@ -17,6 +17,7 @@
 // public API is used. Versioned: kObservationVersion changes whenever a layout changes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -117,6 +118,7 @@ class ObservationEncoder {
 
   int players_;
   int window_;
+  std::array<int, 32> flag_offsets_{};  // the offset of the plane of each tile flag (TileFlags)
   std::vector<std::string> plane_names_;
   std::vector<std::string> global_names_;
 };
@@ -179,7 +181,7 @@ class ActionSpace {
   int size() const { return size_; }
   const std::vector<Block>& blocks() const { return blocks_; }
 
-  // The cells of s's action indexes, into `frame` (its vector's memory reused).
+  // The cells of s's action indexes, into `frame` (its vectors' memory reused).
   void frame(const State& s, ActionFrame& frame) const;
   ActionFrame frame(const State& s) const;
 
@@ -204,9 +206,10 @@ class ActionSpace {
   // The frontier layout's cells as an observation in window w shows them: (row, column) relative
   // to w's top-left (y - y0, x - x0; beyond [0, w.size) for a cell outside it) of each frontier
   // cell in frame order into frontier[2 * kMaxFrontier], and of each placed tile by slot into
-  // tiles[2 * kMaxTiles]; the rows past the board's counts hold kNoCell.
+  // tiles[2 * kMaxTiles]; the rows past the board's counts hold kNoCell. Rows from frontier_rows
+  // and tile_rows on are left as they are (a caller that knows they hold kNoCell already).
   static void write_action_cells(const State& s, const ActionFrame& frame, const Window& w, int16_t* frontier,
-                                 int16_t* tiles);
+                                 int16_t* tiles, int frontier_rows = kMaxFrontier, int tile_rows = kMaxTiles);
 
  private:
   template <class Cells>

@@ -256,9 +256,12 @@ TEST(ActionSpace, FrontierLayoutIndexesEveryLegalActionAndRoundTrips) {
     long nodes = 0, whole_space_checked = 0;
     random_games(mix, 10, [&](const State& s) {
       ++nodes;
-      space.frame(s, frame);
+      space.frame(s, frame);  // into the last node's vectors
       ASSERT_TRUE(std::is_sorted(frame.frontier.begin(), frame.frontier.end()));
       ASSERT_EQ(int(frame.frontier.size()), s.board().frontier_size());
+      const ActionFrame fresh = space.frame(s);
+      ASSERT_EQ(frame.frontier, fresh.frontier) << mix.name;
+      ASSERT_EQ(frame.rank, fresh.rank) << mix.name;
       ASSERT_EQ(space.legal_mask(s, frame, mask.data()), 0) << mix.name;
       const std::vector<Action> legal = s.legal_actions();
       std::set<int> indexes;
