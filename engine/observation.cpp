@@ -44,8 +44,8 @@ enum Plane : int {
   kFixedPlanes = kChallengePlane + 1,
 };
 
-// A tile's flags, the planes the game sets on it (TileFlags): bit
-// kSideDoneFlags + side, kCentreDoneFlag, kArmedFlag, and kHeldFlags + 4 * relative player + side.
+// A tile's flags, the planes the game sets on it (TileFlags): bit kSideDoneFlags + side,
+// kCentreDoneFlag, kArmedFlag, and kHeldFlags + 4 * relative player + side.
 constexpr int kSideDoneFlags = 0, kCentreDoneFlag = 4, kArmedFlag = 5, kHeldFlags = 6;
 static_assert(kHeldFlags + 4 * kMaxPlayers <= 32, "a tile's flags fit 32 bits");
 

@@ -100,9 +100,10 @@ class ObservationEncoder {
   // planes of an earlier node, rewriting only what changed since: the tiles placed since, the
   // flags of each tile (features completed, held, armed arrows) that differ, the figures and the
   // marks of the node. `cache` remembers what the last call wrote into `planes`: pass the same
-  // buffer and cache every time (nodes of one game or another). A new cache, or one cleared,
-  // makes the call rewrite the buffer whole; a different game or a window that moved rewrites
-  // what the cache lists.
+  // buffer and cache every time (nodes of one game or another). A new cache, one cleared, a
+  // window that moved or another game (tiles other than those the cache lists) makes the call
+  // zero the buffer and write it whole. The fixed planes depend only on the tiles and the window;
+  // the flags and the marks are read from the state at every call.
   void encode_update(const State& state, int observer, uint8_t* planes, PlaneCache& cache, float* globals) const;
   void encode_packed_update(const State& state, int observer, uint8_t* bits, PlaneCache& cache, float* globals) const;
 
