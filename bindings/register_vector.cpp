@@ -6,7 +6,8 @@
 // the observation is the new game's first. Outputs are arrays the object owns and overwrites at
 // every call (planes, globals, mask, reward, terminated, player, outside, returns; in the
 // frontier action layout the cells its indexes name, frontier and tiles), read-only to Python:
-// the byte planes and the masks are cleared only where the last node set them. legal() and
+// each game's planes are updated where they changed since its last node (PlaneCache), the masks
+// cleared only where the last node set them. legal() and
 // sample_legal() read each game's legal indexes, kept from its last observation.
 //
 // Only the engine's public API (State, ObservationEncoder, ActionSpace, make_agent) is used.
@@ -95,8 +96,8 @@ class VectorEnv {
             returns_.mutable_data(),
             frontier ? frontier_.mutable_data() : nullptr,
             frontier ? tiles_.mutable_data() : nullptr};
-    // Byte planes and masks are updated where the last node had something: zeros first.
-    std::memset(out_.planes, 0, size_t(n_) * obs_bytes_);
+    // Masks are updated where the last node had something: zeros first (the planes' caches
+    // start unknown, so each game's planes are first written whole).
     std::memset(out_.mask, 0, size_t(n_) * mask_bytes_);
     // Python reads the outputs; only this object writes them (a write from Python would stay in
     // the planes, which are never rewritten whole).
@@ -227,9 +228,11 @@ class VectorEnv {
     Rng rng;
     int learner = -1;  // the learner's seat, -1 in self-play (every seat)
     uint64_t episode = 0;
-    std::vector<int> indices;       // the legal indexes of the current node (its mask)
-    std::vector<uint32_t> written;  // the nonzero bytes of the slot's byte planes
-    ActionFrame frame;              // the cells of the current node's action indexes
+    std::vector<int> indices;          // the legal indexes of the current node (its mask)
+    PlaneCache planes;                 // what the slot's planes hold
+    int frontier_rows = kMaxFrontier;  // the rows of its cell lists that may not hold kNoCell
+    int tile_rows = kMaxTiles;
+    ActionFrame frame;  // the cells of the current node's action indexes
   };
   struct Outputs {
     uint8_t* planes;
@@ -288,18 +291,20 @@ class VectorEnv {
     uint8_t* mask = out.mask + size_t(i) * mask_bytes_;
     for (int index : g.indices) mask[packed_ ? index >> 3 : index] = 0;  // the last node's (the rest is 0)
     out.outside[i] = space_.legal_indices(s, g.frame, g.indices);
-    if (out.frontier)
-      ActionSpace::write_action_cells(s, g.frame, observation_window(s, encoder_.window()),
-                                      out.frontier + size_t(i) * 2 * kMaxFrontier,
-                                      out.tiles + size_t(i) * 2 * kMaxTiles);
     for (int index : g.indices) {
       if (packed_) mask[index >> 3] |= uint8_t(1u << (index & 7));  // numpy's bitorder="little", as the planes
       else mask[index] = 1;
     }
     float* globals = out.globals + size_t(i) * size_t(encoder_.num_globals());
     uint8_t* planes = out.planes + size_t(i) * obs_bytes_;
-    if (packed_) encoder_.encode_packed(s, p, planes, globals);
-    else encoder_.encode_update(s, p, planes, g.written, globals);
+    if (packed_) encoder_.encode_packed_update(s, p, planes, g.planes, globals);
+    else encoder_.encode_update(s, p, planes, g.planes, globals);
+    if (out.frontier) {  // in the planes' window; the rows past the last node's counts hold kNoCell
+      ActionSpace::write_action_cells(s, g.frame, g.planes.window(), out.frontier + size_t(i) * 2 * kMaxFrontier,
+                                      out.tiles + size_t(i) * 2 * kMaxTiles, g.frontier_rows, g.tile_rows);
+      g.frontier_rows = int(g.frame.frontier.size());
+      g.tile_rows = s.board().num_tiles();
+    }
   }
 
   // One call at a time: two Python threads stepping the same object would race once the GIL

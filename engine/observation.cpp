@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <stdexcept>
 #include <string_view>
 
@@ -43,6 +44,18 @@ enum Plane : int {
   kFixedPlanes = kChallengePlane + 1,
 };
 
+// A tile's flags, the planes the game sets on it (TileFlags): bit kSideDoneFlags + side,
+// kCentreDoneFlag, kArmedFlag, and kHeldFlags + 4 * relative player + side.
+constexpr int kSideDoneFlags = 0, kCentreDoneFlag = 4, kArmedFlag = 5, kHeldFlags = 6;
+static_assert(kHeldFlags + 4 * kMaxPlayers <= 32, "a tile's flags fit 32 bits");
+
+int flag_plane(int flag, int players) {
+  if (flag < kCentreDoneFlag) return kSideDonePlanes + flag - kSideDoneFlags;
+  if (flag == kCentreDoneFlag) return kCentreDonePlane;
+  if (flag == kArmedFlag) return kArmedPlane;
+  return kFixedPlanes + 8 * players + flag - kHeldFlags;  // the side-holder planes
+}
+
 int place_of(FeatureType t) {
   switch (t) {
     case FeatureType::Road: return 0;
@@ -68,7 +81,9 @@ const std::vector<uint8_t>& mark_bits() {
   return bits;
 }
 
-// The names of num values "group[label]" or, for a single value, "group".
+// The names of num values "group[label]" or, for a single value, "group". one_hot(.., hot) is
+// the values i == hot (none for a hot outside [0, count)), counts(.., values) the values given:
+// plain loops for the long groups.
 struct NameSink {
   std::vector<std::string>* names;
   template <class Label, class Value>
@@ -76,12 +91,31 @@ struct NameSink {
     if (count == 1) names->push_back(std::string(group));
     for (int i = 0; count > 1 && i < count; ++i) names->push_back(std::string(group) + "[" + label(i) + "]");
   }
+  template <class Label>
+  void one_hot(std::string_view group, int count, Label&& label, int) {
+    (*this)(group, count, label, 0);
+  }
+  template <class Label>
+  void counts(std::string_view group, int count, Label&& label, const uint8_t*) {
+    (*this)(group, count, label, 0);
+  }
 };
 struct WriteSink {
   float* out;
   template <class Label, class Value>
   void operator()(std::string_view, int count, Label&&, Value&& value) {
     for (int i = 0; i < count; ++i) *out++ = float(value(i));
+  }
+  template <class Label>
+  void one_hot(std::string_view, int count, Label&&, int hot) {
+    std::fill_n(out, count, 0.0f);
+    if (hot >= 0 && hot < count) out[hot] = 1;
+    out += count;
+  }
+  template <class Label>
+  void counts(std::string_view, int count, Label&&, const uint8_t* values) {
+    for (int i = 0; i < count; ++i) out[i] = float(values[i]);
+    out += count;
   }
 };
 
@@ -100,11 +134,10 @@ void visit_globals(Sink& sink, const State& s, int observer, int players) {
   const Phase phase = s.phase();
   const Rules& rules = s.rules();
 
-  sink(
-      "phase", kNumPhases, [](int i) { return std::string(phase_name(Phase(i))); },
-      [&](int i) { return int(phase) == i; });
-  sink("player_to_move", players, rel, [&](int r) { return relative_of(s.current_player()) == r; });
-  sink("turn_player", players, rel, [&](int r) { return relative_of(s.turn_player()) == r; });
+  sink.one_hot(
+      "phase", kNumPhases, [](int i) { return std::string(phase_name(Phase(i))); }, int(phase));
+  sink.one_hot("player_to_move", players, rel, relative_of(s.current_player()));
+  sink.one_hot("turn_player", players, rel, relative_of(s.turn_player()));
   sink("score", players, rel, [&](int r) { return s.score(who(r)); });
   sink(
       "supply", players * kNumFigureKinds,
@@ -117,22 +150,19 @@ void visit_globals(Sink& sink, const State& s, int observer, int players) {
         return rel(i / 12) + "." + kQuarterNames[i / 3 % kNumQuarters] + "." + figure_kind_name(FigureKind(i % 3));
       },
       [&](int i) { return s.in_quarter(who(i / 12), Quarter(i / 3 % kNumQuarters), FigureKind(i % 3)); });
-  sink(
-      "count", kNumQuarters, [](int q) { return std::string(kQuarterNames[q]); },
-      [&](int q) { return rules.count && int(s.count()) == q; });
-  sink("king", players, rel, [&](int r) { return relative_of(s.king()) == r; });
-  sink("robber", players, rel, [&](int r) { return relative_of(s.robber()) == r; });
-  sink(
-      "bag", kinds, [&](int k) { return cat.kind(KindId(k)).name; }, [&](int k) { return s.bag_count(KindId(k)); });
+  sink.one_hot(
+      "count", kNumQuarters, [](int q) { return std::string(kQuarterNames[q]); }, rules.count ? int(s.count()) : -1);
+  sink.one_hot("king", players, rel, relative_of(s.king()));
+  sink.one_hot("robber", players, rel, relative_of(s.robber()));
+  sink.counts(
+      "bag", kinds, [&](int k) { return cat.kind(KindId(k)).name; }, s.bag_counts().data());
   sink("bag_size", 1, number, [&](int) { return s.bag_size(); });
   sink("river_left", 1, number, [&](int) { return s.river_left(); });
   const bool has_drawn = phase == Phase::PlaceTile || phase == Phase::ArrowChoice || phase == Phase::PlaceFigure;
-  sink(
-      "drawn", kinds, [&](int k) { return cat.kind(KindId(k)).name; },
-      [&](int k) { return has_drawn && s.drawn_tile() == k; });
-  sink(
-      "active_arrow", 3, [](int i) { return std::string(kArrowNames[i]); },
-      [&](int i) { return int(s.active_arrow()) == i + 1; });
+  sink.one_hot(
+      "drawn", kinds, [&](int k) { return cat.kind(KindId(k)).name; }, has_drawn ? int(s.drawn_tile()) : -1);
+  sink.one_hot(
+      "active_arrow", 3, [](int i) { return std::string(kArrowNames[i]); }, int(s.active_arrow()) - 1);
   sink("extra_turn", 1, number, [&](int) { return s.in_extra_turn(); });
   sink("turn_number", 1, number, [&](int) { return s.turn_number(); });
   sink("discarded", 1, number, [&](int) { return s.discarded(); });
@@ -143,17 +173,14 @@ void visit_globals(Sink& sink, const State& s, int observer, int players) {
   sink(
       "rules", 7, [](int i) { return std::string(kRuleNames[i]); }, [&](int i) { return flags[i]; });
   static constexpr const char* kEndgames[] = {"mandatory", "final_round", "none"};
-  sink(
-      "abbey_endgame", 3, [](int i) { return std::string(kEndgames[i]); },
-      [&](int i) { return int(rules.abbey_endgame) == i; });
+  sink.one_hot(
+      "abbey_endgame", 3, [](int i) { return std::string(kEndgames[i]); }, int(rules.abbey_endgame));
   static constexpr const char* kWagonRules[] = {"c2", "c1"};
-  sink(
-      "wagon_move", 2, [](int i) { return std::string(kWagonRules[i]); },
-      [&](int i) { return int(rules.wagon_move) == i; });
+  sink.one_hot(
+      "wagon_move", 2, [](int i) { return std::string(kWagonRules[i]); }, int(rules.wagon_move));
   static constexpr const char* kCountMoves[] = {"free", "clockwise", "follow"};
-  sink(
-      "count_move", 3, [](int i) { return std::string(kCountMoves[i]); },
-      [&](int i) { return int(rules.count_move) == i; });
+  sink.one_hot(
+      "count_move", 3, [](int i) { return std::string(kCountMoves[i]); }, int(rules.count_move));
 }
 
 }  // namespace
@@ -202,6 +229,8 @@ ObservationEncoder::ObservationEncoder(int players, int window) : players_(playe
     for (const char* w : kPlaceNames) p.push_back("figures_on[r" + std::to_string(r) + "." + w + "]");
   for (int r = 0; r < players; ++r)
     for (const char* s : kSideNames) p.push_back("side_held[r" + std::to_string(r) + "." + s + "]");
+  for (int flag = 0; flag < kHeldFlags + 4 * players; ++flag)
+    flag_offsets_[size_t(flag)] = flag_plane(flag, players) * window * window;
   NameSink names{&global_names_};
   visit_globals(names, State(Config{}), 0, players);
 }
@@ -214,8 +243,12 @@ struct TileLook {
   int num_fixed = 0;
   std::array<uint8_t, 16> plane{}, value{};      // tile, edges, centre, pennants, marks, arrow
   std::array<int8_t, kNumSides> side_segment{};  // the tile's segment across each side, -1: none
-  int8_t centre_segment = -1;                    // a cloister-like centre's segment
-  bool arrow = false;                            // an arrow that can be armed
+  // The distinct segments of side_segment, each with its sides (bit s): one feature read each.
+  int num_parts = 0;
+  std::array<int8_t, kNumSides> part_segment{};
+  std::array<uint8_t, kNumSides> part_sides{};
+  int8_t centre_segment = -1;  // a cloister-like centre's segment
+  bool arrow = false;          // an arrow that can be armed
 };
 
 // Per tile kind * 4 + rotation, for the built-in catalogue.
@@ -238,6 +271,11 @@ const std::vector<TileLook>& tile_looks() {
           int local = rotated.segment_at[size_t(side_point(Side(side), 1))];
           if (local < 0) local = rotated.segment_at[size_t(side_point(Side(side), 0))];
           look.side_segment[size_t(side)] = int8_t(local);
+          if (local < 0) continue;
+          int part = 0;
+          while (part < look.num_parts && look.part_segment[size_t(part)] != local) ++part;
+          if (part == look.num_parts) look.part_segment[size_t(look.num_parts++)] = int8_t(local);
+          look.part_sides[size_t(part)] = uint8_t(look.part_sides[size_t(part)] | 1u << side);
         }
         if (kind.cloister_segment >= 0) {
           const FeatureType type = rotated.segments[size_t(kind.cloister_segment)].type;
@@ -262,27 +300,82 @@ const std::vector<TileLook>& tile_looks() {
   return looks;
 }
 
-// Plane writers into zeroed planes: set(offset, value) and add(offset) (a figure: counts add
-// up). Every value written is above 0, so a byte is 0 exactly where nothing was written; with
-// `written`, each byte made nonzero is noted there (encode_update clears only those next time).
-// Bits are cleared whole instead: a tenth of the bytes, cheaper to zero than to track.
+// The flags of tiles as seen by one observer.
+class TileFlags {
+ public:
+  TileFlags(const State& s, int observer, int players) : s_(s), features_(s.features()), players_(players) {
+    for (int p = 0; p < players; ++p)
+      held_shift_[size_t(p)] = uint8_t(kHeldFlags + 4 * ((p - observer + players) % players));
+  }
+  uint32_t operator()(const PlacedTile& t, int slot, const TileLook& look) const {
+    uint32_t flags = 0;
+    for (int i = 0; i < look.num_parts; ++i) {
+      const Segment& root = features_.feature(t.first_segment + look.part_segment[size_t(i)]);
+      const uint32_t sides = look.part_sides[size_t(i)];
+      if (root.done) flags |= sides << kSideDoneFlags;
+      if (!root.occupants) continue;  // meeples, mayors and wagons (the engine's invariant)
+      for (int p = 0; p < players_; ++p)
+        if (root.meeples[size_t(p)] || (root.mayors >> p & 1)) flags |= sides << held_shift_[size_t(p)];
+    }
+    if (look.centre_segment >= 0 && features_.feature(t.first_segment + look.centre_segment).done)
+      flags |= 1u << kCentreDoneFlag;
+    if (look.arrow && s_.arrow_armed(slot)) flags |= 1u << kArmedFlag;
+    return flags;
+  }
+
+ private:
+  const State& s_;
+  const Features& features_;
+  int players_;
+  std::array<uint8_t, kMaxPlayers> held_shift_{};
+};
+
+// Plane writers: set(offset, value), add(offset) (a figure: counts add up) and clear(offset).
+// Every value written is above 0, so a byte is 0 exactly where nothing was written. With
+// `noted`, set and add note their offsets there (the node's marks, cleared at the next update).
 struct ByteWriter {
   uint8_t* planes;
-  std::vector<uint32_t>* written;
+  int size;
+  std::vector<uint32_t>* noted = nullptr;
   void set(int at, int value) {
-    if (written && !planes[at]) written->push_back(uint32_t(at));
+    if (noted) noted->push_back(uint32_t(at));
     planes[at] = uint8_t(value);
   }
   void add(int at) {
-    if (written && !planes[at]) written->push_back(uint32_t(at));
+    if (noted) noted->push_back(uint32_t(at));
     ++planes[at];
   }
+  void clear(int at) { planes[at] = 0; }
+  void clear_all() { std::fill(planes, planes + size, uint8_t(0)); }
 };
 struct BitWriter {  // numpy.packbits(planes, bitorder="little"): a count above 1 is a 1
   uint8_t* bits;
-  void set(int at, int) { bits[at >> 3] = uint8_t(bits[at >> 3] | 1u << (at & 7)); }
+  int size;  // bytes
+  std::vector<uint32_t>* noted = nullptr;
+  void set(int at, int) {
+    if (noted) noted->push_back(uint32_t(at));
+    bits[at >> 3] = uint8_t(bits[at >> 3] | 1u << (at & 7));
+  }
   void add(int at) { set(at, 1); }
+  void clear(int at) { bits[at >> 3] = uint8_t(bits[at >> 3] & ~(1u << (at & 7))); }
+  void clear_all() { std::fill(bits, bits + size, uint8_t(0)); }
 };
+
+// The planes a tile of this look sets whatever the game, at `cell` of a window of `area` cells.
+template <class Writer>
+void write_fixed(const TileLook& look, int cell, int area, Writer& out) {
+  for (int i = 0; i < look.num_fixed; ++i) out.set(look.plane[size_t(i)] * area + cell, look.value[size_t(i)]);
+}
+
+// Sets (or clears) the planes of these flags at `cell`; offsets: each flag's plane's first byte.
+template <class Writer>
+void write_flags(uint32_t flags, bool value, int cell, const std::array<int, 32>& offsets, Writer& out) {
+  for (; flags; flags &= flags - 1) {
+    const int at = offsets[size_t(std::countr_zero(flags))] + cell;
+    if (value) out.set(at, 1);
+    else out.clear(at);
+  }
+}
 
 }  // namespace
 
@@ -294,38 +387,14 @@ void ObservationEncoder::check(const State& s, int observer) const {
     throw std::invalid_argument("observer " + std::to_string(observer) + " is not a player");
 }
 
-// Writes what is on the board, tile by tile and figure by figure, into planes that are zero.
+// The planes of the node rather than of a tile: the tile placed last, the focus, the challenges
+// and the figures.
 template <class Writer>
-void ObservationEncoder::write_planes(const State& s, int observer, Writer& out) const {
+void ObservationEncoder::write_node_marks(const State& s, int observer, const Window& w, Writer& out) const {
   const Board& board = s.board();
   const Features& features = s.features();
-  const Window w = observation_window(s, window_);
   const int area = window_ * window_;
-  auto relative = [&](int p) { return (p - observer + players_) % players_; };
-  const int figure_planes = kFixedPlanes, place_planes = kFixedPlanes + 4 * players_,
-            held_planes = kFixedPlanes + 8 * players_;
-  const std::vector<TileLook>& looks = tile_looks();
-
-  for (int slot = 0; slot < board.num_tiles(); ++slot) {
-    const PlacedTile& t = board.tile(slot);
-    if (!w.contains(t.cell)) continue;
-    const int cell = w.index(t.cell);
-    const TileLook& look = looks[size_t(t.kind) * 4 + t.rotation];
-    for (int i = 0; i < look.num_fixed; ++i) out.set(look.plane[size_t(i)] * area + cell, look.value[size_t(i)]);
-    for (int side = 0; side < kNumSides; ++side) {
-      const int local = look.side_segment[size_t(side)];
-      if (local < 0) continue;
-      const Segment& root = features.feature(t.first_segment + local);
-      if (root.done) out.set((kSideDonePlanes + side) * area + cell, 1);
-      if (!root.occupants) continue;  // meeples, mayors and wagons (the engine's invariant)
-      for (int p = 0; p < players_; ++p)
-        if (root.meeples[size_t(p)] || (root.mayors >> p & 1))
-          out.set((held_planes + 4 * relative(p) + side) * area + cell, 1);
-    }
-    if (look.centre_segment >= 0 && features.feature(t.first_segment + look.centre_segment).done)
-      out.set(kCentreDonePlane * area + cell, 1);
-    if (look.arrow && s.arrow_armed(slot)) out.set(kArmedPlane * area + cell, 1);
-  }
+  const int figure_planes = kFixedPlanes, place_planes = kFixedPlanes + 4 * players_;
   if (s.last_slot() >= 0 && w.contains(board.tile(s.last_slot()).cell))
     out.set(kLastPlacedPlane * area + w.index(board.tile(s.last_slot()).cell), 1);
 
@@ -350,10 +419,73 @@ void ObservationEncoder::write_planes(const State& s, int observer, Writer& out)
     const Segment& seg = features[f.segment];
     Cell c = board.tile(seg.tile).cell;
     if (!w.contains(c)) continue;
-    const int cell = w.index(c), r = relative(f.owner);
+    const int cell = w.index(c), r = (f.owner - observer + players_) % players_;
     out.add((figure_planes + 4 * r + int(f.kind)) * area + cell);
     out.add((place_planes + 4 * r + place_of(seg.type)) * area + cell);
   }
+}
+
+// Writes what is on the board, tile by tile and figure by figure, into planes that are zero.
+template <class Writer>
+void ObservationEncoder::write_planes(const State& s, int observer, Writer& out) const {
+  const Board& board = s.board();
+  const Window w = observation_window(s, window_);
+  const int area = window_ * window_;
+  const std::vector<TileLook>& looks = tile_looks();
+  const TileFlags tile_flags(s, observer, players_);
+  for (int slot = 0; slot < board.num_tiles(); ++slot) {
+    const PlacedTile& t = board.tile(slot);
+    if (!w.contains(t.cell)) continue;
+    const int cell = w.index(t.cell);
+    const TileLook& look = looks[size_t(t.kind) * 4 + t.rotation];
+    write_fixed(look, cell, area, out);
+    write_flags(tile_flags(t, slot, look), true, cell, flag_offsets_, out);
+  }
+  write_node_marks(s, observer, w, out);
+}
+
+// write_planes' result from what the cache says the buffer holds: a tile's fixed planes are
+// written once (again only if the window moves or the game is another), its flags where they
+// changed, the node's marks anew.
+template <class Writer>
+void ObservationEncoder::update_planes(const State& s, int observer, Writer& out, PlaneCache& cache) const {
+  const Board& board = s.board();
+  const Window w = observation_window(s, window_);
+  const int area = window_ * window_;
+  const int tiles = board.num_tiles();
+  const std::vector<TileLook>& looks = tile_looks();
+  if (!cache.known_ || w.x0 != cache.window_.x0 || w.y0 != cache.window_.y0 || cache.tiles_.size() > size_t(tiles) ||
+      !std::equal(cache.tiles_.begin(), cache.tiles_.end(), &board.tile(0))) {
+    // A buffer not known, a moved window or another game: written anew (zeroing it whole costs
+    // less than erasing each tile).
+    out.clear_all();
+    cache.tiles_.clear();
+    cache.flags_.clear();
+    cache.window_ = w;
+    cache.known_ = true;
+  } else {
+    for (uint32_t at : cache.marks_) out.clear(int(at));
+  }
+  cache.marks_.clear();
+  for (int slot = int(cache.tiles_.size()); slot < tiles; ++slot) {  // the tiles placed since
+    const PlacedTile& t = board.tile(slot);
+    cache.tiles_.push_back(t);
+    cache.flags_.push_back(0);
+    if (w.contains(t.cell)) write_fixed(looks[size_t(t.kind) * 4 + t.rotation], w.index(t.cell), area, out);
+  }
+  const TileFlags tile_flags(s, observer, players_);
+  for (int slot = 0; slot < tiles; ++slot) {
+    const PlacedTile& t = board.tile(slot);
+    if (!w.contains(t.cell)) continue;
+    const uint32_t flags = tile_flags(t, slot, looks[size_t(t.kind) * 4 + t.rotation]);
+    const uint32_t changed = flags ^ cache.flags_[size_t(slot)];
+    if (!changed) continue;
+    write_flags(changed & flags, true, w.index(t.cell), flag_offsets_, out);
+    write_flags(changed & ~flags, false, w.index(t.cell), flag_offsets_, out);
+    cache.flags_[size_t(slot)] = flags;
+  }
+  out.noted = &cache.marks_;
+  write_node_marks(s, observer, w, out);
 }
 
 void ObservationEncoder::write_globals(const State& s, int observer, float* globals) const {
@@ -363,27 +495,33 @@ void ObservationEncoder::write_globals(const State& s, int observer, float* glob
 
 void ObservationEncoder::encode(const State& s, int observer, uint8_t* planes, float* globals) const {
   check(s, observer);
-  std::fill(planes, planes + plane_bytes(), uint8_t(0));
-  ByteWriter out{planes, nullptr};
+  ByteWriter out{planes, plane_bytes()};
+  out.clear_all();
   write_planes(s, observer, out);
   write_globals(s, observer, globals);
 }
 
 void ObservationEncoder::encode_packed(const State& s, int observer, uint8_t* bits, float* globals) const {
   check(s, observer);
-  std::fill(bits, bits + packed_bytes(), uint8_t(0));
-  BitWriter out{bits};
+  BitWriter out{bits, packed_bytes()};
+  out.clear_all();
   write_planes(s, observer, out);
   write_globals(s, observer, globals);
 }
 
-void ObservationEncoder::encode_update(const State& s, int observer, uint8_t* planes, std::vector<uint32_t>& written,
+void ObservationEncoder::encode_update(const State& s, int observer, uint8_t* planes, PlaneCache& cache,
                                        float* globals) const {
   check(s, observer);
-  for (uint32_t at : written) planes[at] = 0;
-  written.clear();
-  ByteWriter out{planes, &written};
-  write_planes(s, observer, out);
+  ByteWriter out{planes, plane_bytes()};
+  update_planes(s, observer, out, cache);
+  write_globals(s, observer, globals);
+}
+
+void ObservationEncoder::encode_packed_update(const State& s, int observer, uint8_t* bits, PlaneCache& cache,
+                                              float* globals) const {
+  check(s, observer);
+  BitWriter out{bits, packed_bytes()};
+  update_planes(s, observer, out, cache);
   write_globals(s, observer, globals);
 }
 
@@ -414,11 +552,10 @@ struct WindowCells {
 struct FrontierCells {
   const Board& board;
   const std::vector<uint32_t>& frontier;  // pack_cell keys, ascending: row-major
+  const std::vector<int16_t>& rank;       // by the board's frontier index
   int place(Cell c) const {
-    if (c.x < -kCoordLimit || c.x >= kCoordLimit || c.y < -kCoordLimit || c.y >= kCoordLimit) return -1;
-    const uint32_t key = pack_cell(c);
-    auto it = std::lower_bound(frontier.begin(), frontier.end(), key);
-    return it != frontier.end() && *it == key ? int(it - frontier.begin()) : -1;
+    const int i = board.frontier_index(c);
+    return i < 0 ? -1 : rank[size_t(i)];
   }
   int tile(Cell c) const { return board.slot_at(c); }
   Cell place_cell(int n, int index) const {
@@ -475,14 +612,25 @@ ActionSpace::ActionSpace(ActionLayout layout, int window)
 }
 
 void ActionSpace::frame(const State& s, ActionFrame& frame) const {
-  frame.frontier.clear();
   if (layout_ == ActionLayout::Window) {
+    frame.frontier.clear();
     frame.window = observation_window(s, window_);
     return;
   }
+  // Each cell's key above its board index, sorted: the keys in row-major order and each cell's
+  // rank at once.
+  static_assert(kMaxFrontier <= 1 << 9 && 18 + 9 <= 32, "a key (18 bits) and a frontier index in 32 bits");
   const Board& board = s.board();
-  for (int i = 0; i < board.frontier_size(); ++i) frame.frontier.push_back(board.frontier_key(i));
-  std::sort(frame.frontier.begin(), frame.frontier.end());
+  const int n = board.frontier_size();
+  std::vector<uint32_t>& cells = frame.frontier;
+  cells.resize(size_t(n));
+  for (int i = 0; i < n; ++i) cells[size_t(i)] = board.frontier_key(i) << 9 | uint32_t(i);
+  std::sort(cells.begin(), cells.end());
+  frame.rank.resize(size_t(n));
+  for (int r = 0; r < n; ++r) {
+    frame.rank[cells[size_t(r)] & 0x1FF] = int16_t(r);
+    cells[size_t(r)] >>= 9;
+  }
 }
 
 ActionFrame ActionSpace::frame(const State& s) const {
@@ -567,12 +715,12 @@ int ActionSpace::legal_indices_in(const State& s, const Cells& cells, std::vecto
 
 int ActionSpace::index(const State& s, const ActionFrame& frame, Action a) const {
   if (layout_ == ActionLayout::Window) return index(frame.window, a);
-  return index_in(FrontierCells{s.board(), frame.frontier}, a);
+  return index_in(FrontierCells{s.board(), frame.frontier, frame.rank}, a);
 }
 
 Action ActionSpace::action(const State& s, const ActionFrame& frame, int index) const {
   if (layout_ == ActionLayout::Window) return action(frame.window, index);
-  return action_in(FrontierCells{s.board(), frame.frontier}, index);
+  return action_in(FrontierCells{s.board(), frame.frontier, frame.rank}, index);
 }
 
 int ActionSpace::legal_indices(const State& s, const ActionFrame& frame, std::vector<int>& indices) const {
@@ -580,7 +728,7 @@ int ActionSpace::legal_indices(const State& s, const ActionFrame& frame, std::ve
     if (frame.window.size != window_) throw std::invalid_argument("the frame's window is not the action space's");
     return legal_indices_in(s, WindowCells{frame.window}, indices);
   }
-  return legal_indices_in(s, FrontierCells{s.board(), frame.frontier}, indices);
+  return legal_indices_in(s, FrontierCells{s.board(), frame.frontier, frame.rank}, indices);
 }
 
 int ActionSpace::legal_mask(const State& s, const ActionFrame& frame, uint8_t* mask) const {
@@ -603,19 +751,19 @@ Action ActionSpace::action(const Window& w, int index) const {
 }
 
 void ActionSpace::write_action_cells(const State& s, const ActionFrame& frame, const Window& w, int16_t* frontier,
-                                     int16_t* tiles) {
-  auto write = [&](int16_t* out, int count, int capacity, auto cell_of) {
+                                     int16_t* tiles, int frontier_rows, int tile_rows) {
+  auto write = [&](int16_t* out, int count, int rows, auto cell_of) {
     for (int i = 0; i < count; ++i) {
       const Cell c = cell_of(i);
       out[2 * i] = int16_t(c.y - w.y0);
       out[2 * i + 1] = int16_t(c.x - w.x0);
     }
-    std::fill(out + 2 * count, out + 2 * capacity, kNoCell);
+    if (rows > count) std::fill(out + 2 * count, out + 2 * rows, kNoCell);
   };
-  write(frontier, int(frame.frontier.size()), kMaxFrontier,
+  write(frontier, int(frame.frontier.size()), frontier_rows,
         [&](int i) { return unpack_cell(frame.frontier[size_t(i)]); });
   const Board& board = s.board();
-  write(tiles, board.num_tiles(), kMaxTiles, [&](int i) { return board.tile(i).cell; });
+  write(tiles, board.num_tiles(), tile_rows, [&](int i) { return board.tile(i).cell; });
 }
 
 }  // namespace carc

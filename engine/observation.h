@@ -17,6 +17,7 @@
 // public API is used. Versioned: kObservationVersion changes whenever a layout changes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,6 +51,23 @@ struct Window {
 // outside [kMinWindow, kMaxWindow].
 Window observation_window(const State& state, int size = kDefaultWindow);
 
+// What encode_update or encode_packed_update last wrote into one buffer of planes.
+class PlaneCache {
+ public:
+  // Forgets the buffer: the next call rewrites it whole.
+  void clear() { known_ = false; }
+  // The window of the planes written last (observation_window of that node).
+  const Window& window() const { return window_; }
+
+ private:
+  friend class ObservationEncoder;
+  bool known_ = false;  // the buffer holds what the fields below say (else anything)
+  Window window_;
+  std::vector<PlacedTile> tiles_;  // the tiles whose fixed planes are written, by slot
+  std::vector<uint32_t> flags_;    // per tile (by slot): its flag bits written (0 outside the window)
+  std::vector<uint32_t> marks_;    // the offsets written for the node: last placed, focus, challenge, figures
+};
+
 // Encodes states for one player count and window side.
 class ObservationEncoder {
  public:
@@ -78,21 +96,30 @@ class ObservationEncoder {
   // encode()'s planes bit-packed as numpy.packbits(planes, bitorder="little") (plane byte i is
   // bit i % 8 of byte i / 8; a count above 1 is a 1), every byte of packed_bytes() written.
   void encode_packed(const State& state, int observer, uint8_t* bits, float* globals) const;
-  // encode()'s output, writing only what is on the board: `planes` must hold zeros except at the
-  // offsets in `written`, as the last call left them (pass the same buffer and vector each time,
-  // starting from zeros and an empty vector). Clears those, writes the observation and notes its
-  // nonzero bytes in `written`: some hundred bytes instead of every byte of the planes.
-  void encode_update(const State& state, int observer, uint8_t* planes, std::vector<uint32_t>& written,
-                     float* globals) const;
+  // encode()'s planes (as bytes, or bit-packed as encode_packed) into a buffer that holds the
+  // planes of an earlier node, rewriting only what changed since: the tiles placed since, the
+  // flags of each tile (features completed, held, armed arrows) that differ, the figures and the
+  // marks of the node. `cache` remembers what the last call wrote into `planes`: pass the same
+  // buffer and cache every time (nodes of one game or another). A new cache, one cleared, a
+  // window that moved or another game (tiles other than those the cache lists) makes the call
+  // zero the buffer and write it whole. The fixed planes depend only on the tiles and the window;
+  // the flags and the marks are read from the state at every call.
+  void encode_update(const State& state, int observer, uint8_t* planes, PlaneCache& cache, float* globals) const;
+  void encode_packed_update(const State& state, int observer, uint8_t* bits, PlaneCache& cache, float* globals) const;
 
  private:
   void check(const State& state, int observer) const;
   template <class Writer>
   void write_planes(const State& state, int observer, Writer& out) const;
+  template <class Writer>
+  void update_planes(const State& state, int observer, Writer& out, PlaneCache& cache) const;
+  template <class Writer>
+  void write_node_marks(const State& state, int observer, const Window& w, Writer& out) const;
   void write_globals(const State& state, int observer, float* globals) const;
 
   int players_;
   int window_;
+  std::array<int, 32> flag_offsets_{};  // the offset of the plane of each tile flag (TileFlags)
   std::vector<std::string> plane_names_;
   std::vector<std::string> global_names_;
 };
@@ -116,6 +143,7 @@ ActionLayout parse_layout(const std::string& name);
 struct ActionFrame {
   Window window;
   std::vector<uint32_t> frontier;
+  std::vector<int16_t> rank;  // frontier layout: the rank of the board's frontier cell i (Board::frontier_index)
 };
 
 // Written for each frontier cell and tile beyond the board's count (write_action_cells).
@@ -154,7 +182,7 @@ class ActionSpace {
   int size() const { return size_; }
   const std::vector<Block>& blocks() const { return blocks_; }
 
-  // The cells of s's action indexes, into `frame` (its vector's memory reused).
+  // The cells of s's action indexes, into `frame` (its vectors' memory reused).
   void frame(const State& s, ActionFrame& frame) const;
   ActionFrame frame(const State& s) const;
 
@@ -179,9 +207,10 @@ class ActionSpace {
   // The frontier layout's cells as an observation in window w shows them: (row, column) relative
   // to w's top-left (y - y0, x - x0; beyond [0, w.size) for a cell outside it) of each frontier
   // cell in frame order into frontier[2 * kMaxFrontier], and of each placed tile by slot into
-  // tiles[2 * kMaxTiles]; the rows past the board's counts hold kNoCell.
+  // tiles[2 * kMaxTiles]; the rows past the board's counts hold kNoCell. Rows from frontier_rows
+  // and tile_rows on are left as they are (a caller that knows they hold kNoCell already).
   static void write_action_cells(const State& s, const ActionFrame& frame, const Window& w, int16_t* frontier,
-                                 int16_t* tiles);
+                                 int16_t* tiles, int frontier_rows = kMaxFrontier, int tile_rows = kMaxTiles);
 
  private:
   template <class Cells>

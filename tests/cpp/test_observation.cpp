@@ -256,9 +256,12 @@ TEST(ActionSpace, FrontierLayoutIndexesEveryLegalActionAndRoundTrips) {
     long nodes = 0, whole_space_checked = 0;
     random_games(mix, 10, [&](const State& s) {
       ++nodes;
-      space.frame(s, frame);
+      space.frame(s, frame);  // into the last node's vectors
       ASSERT_TRUE(std::is_sorted(frame.frontier.begin(), frame.frontier.end()));
       ASSERT_EQ(int(frame.frontier.size()), s.board().frontier_size());
+      const ActionFrame fresh = space.frame(s);
+      ASSERT_EQ(frame.frontier, fresh.frontier) << mix.name;
+      ASSERT_EQ(frame.rank, fresh.rank) << mix.name;
       ASSERT_EQ(space.legal_mask(s, frame, mask.data()), 0) << mix.name;
       const std::vector<Action> legal = s.legal_actions();
       std::set<int> indexes;
@@ -370,23 +373,29 @@ TEST(Observation, EveryRouteWritesTheReferencePlanesAtEveryNode) {
       ObservationEncoder e(mix.players, side);
       std::vector<uint8_t> whole(size_t(e.plane_bytes())), bits(size_t(e.packed_bytes()));
       // One buffer per observer, updated from node to node and from game to game.
-      std::vector<std::vector<uint8_t>> updated(size_t(mix.players), std::vector<uint8_t>(whole.size(), 0));
-      std::vector<std::vector<uint32_t>> written(size_t(mix.players));
+      std::vector<std::vector<uint8_t>> updated(size_t(mix.players), std::vector<uint8_t>(whole.size(), 0xA5));
+      std::vector<std::vector<uint8_t>> updated_bits(size_t(mix.players), std::vector<uint8_t>(bits.size(), 0xA5));
+      std::vector<PlaneCache> caches(size_t(mix.players)), bit_caches(size_t(mix.players));
       std::vector<float> globals(size_t(e.num_globals())), globals_again = globals;
-      random_games(mix, 1, [&](const State& s) {
+      random_games(mix, 2, [&](const State& s) {
         for (int observer = 0; observer < s.num_players(); ++observer) {
           const std::vector<uint8_t> reference = reference_planes(e, s, observer);
           const size_t o = size_t(observer);
           e.encode(s, observer, whole.data(), globals.data());
           ASSERT_EQ(whole, reference) << mix.name << " window " << side;
-          e.encode_update(s, observer, updated[o].data(), written[o], globals_again.data());
+          e.encode_update(s, observer, updated[o].data(), caches[o], globals_again.data());
           ASSERT_EQ(updated[o], reference) << mix.name << " window " << side;
           ASSERT_EQ(globals_again, globals);
-          ASSERT_EQ(written[o].size(),
-                    size_t(std::count_if(reference.begin(), reference.end(), [](uint8_t b) { return b != 0; })));
           std::fill(bits.begin(), bits.end(), uint8_t(0xA5));  // every byte written
           e.encode_packed(s, observer, bits.data(), globals_again.data());
           ASSERT_EQ(bits, pack(reference)) << mix.name << " window " << side;
+          e.encode_packed_update(s, observer, updated_bits[o].data(), bit_caches[o], globals_again.data());
+          ASSERT_EQ(updated_bits[o], pack(reference)) << mix.name << " window " << side;
+          // Observed by another seat in between (the self-play route): one cache per buffer.
+          const int other = (observer + 1) % s.num_players();
+          e.encode_packed_update(s, other, updated_bits[o].data(), bit_caches[o], globals_again.data());
+          e.encode_packed_update(s, observer, updated_bits[o].data(), bit_caches[o], globals_again.data());
+          ASSERT_EQ(updated_bits[o], pack(reference)) << mix.name << " window " << side;
         }
       });
     }

@@ -8,6 +8,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import carcassonne as c
+from carcassonne.mixes import DEFAULT_MIXES, Mix
 from carcassonne.rl.gymnasium import CarcassonneEnv
 from carcassonne.rl.vector import CarcassonneVectorEnv
 
@@ -301,3 +302,50 @@ def test_importing_carcassonne_rl_after_gymnasium_registers_the_id() -> None:
             [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
         )
         assert out.stdout.strip() == name
+
+
+@pytest.mark.parametrize(
+    ("mix", "opponents"),
+    [(mix, None if i % 2 else ["random"]) for i, mix in enumerate(DEFAULT_MIXES)],
+    ids=[mix.name for mix in DEFAULT_MIXES],
+)
+def test_every_mix_observes_as_a_whole_encoding_at_every_step(mix: Mix, opponents: list[str] | None) -> None:
+    """Each game's planes are updated from its last node (the tiles placed since, the tile flags
+    that changed, all of it again when the window moves or the game is new): in random games of
+    every rule mix, across autoresets and, in self-play, a new observer at every step, the planes,
+    globals, masks and cells equal those of the state encoded whole, as bytes and bit-packed."""
+    kwargs = {
+        "expansions": mix.expansions,
+        "variants": dict(mix.variants),
+        "opponents": opponents,
+        "window": 16,
+    }
+    plain = CarcassonneVectorEnv(2, **kwargs)  # type: ignore[arg-type]
+    packed = CarcassonneVectorEnv(2, packed=True, **kwargs)  # type: ignore[arg-type]
+    a, info = plain.reset(seed=11)
+    b, _ = packed.reset(seed=11)
+    encoder, space = c.rl.encoder(2, 16), c.rl.action_space()
+    restarted = 0
+    for _ in range(300):
+        for i in range(2):
+            state, player = plain.state(i), int(info["player"][i])
+            planes, globals_ = encoder.encode(state, player)
+            bits = np.packbits(planes.reshape(-1) > 0, bitorder="little")
+            mask = np.zeros(space.size, np.uint8)
+            mask[space.legal_indices(state)[0]] = 1
+            frontier, tiles = space.cells(state, 16)
+            for obs in (a, b):
+                assert np.array_equal(obs["globals"][i], globals_)
+                assert np.array_equal(obs["frontier"][i], frontier)
+                assert np.array_equal(obs["tiles"][i], tiles)
+            assert np.array_equal(a["planes"][i], planes)
+            assert np.array_equal(a["action_mask"][i], mask)
+            assert np.array_equal(b["planes"][i], bits)
+            assert np.array_equal(b["action_mask"][i], np.packbits(mask, bitorder="little"))
+        actions = plain.sample_legal()
+        a, _, terminated, _, info = plain.step(actions)
+        b = packed.step(actions)[0]
+        restarted += int(terminated.sum())
+        if restarted >= 2:
+            break
+    assert restarted >= 2  # games that began by autoreset were compared too
