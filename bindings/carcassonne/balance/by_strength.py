@@ -1,5 +1,5 @@
 """The designer's answers per bot strength: the first-seat edge, the compensation and a mix's
-effect against base, each for every line-up of identical bots (a strength: greedy, mcts@N, mcts),
+effect against base, each for every line-up of identical bots (a strength: greedy, rollout@N, mcts@N),
 and the upsets for every skill gap (a line-up "A+B" of one bot among others), with a verdict
 whether the answer holds across strengths (or gaps). An answer found with one bot may be that
 bot's: greedy bots hand the last tile's points to one seat, which stronger bots answer.
@@ -22,6 +22,7 @@ import pandas as pd
 
 from . import answers
 from .stats import MIN_DEALS, Estimate, _cell, _equal, _frame, cells, effects, win_rate
+from .sweep import SEARCHES
 
 HOLDS, FLIPS, DIFFERS, ONE_ONLY = "holds", "flips", "differs", "one only"
 EDGE = "first-seat edge (points of win share)"
@@ -29,15 +30,13 @@ EFFECT = "mix less base: seat 0's distance from a fair share (points)"
 
 
 def strengths(df: pd.DataFrame) -> list[str]:
-    """The sweep's line-ups of identical bots, weakest first: greedy, MCTS by iteration budget,
+    """The sweep's line-ups of identical bots, weakest first: greedy, MCTS by iteration budget
+    (at one budget the search on rollouts alone before the one with a network where it ships),
     then Python agents (no budget to rank) by name."""
 
-    def key(lineup: str) -> tuple[int, int, str]:
-        if lineup.startswith("py:"):
-            return (1, 0, lineup)
-        return (0, answers.budget_of(df[df["lineup"] == lineup]), lineup)
-
-    return sorted({str(x) for x in df["lineup"] if _equal(str(x))}, key=key)
+    return sorted(
+        {str(x) for x in df["lineup"] if _equal(str(x))}, key=lambda lineup: answers.strength_rank(df, lineup)
+    )
 
 
 def gaps(df: pd.DataFrame) -> list[str]:
@@ -207,7 +206,7 @@ def luck_table(df: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
 def strength_label(df: pd.DataFrame, lineup: str) -> str:
     """A strength's name on the front page: the line-up, with its iteration budget where the
     name does not say it ("mcts" -> "mcts (100 iterations a move)")."""
-    if lineup == "mcts":
+    if lineup in SEARCHES:
         budget = answers.budget_of(df[df["lineup"] == lineup])
         if budget:
             return f"mcts ({budget:,} iterations a move)"

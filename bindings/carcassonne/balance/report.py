@@ -263,7 +263,7 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
     figures = stats.figure_table(df)
     effects = stats.effects(df)
     fair = stats.fairness(df)
-    equal_missing = "This sweep has no line-up of identical bots (greedy or mcts)."
+    equal_missing = report_answers.EQUAL_MISSING
 
     sections: list[report_answers.Section] = []
 
