@@ -105,6 +105,12 @@ def test_the_report_ranks_the_rollout_search_below_the_learned_player(sweep: Pat
     page = report_module.write_report(sweep, tmp_path / "r")
     front = pd.read_csv(page.parent / "front_page.csv", dtype=str, keep_default_na=False)
     assert list(front.columns[2:5]) == ["greedy", "rollout@8", "mcts@8"]
+    # The front page names each strength's bot and where the learned one played.
+    assert (
+        "The strengths: greedy; rollout@8: mcts:iters=8,memory=16,eval=greedy (rollouts, no network); "
+        "mcts@8: mcts:iters=8,memory=16 (the value network value-base.value in base 2 players; "
+        "rollouts elsewhere, where it plays as rollout@8)."
+    ) in page.read_text()
     edge = pd.read_csv(page.parent / "strength_edge.csv", dtype=str, keep_default_na=False)
     assert list(edge[edge["players"] == "2"]["lineup"]) == [
         "all greedy",
