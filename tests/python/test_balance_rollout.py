@@ -104,7 +104,7 @@ def test_the_report_ranks_the_rollout_search_below_the_learned_player(sweep: Pat
     assert by_strength.strengths(df) == ["greedy", "rollout@8", "mcts@8"]
     page = report_module.write_report(sweep, tmp_path / "r")
     front = pd.read_csv(page.parent / "front_page.csv", dtype=str, keep_default_na=False)
-    assert list(front.columns[2:5]) == ["greedy", "rollout@8", "mcts@8"]
+    assert list(front.columns[2:5]) == ["greedy (1 deal)", "rollout@8 (1 deal)", "mcts@8 (1 deal)"]
     # The front page names each strength's bot and where the learned one played.
     assert (
         "The strengths: greedy; rollout@8: mcts:iters=8,memory=16,eval=greedy (rollouts, no network); "

@@ -108,8 +108,9 @@ def test_an_edge_that_reverses_with_strength_is_flagged(rows: pd.DataFrame) -> N
     assert "edge" in front.loc["flips", "flips with strength"].split("; ")
     assert front.loc["base", "flips with strength"] == ""
     # The favoured seat per strength is the one that wins more.
-    assert "\nseat 0 favoured;" in front.loc["flips", "greedy"]
-    assert "\nseat 1 favoured;" in front.loc["flips", "mcts@50"]
+    assert list(front.columns[1:3]) == [f"greedy ({DEALS} deals)", f"mcts@50 ({DEALS} deals)"]
+    assert "\nseat 0 favoured;" in front.loc["flips", f"greedy ({DEALS} deals)"]
+    assert "\nseat 1 favoured;" in front.loc["flips", f"mcts@50 ({DEALS} deals)"]
     claims = luck.set_index("mix")["the mix's luck"]
     assert claims["lucky"] == "more luck than base (holds across gaps)"
     assert claims["fickle"].startswith("not claimed")
@@ -123,7 +124,7 @@ def test_the_front_page_states_each_answer_per_strength(rows: pd.DataFrame) -> N
     answer = wide.set_index(["mix", "players", "answer"])
     for _, r in front.iterrows():
         for strength in by_strength.strengths(rows):
-            lines = str(r[strength]).split("\n")
+            lines = str(r[by_strength.strength_label(rows, strength)]).split("\n")
             assert lines[0] == f"edge {answer.loc[(r.mix, r.players, by_strength.EDGE), strength]}"
             favoured = 0 if lines[1].startswith("seat 0 favoured") else 1
             other = 1 - favoured
@@ -173,6 +174,7 @@ def test_a_sweep_at_several_strengths_and_gaps_reports_each_and_writes_its_table
         shown = pd.read_csv(page.parent / f"{name}.csv", dtype=str, keep_default_na=False)
         assert report_module.table_html(shown) in text, name
     front = pd.read_csv(page.parent / "front_page.csv", dtype=str, keep_default_na=False)
-    assert {"greedy", "mcts@4", "mcts (8 iterations a move)"} <= set(front.columns)  # budgets named
+    named = {"greedy (2 deals)", "mcts@4 (2 deals)", "mcts (8 iterations a move, 1 deal)"}
+    assert named <= set(front.columns)  # budgets and deals named
     luck = pd.read_csv(page.parent / "luck_by_gap.csv", dtype=str, keep_default_na=False)
     assert {"upset, mcts@4+greedy", "upset, mcts@8+mcts@4"} <= set(luck.columns)

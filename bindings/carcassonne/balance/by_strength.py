@@ -205,13 +205,16 @@ def luck_table(df: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
 
 
 def strength_label(df: pd.DataFrame, lineup: str) -> str:
-    """A strength's name on the front page: the line-up, with its iteration budget where the
-    name does not say it ("mcts" -> "mcts (100 iterations a move)")."""
-    if lineup in SEARCHES:
-        budget = answers.budget_of(df[df["lineup"] == lineup])
-        if budget:
-            return f"mcts ({budget:,} iterations a move)"
-    return lineup
+    """A strength's name on the front page: the line-up with its deals per cell, and its
+    iteration budget where the name does not say it ("mcts (100 iterations a move, 48 deals)")."""
+    rows = df[df["lineup"] == lineup]
+    deals = rows.groupby(["mix", "players"])["deal"].nunique()
+    low, high = int(deals.min()), int(deals.max())
+    said = [f"{low}{'' if low == high else f'-{high}'} deal{'' if high == 1 else 's'}"]
+    budget = answers.budget_of(rows) if lineup in SEARCHES else 0
+    if budget:
+        said.insert(0, f"{budget:,} iterations a move")
+    return f"{lineup} ({', '.join(said)})"
 
 
 def short_answer(answer: str) -> str:
