@@ -105,14 +105,35 @@ def test_an_edge_that_reverses_with_strength_is_flagged(rows: pd.DataFrame) -> N
     verdict = wide.set_index(["mix", "answer"])["across strengths"]
     assert verdict["flips", by_strength.EDGE] == by_strength.FLIPS
     assert verdict["base", by_strength.EDGE] == by_strength.HOLDS
-    assert by_strength.EDGE in front.loc["flips", "flips with strength"]
+    assert "edge" in front.loc["flips", "flips with strength"].split("; ")
     assert front.loc["base", "flips with strength"] == ""
     # The favoured seat per strength is the one that wins more.
-    assert front.loc["flips", "greedy"].startswith("seat 0 favoured")
-    assert front.loc["flips", "mcts@50"].startswith("seat 1 favoured")
+    assert list(front.columns[1:3]) == [f"greedy ({DEALS} deals)", f"mcts@50 ({DEALS} deals)"]
+    assert "\nseat 0 favoured;" in front.loc["flips", f"greedy ({DEALS} deals)"]
+    assert "\nseat 1 favoured;" in front.loc["flips", f"mcts@50 ({DEALS} deals)"]
     claims = luck.set_index("mix")["the mix's luck"]
     assert claims["lucky"] == "more luck than base (holds across gaps)"
     assert claims["fickle"].startswith("not claimed")
+
+
+def test_the_front_page_states_each_answer_per_strength(rows: pd.DataFrame) -> None:
+    long = by_strength.answers_by_strength(rows)
+    wide = by_strength.strength_table(rows, long)
+    luck = by_strength.luck_table(rows, by_strength.luck_by_gap(rows))
+    front = by_strength.front_page(rows, long, wide, luck)
+    answer = wide.set_index(["mix", "players", "answer"])
+    for _, r in front.iterrows():
+        for strength in by_strength.strengths(rows):
+            lines = str(r[by_strength.strength_label(rows, strength)]).split("\n")
+            assert lines[0] == f"edge {answer.loc[(r.mix, r.players, by_strength.EDGE), strength]}"
+            favoured = 0 if lines[1].startswith("seat 0 favoured") else 1
+            other = 1 - favoured
+            compensation = answer.loc[(r.mix, r.players, f"compensation, seat {other} (points)"), strength]
+            assert lines[1] == f"seat {favoured} favoured; seat {other} starts at {compensation}"
+            if r.mix == "base":
+                assert len(lines) == 2
+            else:
+                assert lines[2] == f"vs base {answer.loc[(r.mix, r.players, by_strength.EFFECT), strength]}"
 
 
 def _e(value: float, low: float, high: float, deals: int = 30) -> Estimate:
@@ -151,8 +172,9 @@ def test_a_sweep_at_several_strengths_and_gaps_reports_each_and_writes_its_table
     assert "front_page" in written and "answers_by_strength" in written and "luck_by_gap" in written
     for name in written:
         shown = pd.read_csv(page.parent / f"{name}.csv", dtype=str, keep_default_na=False)
-        assert shown.to_html(index=False, border=0, classes="t") in text, name
+        assert report_module.table_html(shown) in text, name
     front = pd.read_csv(page.parent / "front_page.csv", dtype=str, keep_default_na=False)
-    assert {"greedy", "mcts@4", "mcts (8 iterations a move)"} <= set(front.columns)  # budgets named
+    named = {"greedy (2 deals)", "mcts@4 (2 deals)", "mcts (8 iterations a move, 1 deal)"}
+    assert named <= set(front.columns)  # budgets and deals named
     luck = pd.read_csv(page.parent / "luck_by_gap.csv", dtype=str, keep_default_na=False)
     assert {"upset, mcts@4+greedy", "upset, mcts@8+mcts@4"} <= set(luck.columns)

@@ -149,11 +149,20 @@ def budget_of(c: pd.DataFrame) -> int:
     return int(options.get("iters", "0") or 0)
 
 
+def strength_rank(df: pd.DataFrame, lineup: str) -> tuple[int, int, bool, str]:
+    """Sorts line-ups of identical bots weakest first: greedy, MCTS by iteration budget (at one
+    budget the search on rollouts alone before the one with a network where it ships), then
+    Python agents (no budget to rank) by name."""
+    if lineup.startswith("py:"):
+        return (1, 0, False, lineup)
+    return (0, budget_of(df[df["lineup"] == lineup]), not lineup.startswith("rollout"), lineup)
+
+
 def strength_vs_edge(df: pd.DataFrame) -> pd.DataFrame:
-    """Per mix, player count and line-up of identical bots, weakest first (greedy, then MCTS by
-    budget): seat 0's win rate and its change from greedy's, paired over the deal numbers of
-    both (the decks are the same). An edge that stays as the bots get stronger is the rules'; one
-    that fades is the weaker bot's."""
+    """Per mix, player count and line-up of identical bots, weakest first (strength_rank): seat
+    0's win rate and its change from greedy's, paired over the deal numbers of both (the decks
+    are the same). An edge that stays as the bots get stronger is the rules'; one that fades is
+    the weaker bot's."""
     rows: list[dict[str, object]] = []
     for mix, players, lineup in cells(df):
         if not _equal(lineup) or lineup.startswith("py:"):  # a Python agent has no budget to rank
@@ -178,8 +187,10 @@ def strength_vs_edge(df: pd.DataFrame) -> pd.DataFrame:
         )
     frame = _frame(rows, [*CELL, "budget", "deals", "games", "seat0_win", "fair", "change_from_greedy"])
     order = {m: i for i, m in enumerate(dict.fromkeys(df["mix"]))}
+    rank = {lineup: strength_rank(df, lineup) for lineup in set(frame["lineup"])}
     return frame.sort_values(
-        ["players", "mix", "budget"], key=lambda s: s.map(order) if s.name == "mix" else s
+        ["players", "mix", "lineup"],
+        key=lambda s: s.map(order) if s.name == "mix" else s.map(rank) if s.name == "lineup" else s,
     ).reset_index(drop=True)
 
 

@@ -1,5 +1,5 @@
 """The designer's answers per bot strength: the first-seat edge, the compensation and a mix's
-effect against base, each for every line-up of identical bots (a strength: greedy, mcts@N, mcts),
+effect against base, each for every line-up of identical bots (a strength: greedy, rollout@N, mcts@N),
 and the upsets for every skill gap (a line-up "A+B" of one bot among others), with a verdict
 whether the answer holds across strengths (or gaps). An answer found with one bot may be that
 bot's: greedy bots hand the last tile's points to one seat, which stronger bots answer.
@@ -16,12 +16,14 @@ every gap's interval excludes 0.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from . import answers
 from .stats import MIN_DEALS, Estimate, _cell, _equal, _frame, cells, effects, win_rate
+from .sweep import SEARCHES
 
 HOLDS, FLIPS, DIFFERS, ONE_ONLY = "holds", "flips", "differs", "one only"
 EDGE = "first-seat edge (points of win share)"
@@ -29,15 +31,13 @@ EFFECT = "mix less base: seat 0's distance from a fair share (points)"
 
 
 def strengths(df: pd.DataFrame) -> list[str]:
-    """The sweep's line-ups of identical bots, weakest first: greedy, MCTS by iteration budget,
+    """The sweep's line-ups of identical bots, weakest first: greedy, MCTS by iteration budget
+    (at one budget the search on rollouts alone before the one with a network where it ships),
     then Python agents (no budget to rank) by name."""
 
-    def key(lineup: str) -> tuple[int, int, str]:
-        if lineup.startswith("py:"):
-            return (1, 0, lineup)
-        return (0, answers.budget_of(df[df["lineup"] == lineup]), lineup)
-
-    return sorted({str(x) for x in df["lineup"] if _equal(str(x))}, key=key)
+    return sorted(
+        {str(x) for x in df["lineup"] if _equal(str(x))}, key=lambda lineup: answers.strength_rank(df, lineup)
+    )
 
 
 def gaps(df: pd.DataFrame) -> list[str]:
@@ -205,29 +205,67 @@ def luck_table(df: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
 
 
 def strength_label(df: pd.DataFrame, lineup: str) -> str:
-    """A strength's name on the front page: the line-up, with its iteration budget where the
-    name does not say it ("mcts" -> "mcts (100 iterations a move)")."""
-    if lineup == "mcts":
-        budget = answers.budget_of(df[df["lineup"] == lineup])
-        if budget:
-            return f"mcts ({budget:,} iterations a move)"
-    return lineup
+    """A strength's name on the front page: the line-up with its deals per cell, and its
+    iteration budget where the name does not say it ("mcts (100 iterations a move, 48 deals)")."""
+    rows = df[df["lineup"] == lineup]
+    deals = rows.groupby(["mix", "players"])["deal"].nunique()
+    low, high = int(deals.min()), int(deals.max())
+    said = [f"{low}{'' if low == high else f'-{high}'} deal{'' if high == 1 else 's'}"]
+    budget = answers.budget_of(rows) if lineup in SEARCHES else 0
+    if budget:
+        said.insert(0, f"{budget:,} iterations a move")
+    return f"{lineup} ({', '.join(said)})"
+
+
+def short_answer(answer: str) -> str:
+    """An answer's name on the front page, as its cells say it: "edge", "compensation, seat 1",
+    "vs base"."""
+    return {EDGE: "edge", EFFECT: "vs base"}.get(answer, answer.removesuffix(" (points)"))
+
+
+def strength_bots(df: pd.DataFrame, records: list[dict[str, Any]]) -> str:
+    """One sentence for the front page: the bot of each strength, and for an MCTS one the cells
+    where a value network valued its leaves (from the spec records' bots; without them, the
+    agents alone)."""
+    pinned = bool(records) and all("bots" in r for r in records)
+    networks: dict[str, dict[str, list[str]]] = {}
+    searched: dict[str, set[tuple[str, int]]] = {}
+    for record in records if pinned else []:
+        for bot in record["bots"]:
+            searched.setdefault(bot["lineup"], set()).add((bot["mix"], bot["players"]))
+            if bot["network"] is not None:
+                cells = networks.setdefault(bot["lineup"], {}).setdefault(bot["network"]["file"], [])
+                cells.append(f"{bot['mix']} {bot['players']} players")
+    names = strengths(df)
+    budget = {s: answers.budget_of(df[df["lineup"] == s]) for s in names}
+    parts = []
+    for s in names:
+        agents = ", ".join(dict.fromkeys(df.loc[df["lineup"] == s, "agent"].astype(str)))
+        said = s if agents == s else f"{s}: {agents}"
+        if s in searched:
+            played = networks.get(s, {})
+            where = [f"the value network {file} in {', '.join(cells)}" for file, cells in played.items()]
+            if sum(len(cells) for cells in played.values()) < len(searched[s]):
+                twins = [t for t in names if t.startswith("rollout") and t != s and budget[t] == budget[s]]
+                twin = f", where it plays as {twins[0]}" if twins and played else ""
+                where.append(f"rollouts elsewhere{twin}" if played else "rollouts, no network")
+            said += f" ({'; '.join(where)})"
+        parts.append(said)
+    return "The strengths: " + "; ".join(parts) + "."
 
 
 def front_page(df: pd.DataFrame, long: pd.DataFrame, wide: pd.DataFrame, luck: pd.DataFrame) -> pd.DataFrame:
-    """Per mix and player count: per strength the favoured seat (the one that starts at 0) and
-    the other seats' compensation; the answers that flip with strength, those that differ, and
-    the mix's luck."""
+    """Per mix and player count: per strength, one line each, the first-seat edge, the favoured
+    seat (the one that starts at 0) with the points the others start at, and for a mix other
+    than base the change against base; the answers that flip with strength, those that differ,
+    and the mix's luck."""
     columns = strengths(df)
     luck_of = {(r["mix"], r["players"]): r["the mix's luck"] for _, r in luck.iterrows()}
     rows = []
     for (mix, players), part in wide.groupby(["mix", "players"], sort=False):
         row: dict[str, object] = {"mix": mix, "players": players}
-        comp = long[
-            (long["mix"] == mix)
-            & (long["players"] == players)
-            & long["answer"].str.startswith("compensation")
-        ]
+        cell = long[(long["mix"] == mix) & (long["players"] == players)]
+        comp = cell[cell["answer"].str.startswith("compensation")]
         for s in columns:
             seats = comp[comp["strength"] == s]
             if seats.empty:
@@ -236,20 +274,23 @@ def front_page(df: pd.DataFrame, long: pd.DataFrame, wide: pd.DataFrame, luck: p
             values = [e.value for e in seats["estimate"]]
             favoured = int(np.argmin(values))
             others = [
-                f"seat {k} {text_of(e, False)}" for k, e in enumerate(seats["estimate"]) if k != favoured
+                f"seat {k} starts at {text_of(e, False)}"
+                for k, e in enumerate(seats["estimate"])
+                if k != favoured
             ]
-            row[s] = f"seat {favoured} favoured; " + ", ".join(others)
-        row["flips with strength"] = "; ".join(part.loc[part["across strengths"] == FLIPS, "answer"])
-        row["differs with strength"] = "; ".join(part.loc[part["across strengths"] == DIFFERS, "answer"])
+            edge, effect = (
+                cell[(cell["answer"] == a) & (cell["strength"] == s)]["estimate"] for a in (EDGE, EFFECT)
+            )
+            lines = [f"edge {text_of(e, True)}" for e in edge]
+            lines.append(f"seat {favoured} favoured; " + ", ".join(others))
+            lines += [f"vs base {text_of(e, True)}" for e in effect]
+            row[s] = "\n".join(lines)  # one answer a line (the page's cells keep line breaks)
+        for verdict in (FLIPS, DIFFERS):
+            named = part.loc[part["across strengths"] == verdict, "answer"].map(short_answer)
+            row[f"{verdict} with strength"] = "; ".join(named)
         row["the mix's luck"] = luck_of.get((mix, players), "")
         rows.append(row)
-    columns_out = [
-        "mix",
-        "players",
-        *columns,
-        "flips with strength",
-        "differs with strength",
-        "the mix's luck",
-    ]
+    luck_column = ["the mix's luck"] if not luck.empty else []  # a sweep without skill gaps: none
+    columns_out = ["mix", "players", *columns, "flips with strength", "differs with strength", *luck_column]
     labels = {c: strength_label(df, c) for c in columns}
     return _order(_frame(rows, columns_out), df, []).reset_index(drop=True).rename(columns=labels)

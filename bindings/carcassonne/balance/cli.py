@@ -181,13 +181,15 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument(
         "--deals",
         default="greedy=200,mcts=192,mcts+greedy=160",
-        help="deals per line-up (greedy, mcts, mcts+greedy, mcts@N: all MCTS at N iterations a move); "
+        help="deals per line-up (greedy, mcts, mcts+greedy, mcts@N: all MCTS at N iterations a move, "
+        "rollout@N: the same search on rollouts alone, no network; A+B: one bot A among bots B); "
         "each deal is played from every seat rotation",
     )
     run.add_argument(
         "--mcts",
         default="mcts:iters=100,memory=64",
-        help="the MCTS agent of the line-ups (an 'mcts:...' spec with an iteration budget)",
+        help="the MCTS agent of the line-ups mcts and mcts@N (an 'mcts:...' spec with an iteration "
+        "budget); rollout and rollout@N play it without its networks (eval=greedy)",
     )
     run.add_argument("--chunk-deals", type=int, default=8, help="deals per chunk (a part file, a Ray task)")
     run.add_argument("--seed", type=int, default=1, help="picks the decks")

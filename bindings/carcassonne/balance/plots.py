@@ -15,7 +15,12 @@ import pandas as pd
 from .. import CAUSES
 from .stats import Estimate
 
-LINEUP_NAMES = {"greedy": "all greedy", "mcts": "all MCTS", "mcts+greedy": "one MCTS among greedy"}
+LINEUP_NAMES = {
+    "greedy": "all greedy",
+    "mcts": "all MCTS",
+    "rollout": "all MCTS on rollouts",
+    "mcts+greedy": "one MCTS among greedy",
+}
 # One colour per cause, fixed by its place in CAUSES: the same cause looks the same in every report.
 _PALETTE = [plt.get_cmap("tab20")(i) for i in range(20)] + [plt.get_cmap("tab20b")(i) for i in range(20)]
 CAUSE_COLORS = {cause: _PALETTE[i % len(_PALETTE)] for i, cause in enumerate(CAUSES)}
@@ -24,6 +29,8 @@ CAUSE_COLORS = {cause: _PALETTE[i % len(_PALETTE)] for i, cause in enumerate(CAU
 def _lineup_name(lineup: str) -> str:
     if lineup.startswith("mcts@"):
         return f"all MCTS at {lineup[len('mcts@') :]} iterations"
+    if lineup.startswith("rollout@"):
+        return f"all MCTS on rollouts at {lineup[len('rollout@') :]} iterations"
     return LINEUP_NAMES.get(lineup, lineup)
 
 

@@ -210,18 +210,26 @@ def headline(df: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def table_html(shown: pd.DataFrame) -> str:
+    """A table of text as HTML, each line of a cell on a line of its own (<br>)."""
+    cells = shown.map(lambda text: html.escape(text).replace("\n", "<br>"))
+    cells.columns = [html.escape(str(c)) for c in shown.columns]
+    return cells.to_html(index=False, border=0, classes="t", escape=False)
+
+
 def _table(name: str, frame: pd.DataFrame, folder: Path) -> str:
     """A table's HTML, its CSV file written beside the page from the same text."""
     if name not in TABLES:
         raise ValueError(f"table '{name}' is not in TABLES (a later report would not remove it)")
     shown = frame.fillna("").astype(str)
     shown.to_csv(folder / f"{name}.csv", index=False)
-    return shown.to_html(index=False, border=0, classes="t") + f'<p><a href="{name}.csv">{name}.csv</a></p>'
+    return table_html(shown) + f'<p><a href="{name}.csv">{name}.csv</a></p>'
 
 
-def _front_page(front: pd.DataFrame, folder: Path) -> list[str]:
-    """The answers at a glance: per mix and player count the favoured seat and compensation for
-    each bot strength, the answers that flip with strength named first."""
+def _front_page(front: pd.DataFrame, bots: str, folder: Path) -> list[str]:
+    """The answers at a glance: per mix and player count the first-seat edge, the favoured seat
+    and compensation, and the mix against base for each bot strength (named by its bot in
+    `bots`), the answers that flip with strength named first."""
     flipped = [
         f"{r['mix']}, {r['players']} players: {r['flips with strength']}"
         for _, r in front.iterrows()
@@ -236,11 +244,14 @@ def _front_page(front: pd.DataFrame, folder: Path) -> list[str]:
     return [
         "<h2>Answers at a glance</h2>",
         "<p>Per mix and player count, for each line-up of identical bots (a bot strength, weakest "
-        "first): the favoured seat (it starts at 0) and the starting points that make the other "
-        "seats win as often, with 95% intervals. 'flips' and 'differs' name the answers (first-seat "
-        "edge, compensation, the mix against base) whose verdict across strengths is so; the mix's "
+        "first), with 95% intervals: the first-seat edge (edge: seat 0's win rate less a fair "
+        "share, in points of win share), the favoured seat (it starts at 0) and the starting points "
+        "that make the other seats win as often, and for a mix other than base the change of seat "
+        "0's distance from a fair share against base (vs base: negative is fairer, paired by deal). "
+        "'flips' and 'differs' name the answers whose verdict across strengths is so; the mix's "
         "luck is claimed only when it holds at every skill gap. The rules are in 'Answers by bot "
         "strength'; every other section is folded below.</p>",
+        f"<p>{html.escape(bots)}</p>",
         flags,
         _table("front_page", front, folder),
     ]
@@ -263,7 +274,7 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
     figures = stats.figure_table(df)
     effects = stats.effects(df)
     fair = stats.fairness(df)
-    equal_missing = "This sweep has no line-up of identical bots (greedy or mcts)."
+    equal_missing = report_answers.EQUAL_MISSING
 
     sections: list[report_answers.Section] = []
 
@@ -452,7 +463,7 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
             body.append(f"<p>{html.escape(note)}</p>")
     for name in TABLES:  # an earlier report's tables that this sweep may not have
         (folder / f"{name}.csv").unlink(missing_ok=True)
-    body += _front_page(front, folder)
+    body += _front_page(front, by_strength.strength_bots(df, records), folder)
     for title, text_, image, tables in sections:
         body.append(f"<details><summary><h2>{html.escape(title)}</h2></summary>")
         if text_:
@@ -466,7 +477,8 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
         "<!doctype html><meta charset='utf-8'><title>Balance of rule mixes</title><style>"
         "body{font-family:sans-serif;max-width:1400px;margin:2em auto;padding:0 1em}"
         "table.t{border-collapse:collapse;font-size:13px;margin:1em 0}"
-        "table.t td,table.t th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}"
+        "table.t td,table.t th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left;"
+        "vertical-align:top}"
         "img{max-width:100%}summary h2{display:inline}details{margin:1em 0}</style>\n"
         + "\n".join(body)
         + "\n"

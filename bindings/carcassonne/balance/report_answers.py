@@ -25,7 +25,7 @@ PLOTS = (
     "spread.png",
     "cause_points.png",
 )
-EQUAL_MISSING = "This sweep has no line-up of identical bots (greedy, mcts or mcts@N)."
+EQUAL_MISSING = "This sweep has no line-up of identical bots (greedy, mcts, mcts@N, rollout or rollout@N)."
 GAP_MISSING = "Needs a line-up of one bot among others (e.g. mcts+greedy, mcts@400+greedy)."
 TURNS_MISSING = "This sweep's rows have no per-turn standings (a sweep of an older version): play it again."
 
@@ -76,7 +76,9 @@ def compensation(df: pd.DataFrame, folder: Path, table: pd.DataFrame | None = No
 
 
 def _bot_name(lineup: str, budget: int) -> str:
-    return "greedy" if lineup == "greedy" else f"MCTS {budget}"
+    if lineup == "greedy":
+        return "greedy"
+    return f"{'rollout' if lineup.startswith('rollout') else 'MCTS'} {budget}"
 
 
 def strength_vs_edge(df: pd.DataFrame, folder: Path) -> Section:
@@ -85,8 +87,8 @@ def strength_vs_edge(df: pd.DataFrame, folder: Path) -> Section:
     if table.empty:
         return title, EQUAL_MISSING, None, []
     players_list = sorted(set(table["players"]))
-    bots = table.drop_duplicates(["lineup", "budget"]).sort_values("budget")
-    names = [_bot_name(r.lineup, r.budget) for r in bots.itertuples()]
+    bots = table.drop_duplicates(["lineup"])  # weakest first (answers.strength_rank)
+    names = list(dict.fromkeys(_bot_name(r.lineup, r.budget) for r in bots.itertuples()))
     fig, axes = _panels(len(players_list))
     for ax, players in zip(axes, players_list, strict=True):
         part = table[table["players"] == players]
@@ -118,7 +120,9 @@ def strength_vs_edge(df: pd.DataFrame, folder: Path) -> Section:
         "(iterations a move; each line-up plays the same decks, so the change from greedy is paired "
         "by deal). A line that stays away from the fair share as the bots get stronger is an edge "
         "of the rules; one that falls toward it was the weaker bot's artefact. Add budgets with "
-        "line-ups mcts@N (e.g. --deals greedy=200,mcts@50=40,mcts=40,mcts@400=40)."
+        "line-ups mcts@N (e.g. --deals greedy=200,mcts@50=40,mcts=40,mcts@400=40), and the search "
+        "without networks with rollout@N (rollout N on the axis; MCTS N values its leaves with a "
+        "network where one ships)."
     )
     return title, text, image, [("strength_edge", shown)]
 

@@ -55,11 +55,26 @@ EVALUATORS_KEY = b"carcassonne.evaluators"
 
 # Line-ups: every seat greedy, every seat MCTS, one MCTS among greedy bots (the skill gradient);
 # "mcts@N": every seat the sweep's MCTS at N iterations a move (a ladder of budgets tells a rules
-# imbalance, which stays as the bots get stronger, from a bot's artefact, which fades); "A+B": one
-# bot A among bots B, each greedy, mcts or mcts@N (a skill gap: mcts@400+greedy, mcts@400+mcts);
-# a Python agent named by reference (agents.load_agent), "py:module:Agent" in every seat or
-# "py:module:Agent+greedy" among greedy bots.
-LINEUPS = ("greedy", "mcts", "mcts@N", "A+B", "py:module:Agent", "py:module:Agent+greedy")
+# imbalance, which stays as the bots get stronger, from a bot's artefact, which fades); "rollout"
+# and "rollout@N": the same search valued by rollouts alone, no network (beside mcts@N it tells the
+# learned player from the search it plays, in the cells where a network ships); "A+B": one bot A
+# among bots B, each greedy, mcts, mcts@N, rollout or rollout@N (a skill gap: mcts@400+greedy,
+# mcts@400+rollout@400); a Python agent named by reference (agents.load_agent),
+# "py:module:Agent" in every seat or "py:module:Agent+greedy" among greedy bots.
+LINEUPS = (
+    "greedy",
+    "mcts",
+    "mcts@N",
+    "rollout",
+    "rollout@N",
+    "A+B",
+    "py:module:Agent",
+    "py:module:Agent+greedy",
+)
+# The built-in searching bots of the line-ups: the sweep's MCTS agent as given, and without networks.
+SEARCHES = ("mcts", "rollout")
+# The options that name a network file: a search without networks reads none.
+NETWORK_FILES = ("net", "value", "values")
 
 
 def with_budget(mcts: str, iterations: int) -> str:
@@ -69,24 +84,57 @@ def with_budget(mcts: str, iterations: int) -> str:
     return f"{name}:" + ",".join([f"iters={iterations}", *kept])
 
 
+def rollouts_instead(options: dict[str, str], networks: Sequence[str]) -> dict[str, str]:
+    """Full `options` (agent_options) with the networks `networks` ("value": the value network,
+    "net": the policy network) replaced by what a search without them plays: leaves valued by
+    the hand-made guess at a rollout's cutoff (eval=greedy; random rollouts where eval played
+    none) and greedy priors."""
+    changed = dict(options)
+    if changed.get("eval") in networks:
+        changed["eval"] = "greedy"
+        if changed.get("rollout") == "none":
+            changed["rollout"] = "random"
+    if changed.get("prior") in networks:
+        changed["prior"] = "greedy"
+    return changed
+
+
+def rollout_agent(mcts: str) -> str:
+    """The MCTS agent `mcts` valued by rollouts alone: its value and policy networks (eval= and
+    prior= value or net) replaced by the rollouts and greedy priors a search without them plays,
+    its network files (net=, value=, values=) left out; the other options as given."""
+    full = agent_options(mcts)
+    changed = rollouts_instead(full, ("value", "net"))
+    name, _, options = mcts.partition(":")
+    replaced = {k for k in changed if changed[k] != full[k]} | set(NETWORK_FILES)
+    kept = [o.strip() for o in options.split(",") if o.strip() and o.split("=")[0].strip() not in replaced]
+    return f"{name}:" + ",".join(kept + [f"{k}={v}" for k, v in changed.items() if v != full[k]])
+
+
 def lineup_budget(lineup: str) -> int | None:
-    """N of an "mcts@N" line-up, None for the others; SearchError for a malformed one."""
-    if not lineup.startswith("mcts@"):
+    """N of an "mcts@N" or "rollout@N" line-up, None for the others; SearchError for a malformed
+    one."""
+    search, at, n = lineup.partition("@")
+    if search not in SEARCHES or not at:
         return None
-    n = lineup[len("mcts@") :]
     if not n.isdigit() or int(n) < 1:
-        raise SearchError(f"line-up '{lineup}': mcts@N takes an iteration budget N >= 1, e.g. mcts@400")
+        raise SearchError(
+            f"line-up '{lineup}': {search}@N takes an iteration budget N >= 1, e.g. {search}@400"
+        )
     return int(n)
 
 
 def _built_in(name: str, mcts: str) -> str | None:
-    """The agent of a built-in bot's name (greedy, mcts, mcts@N), None for any other name."""
+    """The agent of a built-in bot's name (greedy, mcts, mcts@N, rollout, rollout@N), None for
+    any other name."""
     if name == "greedy":
         return "greedy"
-    if name == "mcts":
-        return mcts
+    search = name.partition("@")[0]
+    if search not in SEARCHES:
+        return None
     budget = lineup_budget(name)
-    return None if budget is None else with_budget(mcts, budget)
+    agent = mcts if budget is None else with_budget(mcts, budget)
+    return rollout_agent(agent) if search == "rollout" else agent
 
 
 def lineup_agents(lineup: str, players: int, mcts: str) -> list[str]:
@@ -98,10 +146,11 @@ def lineup_agents(lineup: str, players: int, mcts: str) -> list[str]:
             return [built_in] * players
     elif not lineup.startswith(REFERENCE_PREFIX):
         agents = _built_in(lone, mcts), _built_in(others, mcts)
-        if agents[0] is None or agents[1] is None or lone == others:
+        if agents[0] is None or agents[1] is None or agents[0] == agents[1]:
+            same = f" ({lone} and {others} both play {agents[0]})" if agents[0] and lone != others else ""
             raise SearchError(
-                f"line-up '{lineup}': one bot among others takes two different bots of greedy, mcts "
-                "and mcts@N, e.g. mcts@400+greedy"
+                f"line-up '{lineup}': one bot among others takes two different bots of greedy, mcts, "
+                f"mcts@N, rollout and rollout@N, e.g. mcts@400+greedy{same}"
             )
         return [agents[0]] + [agents[1]] * (players - 1)
     if lineup.startswith(REFERENCE_PREFIX):
@@ -135,6 +184,10 @@ class SweepSpec:
     def validate(self) -> None:
         """Raises SearchError (ConfigError for rules) for anything a sweep would reject later:
         called before a sweep creates its folder, so a bad option leaves nothing behind."""
+        if self.mcts.partition(":")[0] != "mcts":
+            raise SearchError(
+                f"the MCTS agent of the line-ups must be an 'mcts:...' agent, not '{self.mcts}'"
+            )
         if not self.mixes:
             raise SearchError("a sweep needs at least one mix")
         _no_repeats("mix", [m.name for m in self.mixes])
@@ -153,10 +206,6 @@ class SweepSpec:
         for name, seed in (("seed", self.seed), ("agent_seed", self.agent_seed)):
             if not isinstance(seed, int) or not 0 <= seed < 2**64:
                 raise SearchError(f"{name} must be an integer in [0, 2^64), got {seed!r}")
-        if self.mcts.partition(":")[0] != "mcts":
-            raise SearchError(
-                f"the MCTS agent of the line-ups must be an 'mcts:...' agent, not '{self.mcts}'"
-            )
         for mix in self.mixes:
             for players in self.players:
                 make_config(players, mix.expansions, dict(mix.variants), self.seed)  # rules: ConfigError
@@ -1002,12 +1051,7 @@ def pinned_agent(bot: dict[str, Any]) -> str:
             )
         options["value"] = str(_network_path(options, network["file"]))
     else:
-        if options.get("eval") == "value":
-            options["eval"] = "greedy"
-            if options.get("rollout") == "none":
-                options["rollout"] = "random"
-        if options.get("prior") == "value":
-            options["prior"] = "greedy"
+        options = rollouts_instead(options, ("value",))
     return options_text(options)
 
 
