@@ -1012,3 +1012,12 @@ def test_the_committed_sweep_replays() -> None:
     """A deal of every cell, the MCTS ones included: its spec (of before the bots were pinned)
     records the MCTS options of then (eval=greedy), which replay as they were played."""
     _check_replays(COMMITTED, every_cell=True)
+
+
+STRENGTHS = Path(__file__).parents[2] / "experiments" / "balance-strength" / "sweep.parquet"
+
+
+def test_the_sweep_across_strengths_replays() -> None:
+    """A deal of every cell of the committed sweep across bot strengths (docs/balance.md): the
+    learned player's 2-player base cell and the rollout search's cells beside it."""
+    _check_replays(STRENGTHS, every_cell=True)
