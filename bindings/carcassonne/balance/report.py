@@ -443,13 +443,15 @@ def write_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
     sections.insert(0, report_answers.strength_answers(df, long, wide, luck))
     front = by_strength.front_page(df, long, wide, luck)
 
-    deals = {_lineup_name(k): v for k, v in df.groupby("lineup")["deal"].nunique().to_dict().items()}
+    deals = ", ".join(
+        f"{_lineup_name(k)} {v}" for k, v in df.groupby("lineup")["deal"].nunique().to_dict().items()
+    )
     games_total = len(df[df["seat"] == 0])
     agents = ", ".join(sorted(set(df["agent"])))
     body = [
         "<h1>Balance of rule mixes</h1>",
         f"<p>{games_total} games ({len(df)} seat rows) from <code>{html.escape(str(sweep))}</code>; "
-        f"deals per line-up: {html.escape(', '.join(f'{k} {v}' for k, v in deals.items()))}; agents: {html.escape(agents)}. "
+        f"deals per line-up: {html.escape(deals)}; agents: {html.escape(agents)}. "
         "Every deal is one deck played from every seat rotation; the intervals are 95% percentile "
         f"bootstraps over deals ({stats.REPLICATES} replicates; the largest gap's: a band over "
         "every seat, see Fairness), so they respect the pairing, and every difference is resampled "
