@@ -76,10 +76,16 @@ void one_ply_values(const State& state, const Action* actions, int n, double* va
       int m = next.legal_actions(figures);
       values[i] = -1e18;
       for (int j = 0; j < m; ++j) {
-        if (after) after->copy_from(next);
-        else after.emplace(next);
-        after->apply_unchecked(figures[j]);
-        values[i] = std::max(values[i], double(valuation(*after, me)));
+        // The last figure goes onto next itself, which the next action refills anyway: a copy
+        // fewer per placement.
+        State* figured = &next;
+        if (j < m - 1) {
+          if (after) after->copy_from(next);
+          else after.emplace(next);
+          figured = &*after;
+        }
+        figured->apply_unchecked(figures[j]);
+        values[i] = std::max(values[i], double(valuation(*figured, me)));
       }
     } else {
       values[i] = valuation(next, me);

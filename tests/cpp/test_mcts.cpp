@@ -242,6 +242,39 @@ TEST(RolloutEvaluator, NearTheEndRolloutsPlayToFinalScoringPastTheCutoff) {
   }
 }
 
+// sample_draw takes the tile at a uniform index of the bag's tiles in kind order (its counts
+// walked eight kinds a step): the same kind as a walk one kind at a time, at every draw of
+// games whose kinds span every set (the counts of the last kinds included) and for many draws.
+TEST(RolloutEvaluator, SampleDrawTakesTheTileAtItsIndexInKindOrder) {
+  std::vector<std::string> all;
+  for (const ExpansionInfo& e : known_expansions())
+    if (e.supported && std::string(e.name) != "river2") all.push_back(e.name);
+  int draws = 0;
+  for (const std::vector<std::string>& expansions : {std::vector<std::string>{}, all}) {
+    Config c;
+    c.seed = 7;
+    c.expansions = expansions;
+    State s(c);
+    Rng play(7), draw(11);
+    while (!s.is_terminal()) {
+      if (!s.is_chance()) {
+        s.apply_unchecked(s.sample_legal_action(play));
+        continue;
+      }
+      ASSERT_TRUE(s.draws_any_tile());
+      for (int i = 0; i < 50; ++i, ++draws) {
+        Rng reference = draw;
+        int r = int(reference.below(uint32_t(s.bag_size())));
+        int kind = 0;
+        while ((r -= s.bag_count(KindId(kind))) >= 0) ++kind;
+        ASSERT_EQ(sample_draw(s, draw), Action::draw(kind)) << "a bag of " << s.bag_size() << " tiles";
+      }
+      s.apply_unchecked(sample_draw(s, draw));
+    }
+  }
+  EXPECT_GT(draws, 5000);
+}
+
 TEST(MctsSearch, SameSeedSameSearchInSingleThreadMode) {
   State s = random_position(7, 12);
   MctsConfig c = iterations(500);
