@@ -45,15 +45,15 @@ std::array<double, kMaxPlayers> feature_potential(const State& state) {
   // Occupied features are those the placed figures stand on: walking the figures (tens) instead
   // of every segment (hundreds) makes this cheap enough for priors at every expansion.
   std::array<double, kMaxPlayers> potential{};
-  std::array<uint16_t, kMaxPlacedFigures> seen;
-  int num_seen = 0;
+  std::array<uint64_t, kMaxSegments / 64> seen{};  // bit per root segment
   const Features& f = state.features();
   for (int i = 0; i < state.num_placed_figures(); ++i) {
     const uint16_t root = f.root(state.placed_figure(i).segment);
     const Segment& seg = f[root];
     if (seg.occupants == 0 || seg.done || seg.type == FeatureType::Field) continue;  // barns, farmers
-    if (std::find(seen.begin(), seen.begin() + num_seen, root) != seen.begin() + num_seen) continue;
-    seen[size_t(num_seen++)] = root;
+    const uint64_t bit = uint64_t(1) << (root % 64);
+    if (seen[root / 64] & bit) continue;
+    seen[root / 64] |= bit;
     add_led_feature(seg, state.num_players(), potential);
   }
   return potential;
