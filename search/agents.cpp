@@ -247,19 +247,73 @@ void figure_values(State& placed, const Action* figures, int m, double* out, dou
     out[j] = GreedyAgent::evaluate(*figured, me, field_weight);
   }
 }
+
+// At a PlaceTile node: true if placement `a` touches no feature with a figure but a field's
+// farmers and none with a barn (joins or closes none), and no cloister-like around it holds a
+// figure. Then it scores nothing (what it completes has no figure), returns no figure, and leaves
+// the features feature_potential values as they are.
+bool touches_no_figure(const State& state, Action a) {
+  const Cell c = a.cell();
+  const Board& board = state.board();
+  const Features& f = state.features();
+  const Catalogue& catalogue = Catalogue::builtin();
+  for (int s = 0; s < kNumSides; ++s) {
+    const int slot = board.slot_at(neighbour(c, Side(s)));
+    if (slot < 0) continue;
+    const PlacedTile& t = board.tile(slot);
+    const RotatedTile& rotated = catalogue.kind(t.kind).rotations[t.rotation];
+    for (int k = 0; k < 3; ++k) {
+      const int local = rotated.segment_at[size_t(side_point(opposite(Side(s)), k))];
+      if (local < 0) continue;
+      const Segment& feature = f.feature(t.first_segment + local);
+      if (feature.barns || (feature.occupants && feature.type != FeatureType::Field)) return false;
+    }
+  }
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int slot = dx || dy ? board.slot_at(Cell{int16_t(c.x + dx), int16_t(c.y + dy)}) : -1;
+      if (slot < 0) continue;
+      const PlacedTile& t = board.tile(slot);
+      const int cloister = catalogue.kind(t.kind).cloister_segment;
+      if (cloister >= 0 && f.feature(t.first_segment + cloister).occupants) return false;
+    }
+  return true;
+}
+
+// True if at `state` (a decision node) every placement that touches_no_figure leaves the
+// greedy valuation without fields (field_weight 0) as it is at `state`: the mover has no figure
+// to place (no figure decision follows), the tile has no arrow (XX-2 scores one), and tiles
+// are left in the bag (the game goes on). Then such a placement changes only what the
+// valuation does not read: the features without figures, the board, the turn.
+bool placements_without_figures_keep_value(const State& state, double field_weight) {
+  if (field_weight != 0 || state.phase() != Phase::PlaceTile || state.bag_size() == 0) return false;
+  for (int kind = 0; kind < kNumFigureKinds; ++kind)
+    if (state.supply(state.current_player(), FigureKind(kind))) return false;
+  return Catalogue::builtin().kind(state.drawn_tile()).arrow == ArrowKind::None;
+}
 }  // namespace
 
 void greedy_values(const State& state, const Action* actions, int n, double* values, double field_weight) {
   // As one_ply_values with GreedyAgent::evaluate, but a figure decision's options are valued by
-  // figure_values (most without playing them).
+  // figure_values (most without playing them), and placements that change nothing the valuation
+  // reads are not played.
   thread_local std::optional<State> next_scratch;
-  if (next_scratch) next_scratch->copy_from(state);
-  else next_scratch.emplace(state);
-  State& next = *next_scratch;
-  if (state.phase() == Phase::PlaceFigure) return figure_values(next, actions, n, values, field_weight);
+  auto refilled = [&]() -> State& {
+    if (next_scratch) next_scratch->copy_from(state);
+    else next_scratch.emplace(state);
+    return *next_scratch;
+  };
+  if (state.phase() == Phase::PlaceFigure) return figure_values(refilled(), actions, n, values, field_weight);
   const int me = state.current_player();
+  const bool quiet_possible = placements_without_figures_keep_value(state, field_weight);
+  std::optional<double> value_now;
   for (int i = 0; i < n; ++i) {
-    if (i > 0) next.copy_from(state);
+    if (quiet_possible && touches_no_figure(state, actions[i])) {
+      if (!value_now) value_now = GreedyAgent::evaluate(state, me, field_weight);
+      values[i] = *value_now;
+      continue;
+    }
+    State& next = refilled();
     next.apply_unchecked(actions[i]);
     if (next.current_player() == me && next.phase() == Phase::PlaceFigure) {
       Action figures[kMaxActions];
