@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -248,39 +249,50 @@ void figure_values(State& placed, const Action* figures, int m, double* out, dou
   }
 }
 
-// At a PlaceTile node: true if placement `a` touches no feature with a figure but a field's
-// farmers and none with a barn (joins or closes none), and no cloister-like around it holds a
-// figure. Then it scores nothing (what it completes has no figure), returns no figure, and leaves
-// the features feature_potential values as they are.
-bool touches_no_figure(const State& state, Action a) {
-  const Cell c = a.cell();
-  const Board& board = state.board();
-  const Features& f = state.features();
-  const Catalogue& catalogue = Catalogue::builtin();
-  for (int s = 0; s < kNumSides; ++s) {
-    const int slot = board.slot_at(neighbour(c, Side(s)));
-    if (slot < 0) continue;
-    const PlacedTile& t = board.tile(slot);
-    const RotatedTile& rotated = catalogue.kind(t.kind).rotations[t.rotation];
-    for (int k = 0; k < 3; ++k) {
-      const int local = rotated.segment_at[size_t(side_point(opposite(Side(s)), k))];
-      if (local < 0) continue;
-      const Segment& feature = f.feature(t.first_segment + local);
-      if (feature.barns || (feature.occupants && feature.type != FeatureType::Field)) return false;
+// The placements of a PlaceTile node that touch no feature with a figure but a field's farmers
+// and none with a barn (join or close none), with no cloister-like that holds a figure around
+// them. Such a placement scores nothing (what it completes has no figure), returns no figure,
+// and leaves the features feature_potential values as they are.
+class FigureFreePlacements {
+ public:
+  explicit FigureFreePlacements(const State& state) : state_(state) {
+    const Features& f = state.features();
+    for (int i = 0; i < state.num_placed_figures(); ++i) {
+      const Segment& figure_on = f[state.placed_figure(i).segment];
+      if (is_cloister_like(figure_on.type))
+        cloisters_[size_t(num_cloisters_++)] = state.board().tile(figure_on.tile).cell;
     }
   }
-  for (int dy = -1; dy <= 1; ++dy)
-    for (int dx = -1; dx <= 1; ++dx) {
-      const int slot = dx || dy ? board.slot_at(Cell{int16_t(c.x + dx), int16_t(c.y + dy)}) : -1;
+
+  bool contains(Action a) const {
+    const Cell c = a.cell();
+    for (int i = 0; i < num_cloisters_; ++i)
+      if (std::abs(cloisters_[size_t(i)].x - c.x) <= 1 && std::abs(cloisters_[size_t(i)].y - c.y) <= 1) return false;
+    const Board& board = state_.board();
+    const Features& f = state_.features();
+    for (int s = 0; s < kNumSides; ++s) {
+      const int slot = board.slot_at(neighbour(c, Side(s)));
       if (slot < 0) continue;
       const PlacedTile& t = board.tile(slot);
-      const int cloister = catalogue.kind(t.kind).cloister_segment;
-      if (cloister >= 0 && f.feature(t.first_segment + cloister).occupants) return false;
+      const RotatedTile& rotated = catalogue_.kind(t.kind).rotations[t.rotation];
+      for (int k = 0; k < 3; ++k) {
+        const int local = rotated.segment_at[size_t(side_point(opposite(Side(s)), k))];
+        if (local < 0) continue;
+        const Segment& feature = f.feature(t.first_segment + local);
+        if (feature.barns || (feature.occupants && feature.type != FeatureType::Field)) return false;
+      }
     }
-  return true;
-}
+    return true;
+  }
 
-// True if at `state` (a decision node) every placement that touches_no_figure leaves the
+ private:
+  const State& state_;
+  const Catalogue& catalogue_ = Catalogue::builtin();
+  std::array<Cell, kMaxPlacedFigures> cloisters_;  // the cells of cloister-likes with figures
+  int num_cloisters_ = 0;
+};
+
+// True if at `state` (a decision node) every one of FigureFreePlacements leaves the
 // greedy valuation without fields (field_weight 0) as it is at `state`: the mover has no figure
 // to place (no figure decision follows), the tile has no arrow (XX-2 scores one), and tiles
 // are left in the bag (the game goes on). Then such a placement changes only what the
@@ -305,10 +317,11 @@ void greedy_values(const State& state, const Action* actions, int n, double* val
   };
   if (state.phase() == Phase::PlaceFigure) return figure_values(refilled(), actions, n, values, field_weight);
   const int me = state.current_player();
-  const bool quiet_possible = placements_without_figures_keep_value(state, field_weight);
+  std::optional<FigureFreePlacements> keep_value;
+  if (placements_without_figures_keep_value(state, field_weight)) keep_value.emplace(state);
   std::optional<double> value_now;
   for (int i = 0; i < n; ++i) {
-    if (quiet_possible && touches_no_figure(state, actions[i])) {
+    if (keep_value && keep_value->contains(actions[i])) {
       if (!value_now) value_now = GreedyAgent::evaluate(state, me, field_weight);
       values[i] = *value_now;
       continue;
