@@ -172,8 +172,8 @@ namespace {
 // complete, so the figure neither scores nor returns this turn, and no other rule of the turn
 // looks at it (a cult place's challenge it starts has both sides unfinished: none ends this
 // turn, SH-4). With tiles left in the bag the game goes on after the turn; what else may differ
-// (a wagon with no target returns at once, an empty supply puts nothing into the City) is
-// nothing the valuation reads.
+// (a scored wagon finds this feature taken, an empty supply puts nothing into the City, so the
+// turn may stop at another decision or none) is nothing the valuation reads.
 bool valued_as_pass_with_figure(const State& placed, Action a) {
   if (a.kind() != ActionKind::Figure || a.elsewhere() || a.figure_kind() == FigureKind::Barn) return false;
   if (placed.bag_size() == 0) return false;
