@@ -201,7 +201,8 @@ TEST(GreedyAgent, FeaturePotentialCountsEveryOccupiedUnfinishedFeature) {
   EXPECT_GT(occupied, 10000);  // most positions have several occupied features
 }
 
-// greedy_values values most figure options from the state after "pass" without playing them.
+// greedy_values values most figure options from the state after "pass", and the placements of a
+// player without figures that touch no figure by the node's own value, without playing them.
 // Here every action and every figure option is played on a copy instead (one_ply_values with
 // GreedyAgent::evaluate, as greedy_values was first written), at every decision node of games of
 // every mix, with and without fields in the valuation (the priors' pfields=): the same values,
