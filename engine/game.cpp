@@ -264,18 +264,7 @@ void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_
     --supply_[player][int(kind)];
   }
   Segment& f = features_.feature(segment);
-  switch (kind) {
-    case FigureKind::Meeple:
-    case FigureKind::Wagon:
-      ++f.occupants;
-      ++f.meeples[player];
-      break;
-    case FigureKind::Mayor:
-      ++f.occupants;
-      f.mayors |= uint8_t(1u << player);
-      break;
-    case FigureKind::Barn: ++f.barns; break;
-  }
+  count_figure(f, player, kind);
   if (rules_.shrines && is_cloister_like(f.type)) start_challenges(segment);
 }
 

@@ -86,6 +86,23 @@ struct PlacedFigure {
   bool operator==(const PlacedFigure&) const = default;
 };
 
+// What a figure of `player` standing on a feature adds to its root segment's aggregates
+// (State::add_figure; search values a figure's feature with it without placing the figure).
+inline void count_figure(Segment& feature, int player, FigureKind kind) {
+  switch (kind) {
+    case FigureKind::Meeple:
+    case FigureKind::Wagon:
+      ++feature.occupants;
+      ++feature.meeples[size_t(player)];
+      break;
+    case FigureKind::Mayor:
+      ++feature.occupants;
+      feature.mayors |= uint8_t(1u << player);
+      break;
+    case FigureKind::Barn: ++feature.barns; break;
+  }
+}
+
 // A game described at the start of a turn (tests, puzzles, analysis, saved games): what
 // State::to_position writes and State::from_position reads. What a turn start needs and the
 // board does not show is here; the rest follows from the tiles in their placement order: the

@@ -53,11 +53,14 @@ Action greedy_action(const State& state, Rng& rng);
 
 // GreedyAgent's value of each of the n actions (legal at `state`, a decision node) for the
 // mover: the valuation after the action, looking through the figure decision a placement leads
-// to. The search's greedy priors use it too.
+// to. The search's greedy priors use it too. The values of one_ply_values with
+// GreedyAgent::evaluate, bit for bit, but most figure options are valued from the state after
+// "pass" without being played (their figure changes only its feature and the supply).
 void greedy_values(const State& state, const Action* actions, int n, double* values, double field_weight = 0);
 
-// The one-ply values behind greedy_values, with any valuation(state after, mover) -> double: each
-// action's result, looking through the figure decision a placement leads to (its best figure).
+// One-ply values with any valuation(state after, mover) -> double: each action's result,
+// looking through the figure decision a placement leads to (its best figure), every option
+// played on a copy.
 template <class Valuation>
 void one_ply_values(const State& state, const Action* actions, int n, double* values, Valuation valuation) {
   const int me = state.current_player();
