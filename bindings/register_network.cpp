@@ -34,6 +34,10 @@ void register_value_net(py::module_& m) {
             return counts;
           },
           "The player counts it was trained for (the search uses it for these only).")
+      .def_property_readonly(
+          "serves", [](const ValueNet& n) { return mix_names(n.serves()); },
+          "The mixes the search uses it for, whatever it was trained on ('base' or names joined by '+'),\n"
+          "in the order of their codes (docs/value.md).")
       .def_property_readonly("inputs", &ValueNet::inputs,
                              "How many of value_inputs' columns it reads: SUMMARY_VALUE_INPUTS or VALUE_INPUTS.")
       .def_property_readonly("every_mix", &ValueNet::every_mix,
@@ -42,8 +46,11 @@ void register_value_net(py::module_& m) {
                              "The columns forward() reads: inputs, plus CONTEXT_INPUTS for a network of every mix.")
       .def_property_readonly("sha256", &ValueNet::sha256,
                              "The SHA-256 of the file (hex, as sha256sum prints it): which network played.")
-      .def("describe", &ValueNet::describe, "Its mix, player counts, file name and the first 16 digits of its SHA-256.")
-      .def("fits", &ValueNet::fits, "state"_a, "Whether the search uses it for this game (mix and player count).")
+      .def("describe", &ValueNet::describe,
+           "Its mix, player counts, the mixes it serves if other than its own, file name and the first 16\n"
+           "digits of its SHA-256.")
+      .def("fits", &ValueNet::fits, "state"_a,
+           "Whether the search uses it for this game (a mix it serves, a player count of its own).")
       .def(
           "forward",
           [](const ValueNet& net, py::array_t<float, py::array::c_style | py::array::forcecast> inputs) {

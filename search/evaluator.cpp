@@ -46,9 +46,9 @@ RolloutEvaluator::RolloutEvaluator(const RolloutConfig& config) : config_(config
 RolloutEvaluator::~RolloutEvaluator() = default;
 
 const ValueNet* RolloutEvaluator::value_net(const State& state) const {
-  if (!config_.value_net.empty()) {  // a file given: any player count of its mix (check() tells)
+  if (!config_.value_net.empty()) {  // a file given: any player count of a mix it serves (check() tells)
     const ValueNet& net = *value_nets_[0];
-    return net.every_mix() || ValueMix::of(state.rules()) == net.mix() ? &net : nullptr;
+    return net.serves_mix(ValueMix::of(state.rules())) ? &net : nullptr;
   }
   for (const auto& net : value_nets_)
     if (net->fits(state)) return net.get();
@@ -58,7 +58,7 @@ const ValueNet* RolloutEvaluator::value_net(const State& state) const {
 void RolloutEvaluator::check(const State& state) const {
   const bool uses_value = config_.heuristic == Heuristic::Value || config_.prior == PriorKind::Value;
   if (!uses_value || config_.value_net.empty() || value_net(state)) return;
-  throw SearchError("the value network " + config_.value_net + " was trained for " + value_nets_[0]->mix().name() +
+  throw SearchError("the value network " + config_.value_net + " serves " + mix_list(value_nets_[0]->serves()) +
                     " games, not " + ValueMix::of(state.rules()).name());
 }
 

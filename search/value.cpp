@@ -452,6 +452,31 @@ void value_inputs(const State& state, float* out, int inputs) {
   }
 }
 
+int ValueMix::code() const {
+  return int(abbey_mayor) | int(anniv20) << 1 | int(city) << 2 | int(king_robber) << 3 | int(river) << 4 |
+         int(shrines) << 5;
+}
+
+ValueMix ValueMix::of_code(int code) {
+  ValueMix m;
+  m.abbey_mayor = code & 1, m.anniv20 = code & 2, m.city = code & 4, m.king_robber = code & 8;
+  m.river = code & 16, m.shrines = code & 32;
+  return m;
+}
+
+std::vector<std::string> mix_names(uint64_t codes) {
+  std::vector<std::string> names;
+  for (int code = 0; code < 64; ++code)
+    if (codes >> code & 1) names.push_back(ValueMix::of_code(code).name());
+  return names;
+}
+
+std::string mix_list(uint64_t codes) {
+  std::string list;
+  for (const std::string& name : mix_names(codes)) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
 ValueMix ValueMix::of(const Rules& rules) {
   ValueMix m;
   m.abbey_mayor = rules.abbey_mayor;
@@ -488,7 +513,7 @@ std::string ValueMix::name() const {
 
 namespace {
 
-// Reads the VALUE format (docs/value.md): little-endian, everything 4 bytes.
+// Reads the VALUE format (docs/value.md): little-endian, every field 4 bytes but the serves mask.
 class Reader {
  public:
   Reader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
@@ -502,6 +527,11 @@ class Reader {
   uint32_t u32() {
     uint32_t v;
     bytes(&v, 4);
+    return v;
+  }
+  uint64_t u64() {
+    uint64_t v;
+    bytes(&v, 8);
     return v;
   }
   float f32() {
@@ -532,8 +562,9 @@ ValueNet::ValueNet(const std::string& path) : path_(path) {
   r.bytes(magic, 8);
   if (std::memcmp(magic, kMagic, 8) != 0) r.fail("not a value network (bad magic)");
   const uint32_t version = r.u32();
-  if (version != uint32_t(kValueFormatVersion))
-    r.fail("format version " + std::to_string(version) + ", this build reads " + std::to_string(kValueFormatVersion));
+  if (version < 1 || version > uint32_t(kValueFormatVersion))
+    r.fail("format version " + std::to_string(version) + ", this build reads 1 to " +
+           std::to_string(kValueFormatVersion));
   const uint32_t inputs = r.u32();
   hidden1_ = int(r.u32());
   hidden2_ = int(r.u32());
@@ -542,8 +573,7 @@ ValueNet::ValueNet(const std::string& path) : path_(path) {
   if (mix >= 128) r.fail("unknown expansions in its mix");
   every_mix_ = mix & 64;  // bit 6: made for every mix (no other bit set)
   if (every_mix_ && mix != 64) r.fail("made for every mix and for some expansions at once");
-  mix_.abbey_mayor = mix & 1, mix_.anniv20 = mix & 2, mix_.city = mix & 4, mix_.king_robber = mix & 8;
-  mix_.river = mix & 16, mix_.shrines = mix & 32;
+  mix_ = ValueMix::of_code(int(mix & 63));
   // The inputs field counts every column of the first layer, the context's included.
   if (every_mix_ ? inputs != uint32_t(kEveryMixInputs)
                  : inputs != uint32_t(kSummaryInputs) && inputs != uint32_t(kValueInputs))
@@ -553,6 +583,9 @@ ValueNet::ValueNet(const std::string& path) : path_(path) {
   inputs_ = every_mix_ ? kValueInputs : int(inputs);
   player_counts_ = r.u32();
   if ((player_counts_ & ~uint32_t(0x7c)) != 0 || player_counts_ == 0) r.fail("player counts outside 2-6");
+  // Version 1 has no serves field: a file served what it was made for.
+  serves_ = version >= 2 ? r.u64() : every_mix_ ? ~uint64_t(0) : uint64_t(1) << mix;
+  if (serves_ == 0) r.fail("serves no mix (its serves field is 0)");
   points_scale_ = r.f32();
   // The file holds PyTorch's layout (output-major); forward() reads input-major.
   auto transposed = [](const std::vector<float>& w, int rows, int cols) {
@@ -572,7 +605,7 @@ ValueNet::ValueNet(const std::string& path) : path_(path) {
 }
 
 bool ValueNet::fits(const State& state) const {
-  return (every_mix_ || ValueMix::of(state.rules()) == mix_) && (player_counts_ >> state.num_players() & 1);
+  return serves_mix(ValueMix::of(state.rules())) && (player_counts_ >> state.num_players() & 1);
 }
 
 std::string ValueNet::describe() const {
@@ -580,8 +613,13 @@ std::string ValueNet::describe() const {
   for (int p = 2; p <= kMaxPlayers; ++p)
     if (player_counts_ >> p & 1) hi = p, lo = lo ? lo : p;
   std::string counts = lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
-  return (every_mix_ ? std::string("every mix") : mix_.name()) + ", " + counts + " players (" +
-         std::filesystem::path(path_).filename().string() + ", sha256 " + sha256_.substr(0, 16) + ")";
+  // What it was made for, then what it serves where that is something else.
+  const uint64_t own = every_mix_ ? ~uint64_t(0) : uint64_t(1) << mix_.code();
+  std::string made = every_mix_ ? std::string("every mix") : mix_.name(), also;
+  if (serves_ != own && !every_mix_ && (serves_ & own)) also = ", also " + mix_list(serves_ & ~own);
+  else if (serves_ != own) made += " (serving " + mix_list(serves_) + ")";
+  return made + ", " + counts + " players" + also + " (" + std::filesystem::path(path_).filename().string() +
+         ", sha256 " + sha256_.substr(0, 16) + ")";
 }
 
 namespace {

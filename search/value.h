@@ -18,7 +18,7 @@
 
 namespace carc {
 
-inline constexpr int kValueFormatVersion = 1;
+inline constexpr int kValueFormatVersion = 2;  // version 1 files are read too
 
 // The per-seat inputs (value_inputs): see kValueInputNames for each one's meaning. The first
 // kSummaryInputs summarise the features a seat is on (the first networks read only these); the
@@ -39,13 +39,23 @@ inline constexpr int kContextInputs = 11;
 inline constexpr int kEveryMixInputs = kValueInputs + kContextInputs;
 void value_context(const State& state, float* out);
 
-// Which rules a value network was trained for: the expansions (Rules' switches), compared exactly.
+// Which rules a value network was trained for, or a game is played with: the expansions (Rules'
+// switches), compared exactly.
 struct ValueMix {
   bool abbey_mayor = false, anniv20 = false, king_robber = false, shrines = false, river = false, city = false;
   bool operator==(const ValueMix&) const = default;
   static ValueMix of(const Rules& rules);
+  // The mix code 0..63 of the VALUE file's mix field: 1 abbey-mayor, 2 anniv20, 4 city,
+  // 8 king-robber, 16 river2, 32 shrines added up (base 0).
+  int code() const;
+  static ValueMix of_code(int code);
   std::string name() const;  // "base" or the expansions joined by '+', e.g. "abbey-mayor+city"
 };
+
+// The names of the mixes whose codes are set in a mask (bit m: code m), in code order; and the
+// same joined by ", ".
+std::vector<std::string> mix_names(uint64_t codes);
+std::string mix_list(uint64_t codes);
 
 class ValueNet {
  public:
@@ -63,8 +73,15 @@ class ValueNet {
   int width() const { return inputs_ + (every_mix_ ? kContextInputs : 0); }  // what forward() reads
   // Bit p set: trained on games of p players (it runs on any count; the search picks by this).
   uint32_t player_counts() const { return player_counts_; }
+  // Bit m set: the search uses it for games of mix code m (ValueMix::code), whatever it was
+  // trained on. A version 1 file serves its own mix, or every mix for a network of every mix.
+  uint64_t serves() const { return serves_; }
+  bool serves_mix(const ValueMix& mix) const { return serves_ >> mix.code() & 1; }
+  // A game of a mix it serves with one of its player counts.
   bool fits(const State& state) const;
   // "base, 2-4 players (value-base.value, sha256 0bd9e930313baf2b)": the hash's first 16 digits.
+  // Serving more than its own mix: "base, 2 players, also river2 (...)"; another set: "every mix
+  // (serving abbey-mayor, city), 4 players (...)".
   std::string describe() const;
 
   // One seat's outputs from its width() inputs (its value_inputs, then value_context for a
@@ -80,6 +97,7 @@ class ValueNet {
   ValueMix mix_;
   bool every_mix_ = false;
   uint32_t player_counts_ = 0;
+  uint64_t serves_ = 0;
   int inputs_ = kValueInputs;
   int hidden1_ = 0, hidden2_ = 0;
   float points_scale_ = 1;  // output 0 times this is points

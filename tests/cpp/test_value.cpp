@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "engine/config.h"
@@ -423,14 +425,17 @@ TEST(ValueInputs, AgreeWithARecountAtEveryNodeOfRandomGamesInEveryMix) {
   }
 }
 
-// A VALUE file (docs/value.md) with the given header fields and weights.
+// A VALUE file (docs/value.md) with the given header fields and weights; a version 2 file
+// (`serves` given) has the mask of the mix codes it serves after the player counts.
 std::string write_value_file(const std::string& name, uint32_t version, uint32_t inputs, uint32_t mix, uint32_t players,
-                             const std::vector<float>& weights, int hidden = 1) {
+                             const std::vector<float>& weights, int hidden = 1,
+                             std::optional<uint64_t> serves = std::nullopt) {
   const std::string path = ::testing::TempDir() + name;
   std::ofstream out(path, std::ios::binary);
   out.write("CARCVAL", 8);
   const uint32_t header[] = {version, inputs, uint32_t(hidden), uint32_t(hidden), mix, players};
   out.write(reinterpret_cast<const char*>(header), sizeof header);
+  if (serves) out.write(reinterpret_cast<const char*>(&*serves), 8);
   const float scale = 50;
   out.write(reinterpret_cast<const char*>(&scale), 4);
   out.write(reinterpret_cast<const char*>(weights.data()), std::streamsize(weights.size() * 4));
@@ -536,8 +541,14 @@ TEST(ValueNet, BadFilesAreClearErrors) {
     return std::string("no error");
   };
   EXPECT_NE(message(::testing::TempDir() + "missing.value").find("cannot be opened"), std::string::npos);
-  EXPECT_NE(message(write_value_file("v2.value", 2, kValueInputs, 0, 4, w)).find("format version 2"),
+  EXPECT_NE(message(write_value_file("v3.value", 3, kValueInputs, 0, 4, w)).find("format version 3"),
             std::string::npos);
+  EXPECT_NE(message(write_value_file("none.value", 2, kValueInputs, 0, 4, w, 1, 0)).find("serves no mix"),
+            std::string::npos);
+  // A version 2 header that ends inside its serves field.
+  const std::string cut = write_value_file("cut.value", 2, kValueInputs, 0, 4, {}, 1, 1);
+  std::filesystem::resize_file(cut, 8 + 6 * 4 + 4);
+  EXPECT_NE(message(cut).find("short"), std::string::npos) << message(cut);
   EXPECT_NE(message(write_value_file("in.value", 1, kValueInputs + 1, 0, 4, w)).find("inputs"), std::string::npos);
   EXPECT_NE(message(write_value_file("p.value", 1, kValueInputs, 0, 2, w)).find("player counts"), std::string::npos);
   std::vector<float> shorter(w.begin(), w.end() - 1);
@@ -583,7 +594,7 @@ TEST(ValueNet, TheSearchUsesItWithOrWithoutRolloutsAndSaysSo) {
     other.choose(s, rng);
     ADD_FAILURE() << "a value network of another mix was used";
   } catch (const SearchError& e) {
-    EXPECT_NE(std::string(e.what()).find("trained for abbey-mayor games, not base"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("serves abbey-mayor games, not base"), std::string::npos) << e.what();
   }
   EXPECT_THROW(parse_mcts_options("iters=50,eval=greedy,rollout=none"), SearchError);  // no rollout needs eval=value
 }
@@ -602,6 +613,119 @@ std::string evaluator_used(const Config& config, const std::string& options) {
   Rng rng(1);
   EXPECT_TRUE(s.is_legal(agent.choose(s, rng)));
   return agent.last_result().evaluator;
+}
+
+// Mix codes (the mix field's bits, docs/value.md) and the games of some mixes.
+constexpr uint64_t kBaseCode = 0, kAbbeyCode = 1, kCityCode = 4, kRiverCode = 16;
+constexpr uint64_t bit(uint64_t code) { return uint64_t(1) << code; }
+
+State game_of(int players, std::vector<std::string> expansions = {}, std::string start = "") {
+  Config config;
+  config.players = players;
+  config.expansions = std::move(expansions);
+  if (!start.empty()) config.variants = {{"start", start}};
+  return State(config);
+}
+
+// tiny_weights for a network of every mix: its context inputs weigh nothing.
+std::vector<float> tiny_every_mix_weights() {
+  std::vector<float> w = tiny_weights();
+  w.insert(w.begin() + kValueInputs, size_t(kContextInputs), 0.0f);
+  return w;
+}
+
+std::string short_sha(const std::string& path) { return file_sha256_hex(path).substr(0, 16); }
+
+TEST(ValueNet, AVersionOneFileServesItsOwnMixOrEveryMix) {
+  const std::string base = write_value_file("v1-base.value", 1, kValueInputs, 0, bit(2), tiny_weights());
+  const ValueNet one(base);
+  EXPECT_EQ(one.serves(), bit(kBaseCode));
+  EXPECT_TRUE(one.fits(game_of(2)));
+  EXPECT_FALSE(one.fits(game_of(2, {}, "river2")));
+  EXPECT_EQ(one.describe(), "base, 2 players (v1-base.value, sha256 " + short_sha(base) + ")");
+  const std::string every =
+      write_value_file("v1-every.value", 1, kEveryMixInputs, 64, bit(2) | bit(4), tiny_every_mix_weights());
+  const ValueNet all(every);
+  EXPECT_EQ(all.serves(), ~uint64_t(0));
+  EXPECT_TRUE(all.fits(game_of(2, {}, "river2")));
+  EXPECT_TRUE(all.fits(game_of(4, {"abbey-mayor", "king-robber", "shrines", "anniv20"}, "city")));
+  EXPECT_FALSE(all.fits(game_of(3)));
+  EXPECT_EQ(all.describe(), "every mix, 2-4 players (v1-every.value, sha256 " + short_sha(every) + ")");
+}
+
+TEST(ValueNet, AVersionTwoFileServesTheMixesOfItsMask) {
+  // Base weights serving River II games too (what the cell-by-cell tests ask for).
+  const std::string path = write_value_file("v2-base.value", 2, kValueInputs, 0, bit(2), tiny_weights(), 1,
+                                            bit(kBaseCode) | bit(kRiverCode));
+  const ValueNet net(path);
+  EXPECT_EQ(net.mix().name(), "base");
+  EXPECT_EQ(net.serves(), bit(kBaseCode) | bit(kRiverCode));
+  EXPECT_TRUE(net.fits(game_of(2)));
+  EXPECT_TRUE(net.fits(game_of(2, {}, "river2")));
+  EXPECT_FALSE(net.fits(game_of(2, {"abbey-mayor"})));
+  EXPECT_FALSE(net.fits(game_of(3)));
+  EXPECT_EQ(net.describe(), "base, 2 players, also river2 (v2-base.value, sha256 " + short_sha(path) + ")");
+  // It gives the outputs of the same weights in a version 1 file.
+  const ValueNet v1(write_value_file("v1-same.value", 1, kValueInputs, 0, bit(2), tiny_weights()));
+  std::array<double, kMaxPlayers> a{}, b{};
+  std::array<float, kMaxPlayers> wa{}, wb{};
+  net.evaluate(game_of(2), a, wa);
+  v1.evaluate(game_of(2), b, wb);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(wa, wb);
+  // A network made for one mix may serve others only; one of every mix serves its mask.
+  const std::string river =
+      write_value_file("v2-river.value", 2, kValueInputs, 0, bit(2), tiny_weights(), 1, bit(kRiverCode));
+  EXPECT_FALSE(ValueNet(river).fits(game_of(2)));
+  EXPECT_EQ(ValueNet(river).describe(),
+            "base (serving river2), 2 players (v2-river.value, sha256 " + short_sha(river) + ")");
+  const std::string every = write_value_file("v2-every.value", 2, kEveryMixInputs, 64, bit(4), tiny_every_mix_weights(),
+                                             1, bit(kAbbeyCode) | bit(kCityCode));
+  const ValueNet some(every);
+  EXPECT_TRUE(some.every_mix());
+  EXPECT_TRUE(some.fits(game_of(4, {"abbey-mayor"})));
+  EXPECT_TRUE(some.fits(game_of(4, {}, "city")));
+  EXPECT_FALSE(some.fits(game_of(4)));
+  EXPECT_EQ(some.describe(),
+            "every mix (serving abbey-mayor, city), 4 players (v2-every.value, sha256 " + short_sha(every) + ")");
+}
+
+TEST(ValueNet, AGivenFileIsUsedForTheMixesItServesAndRefusedForOthers) {
+  const std::string path =
+      write_value_file("given.value", 2, kValueInputs, 0, bit(2), tiny_weights(), 1, bit(kBaseCode) | bit(kRiverCode));
+  Config river;
+  river.variants = {{"start", "river2"}};
+  EXPECT_EQ(evaluator_used(river, "iters=50,eval=value,rollout=none,value=" + path),
+            "the value network base, 2 players, also river2 (given.value, sha256 " + short_sha(path) + ")");
+  State abbey = game_of(2, {"abbey-mayor"});
+  abbey.apply(abbey.sample_chance());
+  MctsAgent agent(parse_mcts_options("iters=50,eval=value,value=" + path));
+  Rng rng(1);
+  try {
+    agent.choose(abbey, rng);
+    ADD_FAILURE() << "a value network was used for a mix it does not serve";
+  } catch (const SearchError& e) {
+    EXPECT_NE(std::string(e.what()).find("given.value serves base, river2 games, not abbey-mayor"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ValueNet, TheSearchTakesAServedNetworkOfOneMixBeforeOneOfEveryMix) {
+  // In a folder: a network of every mix (its name sorts first) and base weights serving River II.
+  const std::string dir = ::testing::TempDir() + "served-nets";
+  std::filesystem::create_directories(dir);
+  const std::string every = write_value_file("served-nets/a-every.value", 2, kEveryMixInputs, 64, bit(2),
+                                             tiny_every_mix_weights(), 1, ~uint64_t(0));
+  const std::string base = write_value_file("served-nets/b-base.value", 2, kValueInputs, 0, bit(2), tiny_weights(), 1,
+                                            bit(kBaseCode) | bit(kRiverCode));
+  Config river;
+  river.variants = {{"start", "river2"}};
+  Config abbey;
+  abbey.expansions = {"abbey-mayor"};
+  const std::string options = "iters=50,eval=value,rollout=none,values=" + dir;
+  EXPECT_NE(evaluator_used(river, options).find("(b-base.value"), std::string::npos) << evaluator_used(river, options);
+  EXPECT_NE(evaluator_used(abbey, options).find("every mix, 2 players (a-every.value"), std::string::npos)
+      << evaluator_used(abbey, options);
 }
 
 TEST(ValueNet, TheDefaultSearchUsesTheShippedNetworkWhereOneFitsAndRolloutsElsewhere) {

@@ -14,6 +14,7 @@ import pytest
 import torch  # the `learn` extra (tools/deps.sh installs it for CI)
 
 from carcassonne import Game, Mcts, SearchError, _core, mcts_config
+from carcassonne.__main__ import main
 from carcassonne.learn.value import (
     EVERY_MIX,
     EVERY_MIX_INPUTS,
@@ -27,6 +28,7 @@ from carcassonne.learn.value import (
     mix_name,
     scores_with_margins,
 )
+from carcassonne.learn.value_file import restamp
 from carcassonne.learn.value_loop import ValueLoopConfig, gate_passed, run, seat_elo
 from carcassonne.rl.trajectories import write_trajectories
 
@@ -113,6 +115,132 @@ def test_one_network_for_every_mix(tmp_path: Path, trajectories: Path) -> None:
         export(model, tmp_path / "x.value", "base", [2])
     with pytest.raises(SearchError, match="every mix"):
         export(ValueMLP(), tmp_path / "x.value", EVERY_MIX, [2])
+
+
+EVERY_EXPANSION = "abbey-mayor+anniv20+city+king-robber+shrines"  # the mix `everything`
+HEADER_V1 = 8 + 6 * 4  # magic and six fields, then the scale; version 2 has the serves field before it
+
+
+def _as_version_one(path: Path, out: Path) -> Path:
+    """The version 2 file at `path` written as version 1: no serves field."""
+    data = bytearray(path.read_bytes())
+    data[8:12] = (1).to_bytes(4, "little")
+    del data[HEADER_V1 : HEADER_V1 + 8]
+    out.write_bytes(bytes(data))
+    return out
+
+
+def _games() -> dict[str, Game]:
+    return {
+        "base 2p": Game(2, seed=1),
+        "river2 2p": Game(2, [], {"start": "river2"}, seed=1),
+        "abbey-mayor 2p": Game(2, ["abbey-mayor"], seed=1),
+        "base 3p": Game(3, seed=1),
+    }
+
+
+def test_version_one_files_serve_their_own_mix_or_every_mix(tmp_path: Path) -> None:
+    shipped = Path(_core.value_net_dir())
+    assert _core.ValueNet(str(shipped / "value-base.value")).serves == ["base"]
+    assert _core.ValueNet(str(shipped / "value-all-city-4p.value")).serves == [EVERY_EXPANSION]
+    every = export(_random_model(inputs=EVERY_MIX_INPUTS), tmp_path / "every.value", EVERY_MIX, [2])
+    net = _core.ValueNet(str(_as_version_one(every, tmp_path / "every-v1.value")))
+    assert len(net.serves) == 64 and net.serves[:3] == ["base", "abbey-mayor", "anniv20"]
+    assert net.describe().startswith("every mix, 2 players (every-v1.value, sha256 ")
+
+
+def test_a_file_serves_the_mixes_it_names(tmp_path: Path) -> None:
+    model = _random_model()
+    own = _core.ValueNet(str(export(model, tmp_path / "own.value", "base", [2])))
+    assert own.serves == ["base"] and own.describe().startswith("base, 2 players (own.value, ")
+    path = export(model, tmp_path / "served.value", "base", [2], serves=["base", "river2"])
+    net = _core.ValueNet(str(path))
+    assert net.mix == "base" and net.serves == ["base", "river2"]
+    assert {name: net.fits(game._state) for name, game in _games().items()} == {
+        "base 2p": True,
+        "river2 2p": True,
+        "abbey-mayor 2p": False,
+        "base 3p": False,
+    }
+    assert net.describe().startswith("base, 2 players, also river2 (served.value, sha256 ")
+    every = export(
+        _random_model(inputs=EVERY_MIX_INPUTS), tmp_path / "e.value", EVERY_MIX, [4], ["city", "everything"]
+    )
+    assert (
+        _core.ValueNet(str(every))
+        .describe()
+        .startswith(f"every mix (serving city, {EVERY_EXPANSION}), 4 players (")
+    )
+    for serves, message in (([], "at least one mix"), (["dragons"], "unknown mix 'dragons'")):
+        with pytest.raises(SearchError, match=message):
+            export(model, tmp_path / "bad.value", "base", [2], serves=serves)
+    assert not (tmp_path / "bad.value").exists()
+
+
+def test_bad_serves_fields_are_refused(tmp_path: Path) -> None:
+    data = export(_random_model(), tmp_path / "m.value", "base", [2]).read_bytes()
+    (tmp_path / "none.value").write_bytes(data[:HEADER_V1] + bytes(8) + data[HEADER_V1 + 8 :])
+    with pytest.raises(SearchError, match=r"none\.value: serves no mix"):
+        _core.ValueNet(str(tmp_path / "none.value"))
+    (tmp_path / "cut.value").write_bytes(data[: HEADER_V1 + 4])
+    with pytest.raises(SearchError, match="short"):
+        _core.ValueNet(str(tmp_path / "cut.value"))
+
+
+def test_a_given_file_plays_the_mixes_it_serves_only(tmp_path: Path) -> None:
+    path = export(_random_model(), tmp_path / "given.value", "base", [2], serves=["base", "river2"])
+    games = _games()
+    for name in ("river2 2p", "abbey-mayor 2p"):
+        games[name].apply_random_chance()
+    search = Mcts(mcts_config(iterations=20, eval="value", value=str(path)))
+    result = search.search(games["river2 2p"].core_state())
+    assert "the value network base, 2 players, also river2 (given.value" in result.evaluator
+    with pytest.raises(SearchError, match=r"given\.value serves base, river2 games, not abbey-mayor"):
+        search.search(games["abbey-mayor 2p"].core_state())
+
+
+def test_value_serve_restamps_a_file_with_its_weights_untouched(
+    tmp_path: Path, trajectories: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = load_value_samples([trajectories]).inputs[2].reshape(-1, EVERY_MIX_INPUTS)[:, :INPUTS]
+    source = _as_version_one(
+        export(_random_model(), tmp_path / "m.value", "base", [2]), tmp_path / "v1.value"
+    )
+    before = _core.ValueNet(str(source))
+    assert before.serves == ["base"]
+    out = tmp_path / "out.value"
+    assert (
+        main(["value-serve", str(source), "--mixes", "base,river2", "--players", "2,3", "--out", str(out)])
+        == 0
+    )
+    assert "out.value: base, 2-3 players, also river2 (out.value, sha256" in capsys.readouterr().out
+    after = _core.ValueNet(str(out))
+    assert (after.serves, after.player_counts, after.mix) == (["base", "river2"], [2, 3], "base")
+    assert np.array_equal(after.forward(x), before.forward(x)) and after.sha256 != before.sha256
+    assert out.read_bytes()[HEADER_V1 + 8 :] == source.read_bytes()[HEADER_V1:]  # scale and weights
+    # In place, the player counts kept; a mix named as the search names it.
+    restamp(out, out, ["everything", "abbey-mayor+city"])
+    again = _core.ValueNet(str(out))
+    assert (again.serves, again.player_counts) == (["abbey-mayor+city", EVERY_EXPANSION], [2, 3])
+    assert np.array_equal(again.forward(x), before.forward(x))
+    # Bad requests change nothing and leave no file behind.
+    kept = out.read_bytes()
+    for mixes, players, message in (
+        ("dragons", "2", "unknown mix 'dragons'"),
+        ("", "2", "at least one mix"),
+        ("base", "7", "player count 7"),
+    ):
+        assert main(["value-serve", str(out), "--mixes", mixes, "--players", players, "--out", str(out)]) == 2
+        assert message in capsys.readouterr().err
+    assert out.read_bytes() == kept and sorted(p.name for p in tmp_path.iterdir()) == [
+        "m.value",
+        "out.value",
+        "v1.value",
+    ]
+    (tmp_path / "bad.value").write_bytes(b"CARCNET\0" + bytes(40))
+    with pytest.raises(SearchError, match="bad magic"):
+        restamp(tmp_path / "bad.value", tmp_path / "x.value", ["base"])
+    assert not (tmp_path / "x.value").exists()
 
 
 def test_samples_hold_the_final_result(trajectories: Path) -> None:

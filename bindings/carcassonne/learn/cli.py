@@ -1,4 +1,5 @@
-"""`python -m carcassonne train`: the training loop's command line (learn/loop.py)."""
+"""`python -m carcassonne train`, `value-train` and `value-serve`: the training loops' command lines
+(learn/loop.py, learn/value_loop.py) and re-stamping a VALUE file (learn/value_file.py)."""
 
 from __future__ import annotations
 
@@ -90,6 +91,7 @@ def add_parser(commands: Any) -> None:
     train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(run=_train)
     _add_value_parser(commands)
+    _add_value_serve_parser(commands)
 
 
 def _value_train(args: argparse.Namespace) -> int:
@@ -199,3 +201,36 @@ def _add_value_parser(commands: Any) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_value_train)
+
+
+def _value_serve(args: argparse.Namespace) -> int:
+    from .. import _core
+    from .value_file import restamp
+
+    path = restamp(
+        args.file,
+        args.out,
+        [m.strip() for m in args.mixes.split(",") if m.strip()],
+        None if args.players is None else [int(n) for n in args.players.split(",") if n.strip()],
+    )
+    print(f"{path}: {_core.ValueNet(str(path)).describe()}")
+    return 0
+
+
+def _add_value_serve_parser(commands: Any) -> None:
+    p = commands.add_parser(
+        "value-serve",
+        help="write a VALUE file's network with the mixes and player counts the search uses it for "
+        "(its weights untouched)",
+    )
+    p.add_argument("file", help="the VALUE file (any format version)")
+    p.add_argument(
+        "--mixes",
+        required=True,
+        help="comma-separated, of: "
+        + ", ".join(m.name for m in DEFAULT_MIXES)
+        + " (or expansions joined by '+', e.g. abbey-mayor+city)",
+    )
+    p.add_argument("--players", default=None, help="player counts, comma-separated (default: the file's)")
+    p.add_argument("--out", required=True, help="the file to write (may be FILE: it is replaced whole)")
+    p.set_defaults(run=_value_serve)

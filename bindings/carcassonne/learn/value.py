@@ -27,18 +27,23 @@ from torch import nn
 
 from .. import Game, SearchError, _core
 from ..rl.trajectories import load_trajectories
+from .value_file import (
+    EVERY_CODE,
+    EVERY_MIX,
+    EVERY_MIX_BIT,
+    header,
+    mix_code,
+    players_mask,
+    serves_mask,
+    write_checked,
+)
+from .value_file import mix_name as mix_name  # the samples' mix; callers import it from here
 
-FORMAT_VERSION = 1
-MAGIC = b"CARCVAL\0"
 POINTS_SCALE = 50.0  # the first output times this is points still to come
 INPUTS = _core.VALUE_INPUTS
 SUMMARY_INPUTS = _core.SUMMARY_VALUE_INPUTS
 EVERY_MIX_INPUTS = _core.EVERY_MIX_INPUTS  # INPUTS, then the context (rule switches, player count)
-EVERY_MIX = "every"  # the mix of samples from several mixes, and of a network made for every mix
-EVERY_MIX_BIT = 64  # the mix field's bit for a network of every mix (search/value.cpp)
 MIN_STD = 0.25  # the input normalisation divides by at least this
-# Bits of the mix field, in the order of search/value.cpp.
-MIX_BITS = {"abbey-mayor": 1, "anniv20": 2, "city": 4, "king-robber": 8, "river2": 16, "shrines": 32}
 
 
 @dataclass
@@ -56,21 +61,6 @@ class ValueSamples:
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.inputs.values())
-
-
-def mix_name(expansions: Sequence[str], variants: dict[str, str] | None = None) -> str:
-    """The search's name of a mix (ValueMix::name): 'base' or the expansions sorted, joined by '+'.
-    A River II or City start counts as that expansion."""
-    parts = set(expansions)
-    start = (variants or {}).get("start")
-    if start == "river2":
-        parts.add("river2")
-    if start == "city":
-        parts.add("city")
-    unknown = parts - set(MIX_BITS)
-    if unknown:
-        raise SearchError(f"unknown expansions {sorted(unknown)} (known: {sorted(MIX_BITS)})")
-    return "+".join(sorted(parts)) or "base"
 
 
 def search_targets(
@@ -337,44 +327,33 @@ def evaluate_held(model: ValueMLP, held: list[tuple[torch.Tensor, ...]]) -> tupl
     return mse_sum / count, math.sqrt(mse_sum / count) * POINTS_SCALE, ce_sum / count, right / count
 
 
-def export(model: ValueMLP, path: str | os.PathLike[str], mix: str, player_counts: Sequence[int]) -> Path:
+def export(
+    model: ValueMLP,
+    path: str | os.PathLike[str],
+    mix: str,
+    player_counts: Sequence[int],
+    serves: Sequence[str] | None = None,
+) -> Path:
     """Writes the VALUE file (docs/value.md): header, then float32 weights with the input
     normalisation folded into the first layer. A model reading the context (EVERY_MIX_INPUTS) is
-    a network of every mix (`mix` EVERY_MIX); the others are made for one mix."""
+    a network of every mix (`mix` EVERY_MIX); the others are made for one mix. The search uses it
+    for games of `player_counts` and of the mixes `serves` names (value_file.mix_code): by
+    default its own mix, or every mix for a network of every mix."""
     if (mix == EVERY_MIX) != (model.inputs == EVERY_MIX_INPUTS):
         raise SearchError(
             f"a network for every mix reads {EVERY_MIX_INPUTS} inputs (the context too); "
             f"this one reads {model.inputs} and was trained for {mix!r}"
         )
-    bits = EVERY_MIX_BIT if mix == EVERY_MIX else 0
-    for part in [] if mix in ("base", EVERY_MIX) else mix.split("+"):
-        if part not in MIX_BITS:
-            raise SearchError(f"unknown expansion {part!r} in mix {mix!r}")
-        bits |= MIX_BITS[part]
-    counts = 0
-    for n in player_counts:
-        if not 2 <= n <= 6:
-            raise SearchError(f"player count {n} outside 2-6")
-        counts |= 1 << n
+    bits = EVERY_MIX_BIT if mix == EVERY_MIX else mix_code(mix)
+    own = EVERY_CODE if mix == EVERY_MIX else 1 << bits
+    served = own if serves is None else serves_mask(serves)
     lin1, lin2, lin3 = (m for m in model.layers if isinstance(m, nn.Linear))
     with torch.no_grad():
         w1 = lin1.weight / model.std
         b1 = lin1.bias - w1 @ model.mean
-    header = MAGIC + struct.pack(
-        "<6I f",
-        FORMAT_VERSION,
-        lin1.in_features,
-        lin1.out_features,
-        lin2.out_features,
-        bits,
-        counts,
-        POINTS_SCALE,
-    )
-    path = Path(path)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(header)
-        for t in (w1, b1, lin2.weight, lin2.bias, lin3.weight, lin3.bias):
-            f.write(t.detach().to(torch.float32).contiguous().numpy().astype("<f4").tobytes())
-    os.replace(tmp, path)
-    return path
+    data = header(
+        lin1.in_features, lin1.out_features, lin2.out_features, bits, players_mask(player_counts), served
+    ) + struct.pack("<f", POINTS_SCALE)
+    for t in (w1, b1, lin2.weight, lin2.bias, lin3.weight, lin3.bias):
+        data += t.detach().to(torch.float32).contiguous().numpy().astype("<f4").tobytes()
+    return write_checked(path, data)

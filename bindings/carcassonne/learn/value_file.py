@@ -1,0 +1,116 @@
+"""The VALUE file's header (docs/value.md, search/value.cpp) without PyTorch: mix codes, which
+mixes and player counts a file serves, and re-stamping a file with new ones (`python -m
+carcassonne value-serve`), its weights untouched."""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .. import SearchError, _core
+from ..mixes import DEFAULT_MIXES
+
+FORMAT_VERSION = 2
+MAGIC = b"CARCVAL\0"
+EVERY_MIX = "every"  # the mix of samples from several mixes, and of a network made for every mix
+EVERY_MIX_BIT = 64  # the mix field's bit for a network of every mix (search/value.cpp)
+# Bits of the mix field, in the order of search/value.cpp; a mix's code is the sum of its bits.
+MIX_BITS = {"abbey-mayor": 1, "anniv20": 2, "city": 4, "king-robber": 8, "river2": 16, "shrines": 32}
+EVERY_CODE = (1 << 64) - 1  # the serves mask of every mix code 0..63
+_FIELDS = struct.Struct("<6I")  # version, inputs, hidden1, hidden2, mix, players
+_SERVES = struct.Struct("<Q")  # version 2: after the players field
+
+
+def mix_name(expansions: Sequence[str], variants: dict[str, str] | None = None) -> str:
+    """The search's name of a mix (ValueMix::name): 'base' or the expansions sorted, joined by '+'.
+    A River II or City start counts as that expansion."""
+    parts = set(expansions)
+    start = (variants or {}).get("start")
+    if start == "river2":
+        parts.add("river2")
+    if start == "city":
+        parts.add("city")
+    unknown = parts - set(MIX_BITS)
+    if unknown:
+        raise SearchError(f"unknown expansions {sorted(unknown)} (known: {sorted(MIX_BITS)})")
+    return "+".join(sorted(parts)) or "base"
+
+
+def mix_code(name: str) -> int:
+    """The code (the mix field's bits) of a mix named as carcassonne.mixes names it (base, city,
+    everything, ...) or as the search does (ValueMix::name, e.g. 'abbey-mayor+city')."""
+    for mix in DEFAULT_MIXES:
+        if mix.name == name:
+            name = mix_name(mix.expansions, dict(mix.variants))
+    if name == "base":
+        return 0
+    code = 0
+    for part in name.split("+"):
+        if part not in MIX_BITS:
+            known = ", ".join(m.name for m in DEFAULT_MIXES)
+            raise SearchError(f"unknown mix {name!r} (known: {known}, or expansions joined by '+')")
+        code |= MIX_BITS[part]
+    return code
+
+
+def serves_mask(mixes: Iterable[str]) -> int:
+    """The serves field of these mix names (mix_code): bit m set for mix code m."""
+    mask = 0
+    for name in mixes:
+        mask |= 1 << mix_code(name)
+    if not mask:
+        raise SearchError("a value network must serve at least one mix")
+    return mask
+
+
+def players_mask(player_counts: Iterable[int]) -> int:
+    """The players field: bit n set for n players (2 to 6)."""
+    mask = 0
+    for n in player_counts:
+        if not 2 <= n <= 6:
+            raise SearchError(f"player count {n} outside 2-6")
+        mask |= 1 << n
+    if not mask:
+        raise SearchError("a value network must serve at least one player count")
+    return mask
+
+
+def header(inputs: int, hidden1: int, hidden2: int, mix: int, players: int, serves: int) -> bytes:
+    """A version 2 header up to its serves field; the scale and the weights follow."""
+    fields = _FIELDS.pack(FORMAT_VERSION, inputs, hidden1, hidden2, mix, players)
+    return MAGIC + fields + _SERVES.pack(serves)
+
+
+def write_checked(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Writes a VALUE file next to `path`, reads it back as the search does and only then
+    moves it into place: a bad file raises SearchError and leaves `path` as it was."""
+    path = Path(path)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    try:
+        _core.ValueNet(str(tmp))
+    except BaseException:
+        tmp.unlink()
+        raise
+    os.replace(tmp, path)
+    return path
+
+
+def restamp(
+    source: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    mixes: Sequence[str],
+    player_counts: Sequence[int] | None = None,
+) -> Path:
+    """Writes `source`'s network (a VALUE file of any version) to `target` as a version 2 file
+    that serves `mixes` (mix_code names) with `player_counts` (default: the source's); its
+    scale and weights are copied byte for byte. `target` may be `source`."""
+    serves = serves_mask(mixes)
+    net = _core.ValueNet(str(source))  # refuses a malformed file, naming the problem
+    players = players_mask(net.player_counts if player_counts is None else player_counts)
+    data = Path(source).read_bytes()
+    version, inputs, hidden1, hidden2, mix, _ = _FIELDS.unpack_from(data, len(MAGIC))
+    rest = len(MAGIC) + _FIELDS.size + (_SERVES.size if version >= 2 else 0)  # the scale, then the weights
+    return write_checked(target, header(inputs, hidden1, hidden2, mix, players, serves) + data[rest:])
