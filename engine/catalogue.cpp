@@ -158,6 +158,8 @@ void finish_kind(TileKind& kind) {
       base.segment_at[p] = int8_t(i);
     }
     if (is_cloister_like(seg.type)) kind.cloister_segment = i;
+    if (can_hold_figure(seg.type)) kind.figure_segments |= uint16_t(1u << i);
+    if (seg.type == FeatureType::Field) kind.field_segments |= uint16_t(1u << i);
     if (seg.type == FeatureType::River) kind.river_sides += seg.num_sides;
   }
   if (std::find(kind.marks.begin(), kind.marks.end(), "pig-herd") != kind.marks.end()) {

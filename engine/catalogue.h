@@ -77,6 +77,9 @@ struct TileKind {
   int cloister_segment = -1;  // the monastery/shrine/abbey segment, or -1
   int pig_segment = -1;       // mark:pig-herd lies in the tile's largest field (RULES RV-4)
   int river_sides = 0;        // sides its river reaches: 1 spring or lake, 2 river, 3 fork
+  // Bit i of figure_segments set: segment i may hold a figure (can_hold_figure); of
+  // field_segments: segment i is a field. The figure options walk these bits, not every segment.
+  uint16_t figure_segments = 0, field_segments = 0;
   ArrowKind arrow = ArrowKind::None;
   std::vector<std::string> marks;
   std::array<RotatedTile, 4> rotations{};

@@ -4,6 +4,7 @@
 #include "game.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cstring>
 
@@ -268,20 +269,22 @@ void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_
   if (rules_.shrines && is_cloister_like(f.type)) start_challenges(segment);
 }
 
-int State::figure_options(Action* out, int limit) const {
+int State::figure_options(Action* out, int limit, bool fields) const {
   int n = 0;
   const int p = turn_.player;
   const auto& supply = supply_[p];
   const PlacedTile& t = board_.tile(turn_.last_slot);
-  const int segments = catalogue().kind(t.kind).num_segments;
-  for (int i = 0; i < segments; ++i) {
-    FeatureType type = features_[t.first_segment + i].type;
-    if (!can_hold_figure(type)) continue;
-    const Segment& f = features_.feature(t.first_segment + i);
-    if (f.occupants || !first_on_its_tile(uint16_t(t.first_segment + i))) continue;
+  const TileKind& tile_kind = catalogue().kind(t.kind);
+  unsigned segments = tile_kind.figure_segments & (fields ? ~0u : ~unsigned(tile_kind.field_segments));
+  for (; segments; segments &= segments - 1) {  // in the tile's order
+    const int i = std::countr_zero(segments);
+    const uint16_t s = uint16_t(t.first_segment + i);
+    const Segment& f = features_.feature(s);
+    if (f.occupants || !first_on_its_tile(s)) continue;
     if (!rules_.abbey_mayor) {  // meeples only, and no barn keeps them out (may_stand_on: anywhere)
       if (supply[int(FigureKind::Meeple)]) out[n++] = Action::figure(FigureKind::Meeple, i);
     } else {
+      const FeatureType type = features_[s].type;
       for (FigureKind kind : {FigureKind::Meeple, FigureKind::Mayor, FigureKind::Wagon})
         if (supply[int(kind)] && may_stand_on(kind, type) && !barn_keeps_out(kind, f))
           out[n++] = Action::figure(kind, i);
@@ -492,6 +495,12 @@ Action State::sample_placement(const TileKind& kind, Rng& rng) const {
 }
 
 // ---- Legal actions ---------------------------------------------------------------------------
+
+int State::legal_actions_without_farmers(Action* out) const {
+  assert(turn_.phase == Phase::PlaceFigure);
+  out[0] = Action::pass();
+  return 1 + figure_options(out + 1, kMaxActions, false);
+}
 
 int State::current_player() const {
   switch (turn_.phase) {

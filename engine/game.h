@@ -214,6 +214,10 @@ class State {
   // At a decision node: a uniformly random legal action, found without listing them all
   // (playouts).
   Action sample_legal_action(Rng& rng) const;
+  // At a PlaceFigure node: the legal actions but a meeple on a field of the tile just placed,
+  // in legal_actions' order ("pass" first); returns how many. Rollouts that place no farmer
+  // choose among these without listing the farmers.
+  int legal_actions_without_farmers(Action* out) const;
 
   State clone() const { return *this; }
   // Makes this state a copy of `other`, as `*this = other` does, in fewer bytes: of the segment
@@ -295,8 +299,9 @@ class State {
   void add_figure(int player, FigureKind kind, uint16_t segment, bool from_supply);
   bool placeable(KindId kind) const;
   void enter_figure_phase();
-  // The figure choices after a tile, without "pass"; stops once it has `limit` of them.
-  int figure_options(Action* out, int limit = kMaxActions) const;
+  // The figure choices after a tile, without "pass"; stops once it has `limit` of them. Without
+  // `fields`, none on a field of the tile (a barn at its corner and arrows' options are kept).
+  int figure_options(Action* out, int limit = kMaxActions, bool fields = true) const;
   // sample_legal_action at PlaceTile without listing the placements (no cult limit, no river).
   Action sample_placement(const TileKind& kind, Rng& rng) const;
   // Returns true if no lower segment of s's tile belongs to s's feature. Two segments of one tile

@@ -15,8 +15,6 @@ inline const Catalogue& catalogue() { return g_catalogue; }
 
 inline const RotatedTile& rotated(const PlacedTile& t) { return catalogue().kind(t.kind).rotations[t.rotation]; }
 
-inline bool can_hold_figure(FeatureType t) { return t != FeatureType::River && t != FeatureType::Quarter; }
-
 // Where a figure of this kind may stand, one rule for the legal choices, their explanations,
 // positions and the consistency check: a meeple on any feature (B-5), a mayor in a city
 // (AM-M-1), a wagon anywhere but a field (AM-W-1), a barn on a field (at a corner, AM-B-1).

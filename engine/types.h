@@ -47,6 +47,9 @@ constexpr bool is_cloister_like(FeatureType t) {
   return t == FeatureType::Monastery || t == FeatureType::Shrine || t == FeatureType::Abbey;
 }
 
+// Returns true unless no figure may stand on the type (a river, a quarter of the City).
+constexpr bool can_hold_figure(FeatureType t) { return t != FeatureType::River && t != FeatureType::Quarter; }
+
 // Where a road that reaches one side ends inside its tile (docs/rules.md section 7).
 enum class RoadEnd : uint8_t { Through, Junction, Cloister, City, House, Carcassonne };
 

@@ -137,6 +137,11 @@ Action sample_draw(const State& state, Rng& rng) {
   return actions[n - 1];
 }
 
+Action figure_without_farmer(const State& state, Rng& rng) {
+  Action actions[kMaxActions];
+  return actions[rng.below(uint32_t(state.legal_actions_without_farmers(actions)))];
+}
+
 int chance_outcomes(const State& state, Action* actions, float* probabilities) {
   int n = state.legal_actions(actions);
   if (n == 1) {
@@ -310,23 +315,6 @@ Action greedy_rollout_action(const State& state, const RolloutConfig& config, Rn
   Action actions[kMaxActions];
   int n = state.legal_actions(actions);
   return greedy_figure(state, actions, n, rng);
-}
-
-// A uniformly random figure decision that places no farmer (rollouts with farmers=0: a farmer
-// placed at random in a rollout is noise to a cutoff valuation that counts fields).
-Action figure_without_farmer(const State& state, Rng& rng) {
-  Action actions[kMaxActions];
-  int n = state.legal_actions(actions), kept = 0;
-  const Features& f = state.features();
-  const PlacedTile& tile = state.board().tile(state.last_slot());
-  for (int i = 0; i < n; ++i) {
-    Action a = actions[i];
-    bool farmer = a.kind() == ActionKind::Figure && a.figure_kind() != FigureKind::Barn && !(a.code & (1u << 12)) &&
-                  tile.first_segment + a.feature() < f.size() &&
-                  f.feature(tile.first_segment + a.feature()).type == FeatureType::Field;
-    if (!farmer) actions[kept++] = a;
-  }
-  return kept ? actions[rng.below(uint32_t(kept))] : actions[rng.below(uint32_t(n))];
 }
 
 // The endgame rule of rollouts: the figure (or pass) that pays the mover most if the game ended

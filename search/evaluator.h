@@ -137,6 +137,11 @@ class RolloutEvaluator final : public Evaluator {
 // the state's own PRNG (State::sample_chance would replay the real game's future draws).
 Action sample_draw(const State& state, Rng& rng);
 
+// A rollout's figure decision with farmers=0: uniformly random among the options but a meeple
+// on a field (a farmer placed at random in a rollout is noise to a cutoff valuation that counts
+// fields); "pass" is always one. One draw of rng.
+Action figure_without_farmer(const State& state, Rng& rng);
+
 // Writes the outcomes of a chance node and their probabilities (summing to 1) into the caller's
 // buffers (capacity kMaxActions) and returns how many; no heap allocation for tile draws.
 int chance_outcomes(const State& state, Action* actions, float* probabilities);

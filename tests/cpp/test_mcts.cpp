@@ -16,6 +16,7 @@
 #include "search/agents.h"
 #include "search/arena.h"
 #include "search/batched.h"
+#include "search/evaluator.h"
 #include "search/mcts.h"
 #include "search/playout.h"
 #include "search/tree.h"
@@ -297,6 +298,84 @@ TEST(RolloutEvaluator, NearTheEndRolloutsPlayToFinalScoringPastTheCutoff) {
     Evaluation e;
     RolloutEvaluator(config).evaluate(x, rng, e);
     EXPECT_EQ(x.is_terminal(), finish >= s.bag_size()) << "finish_tiles " << finish;
+  }
+}
+
+// The rollout's figure step before State::legal_actions_without_farmers: every legal action
+// listed, the farmers (a figure other than a barn on a field of the new tile) dropped.
+Action figure_without_farmer_by_listing(const State& state, Rng& rng) {
+  Action actions[kMaxActions];
+  int n = state.legal_actions(actions), kept = 0;
+  const Features& f = state.features();
+  const PlacedTile& tile = state.board().tile(state.last_slot());
+  for (int i = 0; i < n; ++i) {
+    Action a = actions[i];
+    bool farmer = a.kind() == ActionKind::Figure && a.figure_kind() != FigureKind::Barn && !(a.code & (1u << 12)) &&
+                  tile.first_segment + a.feature() < f.size() &&
+                  f.feature(tile.first_segment + a.feature()).type == FeatureType::Field;
+    if (!farmer) actions[kept++] = a;
+  }
+  return kept ? actions[rng.below(uint32_t(kept))] : actions[rng.below(uint32_t(n))];
+}
+
+// figure_without_farmer chooses what listing every action and dropping the farmers chose, with
+// the same draws of the rng (so every search's statistics stay the same), at every figure
+// decision of games of every mix, for several rng states each.
+TEST(RolloutEvaluator, FigureWithoutFarmerChoosesAsListingEveryActionDid) {
+  struct Mix {
+    const char* name;
+    int players;
+    std::vector<std::string> expansions;
+    bool barns, arrows;  // barns (abbey-mayor) and figures elsewhere (anniv20's arrows) among the options
+  };
+  const std::vector<Mix> mixes = {
+      {"base", 2, {}, false, false},
+      {"abbey-mayor", 3, {"abbey-mayor"}, true, false},
+      {"city", 2, {"city"}, false, false},
+      {"king-robber", 4, {"king-robber"}, false, false},
+      {"shrines", 2, {"shrines"}, false, false},
+      {"river2", 3, {"river2"}, false, false},
+      {"anniv20", 2, {"anniv20"}, false, true},
+      {"everything (city)", 4, {"abbey-mayor", "anniv20", "king-robber", "shrines", "city"}, true, true},
+  };
+  for (const Mix& mix : mixes) {
+    int figure_nodes = 0, without_farmers = 0, barns = 0, elsewhere = 0;
+    for (uint64_t seed = 0; seed < 6; ++seed) {
+      Config config;
+      config.players = mix.players;
+      config.expansions = mix.expansions;
+      config.seed = seed;
+      State s(config);
+      Rng play(seed), choose(seed + 100);
+      while (!s.is_terminal()) {
+        if (s.phase() == Phase::PlaceFigure) {
+          ++figure_nodes;
+          Action actions[kMaxActions];
+          const int n = s.legal_actions(actions), kept = s.legal_actions_without_farmers(actions);
+          without_farmers += kept < n;
+          for (int i = 0; i < n; ++i) {
+            barns += actions[i].kind() == ActionKind::Figure && actions[i].figure_kind() == FigureKind::Barn;
+            elsewhere += actions[i].kind() == ActionKind::Figure && actions[i].elsewhere();
+          }
+          for (int draw = 0; draw < 8; ++draw, choose.next()) {
+            Rng reference = choose, fast = choose;
+            const Action listed = figure_without_farmer_by_listing(s, reference);
+            ASSERT_EQ(figure_without_farmer(s, fast), listed)
+                << mix.name << " seed " << seed << " turn " << s.turn_number() << ": " << s.action_to_string(listed)
+                << "\n"
+                << s.to_string();
+            ASSERT_EQ(fast.next(), reference.next()) << mix.name << " seed " << seed << ": not the same draws";
+          }
+        }
+        s.apply(s.is_chance()   ? s.sample_chance()
+                : play.below(2) ? greedy_action(s, play)
+                                : s.sample_legal_action(play));
+      }
+    }
+    EXPECT_GT(figure_nodes, 100) << mix.name;
+    EXPECT_GT(without_farmers, 20) << mix.name;
+    EXPECT_EQ(barns > 0, mix.barns) << mix.name;
+    EXPECT_EQ(elsewhere > 0, mix.arrows) << mix.name;
   }
 }
 
