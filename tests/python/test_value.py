@@ -458,3 +458,28 @@ def test_the_gate_and_the_elo_measure_one_seat_against_its_fair_share() -> None:
         assert abs(seat_elo(1 / players, players)) < 1e-9
     assert abs(seat_elo(0.75) - 400 * math.log10(3)) < 1e-9  # the usual two-player Elo
     assert seat_elo(0.5, 3) == pytest.approx(400 * math.log10(2))  # half of 3-player games: twice as strong
+
+
+# The tables where a shipped network beat `ref-rollout` on fresh decks (docs/value.md, "Which
+# tables have a learned player"): (mix, players) -> the file the default search reads there.
+SHIPPED_TABLES = {
+    ("base", 2): "value-base.value",
+    ("river2", 2): "value-base-other-mixes.value",
+    ("shrines", 2): "value-base-other-mixes.value",
+    ("everything", 4): "value-all-city-4p.value",
+}
+
+
+def test_the_default_search_reads_a_network_exactly_at_the_tables_measured() -> None:
+    from carcassonne.mixes import DEFAULT_MIXES
+
+    for mix in DEFAULT_MIXES:
+        for players in range(2, 6):
+            game = Game(players, list(mix.expansions), dict(mix.variants), seed=3)
+            game.apply_random_chance()
+            evaluator = Mcts(mcts_config(iterations=1)).search(game.core_state()).evaluator
+            expected = SHIPPED_TABLES.get((mix.name, players))
+            if expected is None:
+                assert evaluator.startswith("rollouts: no value network"), (mix.name, players, evaluator)
+            else:
+                assert f"({expected}, sha256 " in evaluator, (mix.name, players, evaluator)
