@@ -466,6 +466,7 @@ SHIPPED_TABLES = {
     ("base", 2): "value-base.value",
     ("river2", 2): "value-base-other-mixes.value",
     ("shrines", 2): "value-base-other-mixes.value",
+    ("anniv20", 2): "value-base-other-mixes.value",
     ("everything", 4): "value-all-city-4p.value",
     ("everything", 5): "value-all-city-5p.value",
 }
