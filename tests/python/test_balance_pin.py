@@ -20,10 +20,10 @@ from carcassonne.balance import Mix, SweepSpec, read_sweep, run_sweep
 from carcassonne.balance import sweep as sweep_module
 from carcassonne.balance.sweep import TIMING_COLUMNS, agent_options, replay_deal, sweep_records
 
-# 2-player base games have a shipped value network, 3-player ones none.
+# 2-player base games have a shipped value network, 4-player ones none.
 SMALL = SweepSpec(
     mixes=(Mix("base"),),
-    players=(2, 3),
+    players=(2, 4),
     deals=(("greedy", 1), ("mcts", 1), ("mcts+greedy", 1)),
     mcts="mcts:iters=20,memory=16",
     chunk_deals=1,
@@ -75,7 +75,7 @@ def _again(rows: pd.DataFrame) -> pd.DataFrame:
 def test_the_spec_file_records_each_cells_bot(small: Path) -> None:
     record = json.loads((small / "_spec.json").read_text())
     assert {(b["players"], b["lineup"]) for b in record["bots"]} == {
-        (p, lineup) for p in (2, 3) for lineup in ("mcts", "mcts+greedy")
+        (p, lineup) for p in (2, 4) for lineup in ("mcts", "mcts+greedy")
     }  # greedy plays no search
     two = _bot(record, 2, "mcts")
     assert two["agent"] == SMALL.mcts
@@ -88,9 +88,9 @@ def test_the_spec_file_records_each_cells_bot(small: Path) -> None:
     keys = {item.split("=")[0] for item in options.removeprefix("mcts:").split(",")}
     assert keys == {o["key"] for o in _core.mcts_options()} - {"time"}  # no time limit: none given
     _core.parse_mcts_options(options.removeprefix("mcts:"))
-    three = _bot(record, 3, "mcts+greedy")
-    assert three["evaluator"] == "rollouts: no value network for base with 3 players"
-    assert three["network"] is None
+    four = _bot(record, 4, "mcts+greedy")
+    assert four["evaluator"] == "rollouts: no value network for base with 4 players"
+    assert four["network"] is None
 
 
 def test_full_options_take_the_engines_own_defaults() -> None:
@@ -126,7 +126,7 @@ def test_a_resume_is_refused_when_a_cell_would_play_another_network(
     message = str(refused.value)
     assert "base, 2 players, mcts:" in message and "base, 2 players, mcts+greedy:" in message
     assert f"{BASE_NET} (sha256 {_core.ValueNet(str(SHIPPED / BASE_NET)).sha256})" in message
-    assert "is not in" in message and "3 players" not in message  # only the cells that differ
+    assert "is not in" in message and "4 players" not in message  # only the cells that differ
     assert {p.name: p.read_bytes() for p in copy.iterdir()} == before
     # Another network under the same name.
     value_dir(_networks(tmp_path / "other", **{BASE_NET: "value-all-city-4p.value"}))
@@ -167,7 +167,7 @@ def test_a_replay_says_when_the_cells_network_is_gone_or_changed(
     value_dir(_networks(tmp_path / "other", **{BASE_NET: "value-all-city-4p.value"}))
     with pytest.raises(SearchError, match="another network"):
         replay_deal(small, "base", 2, "mcts+greedy", 0)
-    replay_deal(small, "base", 3, "mcts", 0)  # a cell without a network plays on
+    replay_deal(small, "base", 4, "mcts", 0)  # a cell without a network plays on
 
 
 def test_a_chunk_played_by_another_evaluator_than_recorded_is_not_written(

@@ -19,10 +19,10 @@ from carcassonne.balance import Mix, SweepSpec, by_strength, read_sweep, run_swe
 from carcassonne.balance import report as report_module
 from carcassonne.balance.sweep import TIMING_COLUMNS, lineup_agents, replay_deal, rollout_agent
 
-# 2-player base games have a shipped value network, 3-player ones none.
+# 2-player base games have a shipped value network, 4-player ones none.
 SPEC = SweepSpec(
     mixes=(Mix("base"),),
-    players=(2, 3),
+    players=(2, 4),
     deals=(("greedy", 1), ("rollout@8", 1), ("mcts@8", 1), ("mcts@8+rollout@8", 1)),
     mcts="mcts:iters=20,memory=16",
     chunk_deals=1,
@@ -63,24 +63,24 @@ def test_the_spec_pins_a_network_only_where_the_learned_player_played(sweep: Pat
     record = json.loads((sweep / "_spec.json").read_text())
     bots = {(b["players"], b["lineup"], b["agent"]): b for b in record["bots"]}
     rollout, learned = "mcts:iters=8,memory=16,eval=greedy", "mcts:iters=8,memory=16"
-    for players in (2, 3):
+    for players in (2, 4):
         for lineup in ("rollout@8", "mcts@8+rollout@8"):
             assert bots[(players, lineup, rollout)]["network"] is None
             assert bots[(players, lineup, rollout)]["evaluator"] == "rollouts"
             assert "eval=greedy" in bots[(players, lineup, rollout)]["options"]
     assert bots[(2, "mcts@8", learned)]["network"]["file"] == "value-base.value"
-    assert bots[(3, "mcts@8", learned)]["network"] is None
+    assert bots[(4, "mcts@8", learned)]["network"] is None
 
 
 def test_where_no_network_ships_rollout_and_mcts_play_the_same_games(sweep: Path) -> None:
     df = read_sweep(sweep)
-    pd.testing.assert_frame_equal(_games(df, 3, "rollout@8"), _games(df, 3, "mcts@8"))
+    pd.testing.assert_frame_equal(_games(df, 4, "rollout@8"), _games(df, 4, "mcts@8"))
     assert not _games(df, 2, "rollout@8").equals(_games(df, 2, "mcts@8"))  # the network plays
 
 
 def test_a_rollout_cell_replays_and_resumes(sweep: Path, tmp_path: Path) -> None:
     df = read_sweep(sweep)
-    for players in (2, 3):
+    for players in (2, 4):
         for lineup in ("rollout@8", "mcts@8+rollout@8"):
             again = replay_deal(sweep, "base", players, lineup, 0)
             stored = df[(df["players"] == players) & (df["lineup"] == lineup)]
