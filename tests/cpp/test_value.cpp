@@ -732,11 +732,11 @@ TEST(ValueNet, TheDefaultSearchUsesTheShippedNetworkWhereOneFitsAndRolloutsElsew
   // The default of mcts: the learned value where a shipped network fits (docs/value.md), the
   // rollout search with its hand-made guess (eval=greedy) elsewhere; the references keep theirs.
   Config two;
-  Config three;
-  three.players = 3;
+  Config four;
+  four.players = 4;
   EXPECT_EQ(evaluator_used(two, "iters=50"),
             "rollouts to a cutoff, then the value network base, 2 players " + shipped("value-base.value"));
-  EXPECT_EQ(evaluator_used(three, "iters=50"), "rollouts: no value network for base with 3 players");
+  EXPECT_EQ(evaluator_used(four, "iters=50"), "rollouts: no value network for base with 4 players");
   EXPECT_EQ(evaluator_used(two, reference_options("ref-rollout", "iters=50")), "rollouts");
   EXPECT_EQ(parse_mcts_options("").rollout.heuristic, Heuristic::Value);
   EXPECT_EQ(parse_mcts_options(reference_options("ref-rollout", "")).rollout.heuristic, Heuristic::Greedy);
