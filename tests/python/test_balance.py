@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import shutil
 import socket
 import warnings
 from pathlib import Path
@@ -433,10 +434,13 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _copy(folder: Path, to: Path) -> Path:
-    to.mkdir()
-    for p in folder.iterdir():
-        (to / p.name).write_bytes(p.read_bytes())
+    shutil.copytree(folder, to)
     return to
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file of a folder, its networks' copies too."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
 def test_the_spec_file_records_the_code_and_every_agent_option(tiny: Path) -> None:
@@ -456,13 +460,13 @@ def test_a_resume_with_other_code_or_foreign_parts_is_refused(
     tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     copy = _copy(tiny, tmp_path / "c")
-    before = {p.name: p.read_bytes() for p in copy.iterdir()}
+    before = _files(copy)
     real = sweep_module.code_version
     monkeypatch.setattr(sweep_module, "code_version", lambda: {**real(), "version": "9.9"})
     with pytest.raises(SearchError, match="other code"):
         run_sweep(copy, TINY_SPEC, resume=True, progress=False)
     monkeypatch.setattr(sweep_module, "code_version", real)
-    assert {p.name: p.read_bytes() for p in copy.iterdir()} == before
+    assert _files(copy) == before
     # A part of a run of another strength under the same chunk name.
     stronger = SweepSpec(mixes=TINY_SPEC.mixes, deals=TINY_SPEC.deals, **{**TINY, "mcts": "mcts:iters=9"})  # type: ignore[arg-type]
     other = run_sweep(tmp_path / "o", stronger, progress=False)

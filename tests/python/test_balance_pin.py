@@ -1,11 +1,13 @@
 """The bot behind every balance cell is pinned: the spec file records each MCTS cell's full
-options, the evaluator that valued its leaves and the value network's file and SHA-256; a resume
-whose package would play another evaluator or network is refused, and a deal replays with the
-recorded bot, not today's defaults."""
+options, the evaluator that valued its leaves and the value network's file and SHA-256, and the
+folder keeps a copy of that network; a resume whose package would play another evaluator or
+network is refused, and a deal replays with the recorded bot and the folder's copy, not today's
+defaults and networks."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -81,7 +83,12 @@ def test_the_spec_file_records_each_cells_bot(small: Path) -> None:
     assert two["agent"] == SMALL.mcts
     assert "the value network base, 2 players" in two["evaluator"]
     sha = _core.ValueNet(str(SHIPPED / BASE_NET)).sha256
-    assert two["network"] == {"file": BASE_NET, "sha256": sha} and len(sha) == 64
+    copy = f"_networks/{sha[:16]}/{BASE_NET}"
+    assert two["network"] == {"file": BASE_NET, "sha256": sha, "copy": copy} and len(sha) == 64
+    assert (small / copy).read_bytes() == (SHIPPED / BASE_NET).read_bytes()
+    assert [p.name for p in (small / "_networks").rglob("*") if p.is_file()] == [BASE_NET]
+    # A parquet reader still reads the folder: it skips "_networks" as it skips "_spec.json".
+    assert len(pd.read_parquet(small)) == len(read_sweep(small))
     # Every option written out, the given ones and the defaults.
     options = two["options"]
     assert options.startswith("mcts:") and "iters=20" in options and "memory=16" in options
@@ -115,11 +122,16 @@ def _copy(folder: Path, to: Path) -> Path:
     return to
 
 
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file of a folder, its networks' copies too."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
 def test_a_resume_is_refused_when_a_cell_would_play_another_network(
     small: Path, tmp_path: Path, value_dir: Callable[[Path], None]
 ) -> None:
     copy = _copy(small, tmp_path / "c")
-    before = {p.name: p.read_bytes() for p in copy.iterdir()}
+    before = _files(copy)
     value_dir(_networks(tmp_path / "none"))  # a package without the 2-player base network
     with pytest.raises(SearchError) as refused:
         run_sweep(copy, SMALL, resume=True, progress=False)
@@ -127,12 +139,12 @@ def test_a_resume_is_refused_when_a_cell_would_play_another_network(
     assert "base, 2 players, mcts:" in message and "base, 2 players, mcts+greedy:" in message
     assert f"{BASE_NET} (sha256 {_core.ValueNet(str(SHIPPED / BASE_NET)).sha256})" in message
     assert "is not in" in message and "4 players" not in message  # only the cells that differ
-    assert {p.name: p.read_bytes() for p in copy.iterdir()} == before
+    assert _files(copy) == before
     # Another network under the same name.
     value_dir(_networks(tmp_path / "other", **{BASE_NET: "value-all-city-4p.value"}))
     with pytest.raises(SearchError, match=f"{BASE_NET} of .* is another network"):
         run_sweep(copy, SMALL, resume=True, progress=False)
-    assert {p.name: p.read_bytes() for p in copy.iterdir()} == before
+    assert _files(copy) == before
 
 
 def test_every_cell_kind_replays_with_its_recorded_bot(small: Path) -> None:
@@ -158,16 +170,63 @@ def test_a_deal_played_without_a_network_replays_when_one_ships_now(
     pd.testing.assert_frame_equal(_again(replay_deal(folder, "base", 2, "mcts", 0)), stored)
 
 
-def test_a_replay_says_when_the_cells_network_is_gone_or_changed(
+def test_a_deal_replays_with_the_sweeps_copy_when_the_shipped_network_is_gone_or_changed(
     small: Path, tmp_path: Path, value_dir: Callable[[Path], None]
 ) -> None:
+    stored = read_sweep(small)
+    other = _networks(tmp_path / "other", **{BASE_NET: "value-all-city-4p.value"})
+    for networks in (other, _networks(tmp_path / "none")):
+        value_dir(networks)
+        for lineup in ("mcts", "mcts+greedy"):
+            again = _again(replay_deal(small, "base", 2, lineup, 0))
+            pd.testing.assert_frame_equal(again, _stored(stored, "base", 2, lineup, 0))
+        replay_deal(small, "base", 4, "mcts", 0)  # a cell without a network plays on
+
+
+def _without_copies(folder: Path, to: Path) -> Path:
+    """A sweep as a version that kept no copies of its networks wrote it."""
+    old = _copy(folder, to)
+    shutil.rmtree(old / "_networks")
+    record = json.loads((old / "_spec.json").read_text())
+    for bot in record["bots"]:
+        if bot["network"] is not None:
+            del bot["network"]["copy"]
+    (old / "_spec.json").write_text(json.dumps(record))
+    return old
+
+
+def test_a_sweep_without_copies_replays_only_while_its_network_ships(
+    small: Path, tmp_path: Path, value_dir: Callable[[Path], None]
+) -> None:
+    old = _without_copies(small, tmp_path / "old")
+    pd.testing.assert_frame_equal(
+        _again(replay_deal(old, "base", 2, "mcts", 0)), _stored(read_sweep(small), "base", 2, "mcts", 0)
+    )
     value_dir(_networks(tmp_path / "none"))
     with pytest.raises(SearchError, match=f"{BASE_NET} .* is not in"):
-        replay_deal(small, "base", 2, "mcts", 0)
+        replay_deal(old, "base", 2, "mcts", 0)
     value_dir(_networks(tmp_path / "other", **{BASE_NET: "value-all-city-4p.value"}))
     with pytest.raises(SearchError, match="another network"):
-        replay_deal(small, "base", 2, "mcts+greedy", 0)
-    replay_deal(small, "base", 4, "mcts", 0)  # a cell without a network plays on
+        replay_deal(old, "base", 2, "mcts+greedy", 0)
+    replay_deal(old, "base", 4, "mcts", 0)  # a cell without a network plays on
+
+
+def test_an_altered_or_missing_copy_is_refused_by_a_replay_and_a_resume(small: Path, tmp_path: Path) -> None:
+    copy = _copy(small, tmp_path / "c")
+    record = json.loads((copy / "_spec.json").read_text())
+    kept = copy / _bot(record, 2, "mcts")["network"]["copy"]
+    kept.write_bytes((SHIPPED / "value-all-city-4p.value").read_bytes())  # another network
+    before = _files(copy)
+    with pytest.raises(SearchError, match=rf"copy {re.escape(str(kept))} holds another file now"):
+        replay_deal(copy, "base", 2, "mcts", 0)
+    with pytest.raises(SearchError, match="holds another file now"):
+        run_sweep(copy, SMALL, resume=True, progress=False)
+    assert _files(copy) == before
+    kept.unlink()
+    with pytest.raises(SearchError, match=rf"copy {re.escape(str(kept))} is missing"):
+        replay_deal(copy, "base", 2, "mcts+greedy", 0)
+    run_sweep(copy, SMALL, resume=True, progress=False)  # a resume copies the network again
+    assert _files(copy) == _files(small)
 
 
 def test_a_chunk_played_by_another_evaluator_than_recorded_is_not_written(

@@ -6,6 +6,7 @@ malformed one is refused before anything is played."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -88,11 +89,10 @@ def test_a_rollout_cell_replays_and_resumes(sweep: Path, tmp_path: Path) -> None
                 again.sort_values(KEY).reset_index(drop=True).drop(columns=list(TIMING_COLUMNS)),
                 stored.sort_values(KEY).reset_index(drop=True).drop(columns=list(TIMING_COLUMNS)),
             )
-    copy = tmp_path / "copy"
-    copy.mkdir()
-    for part in sweep.iterdir():
-        if "rollout" not in part.name:  # a sweep stopped before its rollout chunks
-            (copy / part.name).write_bytes(part.read_bytes())
+    # A sweep stopped before its rollout chunks.
+    copy = shutil.copytree(
+        sweep, tmp_path / "copy", ignore=lambda _, names: [n for n in names if "rollout" in n]
+    )
     run_sweep(copy, SPEC, resume=True, progress=False)
     pd.testing.assert_frame_equal(
         read_sweep(copy).drop(columns=list(TIMING_COLUMNS)), df.drop(columns=list(TIMING_COLUMNS))

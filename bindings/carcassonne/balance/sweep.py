@@ -13,8 +13,9 @@ option with its default filled in), the tile file of the mixes of expansion cust
 SHA-256, tiles and changed counts) and the bot behind every MCTS cell ("bots": its full options,
 the evaluator that valued its leaves, the value network's file and SHA-256 where one played); a
 resume with other code, a package that would value a cell otherwise, another tile file, or part
-files of another spec, is refused: it would mix games that are not of one experiment.
-`replay_deal` plays a deal with the recorded bot, not with today's defaults.
+files of another spec, is refused: it would mix games that are not of one experiment. The folder
+keeps a copy of every value network its bots play (NETWORKS_FOLDER), and `replay_deal` plays a
+deal with the recorded bot and that copy, not with today's defaults and networks.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ SPECS_KEY = b"carcassonne.specs"
 # The key of a chunk's table metadata that lists what valued each entrant's leaves (the arena's
 # EntrantStats.evaluator; "" for an agent that does not search).
 EVALUATORS_KEY = b"carcassonne.evaluators"
+# The folder of a sweep that keeps a copy of every value network its bots play, so its deals
+# replay after the package's networks change; "_": parquet readers skip it (they would fail on
+# its files).
+NETWORKS_FOLDER = "_networks"
 
 
 # Line-ups: every seat greedy, every seat MCTS, one MCTS among greedy bots (the skill gradient);
@@ -358,7 +363,9 @@ def _network_path(options: dict[str, str], file: str) -> Path:
 
 
 def value_network(evaluator: str, options: dict[str, str]) -> dict[str, str] | None:
-    """The file name and full SHA-256 of the value network an evaluator names, None for rollouts."""
+    """The file name and full SHA-256 of the value network an evaluator names, and where the sweep
+    keeps its copy (relative to the sweep folder; by hash, so networks of one name stay apart);
+    None for rollouts."""
     named = _network_named(evaluator)
     if named is None:
         return None
@@ -366,7 +373,7 @@ def value_network(evaluator: str, options: dict[str, str]) -> dict[str, str] | N
     sha = str(_core.ValueNet(str(_network_path(options, file))).sha256)
     if not sha.startswith(digits):  # the search read another file than the one found here
         raise SearchError(f"the search played the value network {file} (sha256 {digits}...), not {sha}")
-    return {"file": file, "sha256": sha}
+    return {"file": file, "sha256": sha, "copy": f"{NETWORKS_FOLDER}/{sha[:16]}/{file}"}
 
 
 def code_version() -> dict[str, str]:
@@ -667,7 +674,8 @@ def open_sweep(out: str | os.PathLike[str], spec: SweepSpec, resume: bool) -> tu
     checked first, so a bad one creates nothing. A folder of another spec, agent options or code
     (package version, commit, engine) is refused (SearchError), as is one holding part files
     of another sweep; without `resume` a folder holding games is refused too, so a finished
-    sweep is never overwritten by mistake. Damaged part files are played again."""
+    sweep is never overwritten by mistake. Damaged part files are played again. The folder keeps
+    a copy of every value network the bots play (keep_networks)."""
     spec.validate()
     record = spec.record()
     fingerprint = _fingerprint(record)
@@ -727,6 +735,7 @@ def open_sweep(out: str | os.PathLike[str], spec: SweepSpec, resume: bool) -> tu
     tmp = folder / f".{SPEC_FILE}.tmp"
     tmp.write_text(json.dumps(record, sort_keys=True, indent=1) + "\n")
     os.replace(tmp, folder / SPEC_FILE)
+    keep_networks(folder, record["bots"])
     todo = []
     for c in every:
         part = folder / f"{c.name}.parquet"
@@ -736,6 +745,54 @@ def open_sweep(out: str | os.PathLike[str], spec: SweepSpec, resume: bool) -> tu
             warnings.warn(f"{part} is damaged; its chunk is played again", stacklevel=2)
         todo.append(c)
     return folder, todo
+
+
+def keep_networks(folder: Path, bots: Sequence[dict[str, Any]]) -> None:
+    """Copies the value network of every bot that plays one into the sweep folder (its record's
+    "copy"; atomic writes), from where the search reads it; a copy kept from an earlier run must
+    still hold that network (SearchError)."""
+    for bot in bots:
+        network = bot["network"]
+        if network is None:
+            continue
+        target = folder / network["copy"]
+        if target.exists():
+            network_file(bot, folder)  # refuses an altered copy
+            continue
+        data = _network_path(_options_of(bot["options"]), network["file"]).read_bytes()
+        if hashlib.sha256(data).hexdigest() != network["sha256"]:  # replaced since the bots were found
+            raise SearchError(f"{network['file']} changed while the sweep started: run it again")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, target)
+
+
+def network_file(bot: dict[str, Any], folder: Path | None) -> Path:
+    """The file that holds a recorded bot's value network: the sweep folder's copy where the record
+    names one and the folder is known, else where the bot's options read it (a sweep of an older
+    version, a merged file, a spec record); SearchError when that file is missing or holds
+    another network."""
+    network = bot["network"]
+    played = (
+        f"the cell ({_cell_name(bot)}) was played with the value network {network['file']} "
+        f"(sha256 {network['sha256']})"
+    )
+    if folder is None or "copy" not in network:
+        gone = _network_now(bot)
+        if gone:
+            raise SearchError(f"{played}, and {gone}: its deals cannot be replayed as they were played")
+        return _network_path(_options_of(bot["options"]), network["file"])
+    path = folder / network["copy"]
+    if not path.is_file():
+        raise SearchError(f"{played}, and the sweep's copy {path} is missing: its deals cannot be replayed")
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    if sha != network["sha256"]:
+        raise SearchError(
+            f"{played}, and the sweep's copy {path} holds another file now (sha256 {sha}): its deals "
+            "cannot be replayed"
+        )
+    return path
 
 
 def _network_now(bot: dict[str, Any]) -> str:
@@ -949,10 +1006,11 @@ def replay_deal(
 
     `sweep`: a sweep folder or merged file (its spec record that holds the cell), a spec record
     (sweep_records) or a SweepSpec (played as this package plays it today). Each MCTS agent plays
-    the cell's recorded bot: its full options, with the value network it played (the same file,
-    its SHA-256 checked; SearchError when it is gone or changed) or, where none played, the
-    rollouts it fell back to. A spec of an older version, which records no bots, replays its
-    recorded options (or today's defaults) with a warning that its bots are not pinned."""
+    the cell's recorded bot: its full options, with the value network it played (network_file: a
+    folder's own copy, else the file it was read from; its SHA-256 checked, SearchError when it is
+    missing or changed) or, where none played, the rollouts it fell back to. A spec of an older
+    version, which records no bots, replays its recorded options (or today's defaults) with a
+    warning that its bots are not pinned."""
     cell = recorded_cell(sweep, mix, players, lineup)
     return cell.play(cell.chunk(deal, 1)).to_pandas()
 
@@ -996,6 +1054,7 @@ def recorded_cell(
     """The cell (mix, players, line-up) of a sweep folder, merged file, spec record or SweepSpec,
     with its recorded bots (replay_deal); SearchError when the sweep has no such cell."""
     record = _record_of(sweep, mix, players, lineup)
+    folder = Path(sweep) if isinstance(sweep, str | os.PathLike) and Path(sweep).is_dir() else None
     spec = SweepSpec.from_json(json.dumps(record))
     chosen = [m for m in spec.mixes if m.name == mix]
     if not chosen or players not in spec.players or lineup not in dict(spec.deals):
@@ -1009,7 +1068,7 @@ def recorded_cell(
     for agent in agents:
         bot = bots.get((mix, players, lineup, agent))
         if bot is not None:
-            played.append(pinned_agent(bot))
+            played.append(pinned_agent(bot, folder))
         elif agent.partition(":")[0] == "mcts" and agent in record.get("agents", {}):
             played.append(options_text(record["agents"][agent]))  # an older spec: its options
         else:
@@ -1035,21 +1094,15 @@ def _record_of(
     raise SearchError(f"{sweep} has no cell ({mix}, {players} players, {lineup})")
 
 
-def pinned_agent(bot: dict[str, Any]) -> str:
+def pinned_agent(bot: dict[str, Any], folder: Path | None = None) -> str:
     """The "mcts:..." spec that plays a recorded bot as it was played: its full options, with the
-    value network it played named by its file (SearchError when that file is gone or is another
-    network now), or, where none played, the rollouts that eval=value and prior=value fall back
-    to (so a network shipped since does not take over)."""
+    value network it played named by its file (network_file: the copy in the sweep `folder`, else
+    where the options read it; SearchError when that file is missing or is another network now),
+    or, where none played, the rollouts that eval=value and prior=value fall back to (so a network
+    shipped since does not take over)."""
     options = _options_of(bot["options"])
-    network = bot["network"]
-    if network is not None:
-        gone = _network_now(bot)
-        if gone:
-            raise SearchError(
-                f"the cell ({_cell_name(bot)}) was played with the value network {network['file']} (sha256 "
-                f"{network['sha256']}), and {gone}: its deals cannot be replayed as they were played"
-            )
-        options["value"] = str(_network_path(options, network["file"]))
+    if bot["network"] is not None:
+        options["value"] = str(network_file(bot, folder))
     else:
         options = rollouts_instead(options, ("value",))
     return options_text(options)
