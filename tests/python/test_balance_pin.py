@@ -229,6 +229,13 @@ def test_an_altered_or_missing_copy_is_refused_by_a_replay_and_a_resume(small: P
     assert _files(copy) == _files(small)
 
 
+def test_a_folder_whose_path_an_agent_option_cannot_name_is_refused_clearly(
+    small: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(SearchError, match="cannot name a path with ','; rename the folder"):
+        replay_deal(_copy(small, tmp_path / "a,b"), "base", 2, "mcts", 0)
+
+
 def test_a_chunk_played_by_another_evaluator_than_recorded_is_not_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1103,6 +1103,10 @@ def pinned_agent(bot: dict[str, Any], folder: Path | None = None) -> str:
     options = _options_of(bot["options"])
     if bot["network"] is not None:
         options["value"] = str(network_file(bot, folder))
+        if "," in options["value"]:  # the options' text separates options by ","
+            raise SearchError(
+                f"{options['value']}: an agent option cannot name a path with ','; rename the folder"
+            )
     else:
         options = rollouts_instead(options, ("value",))
     return options_text(options)
