@@ -301,6 +301,7 @@ class State {
   void enter_figure_phase();
   // The figure choices after a tile, without "pass"; stops once it has `limit` of them. Without
   // `fields`, none on a field of the tile (a barn at its corner and arrows' options are kept).
+  // Inline in game.cpp, its only caller.
   int figure_options(Action* out, int limit = kMaxActions, bool fields = true) const;
   // sample_legal_action at PlaceTile without listing the placements (no cult limit, no river).
   Action sample_placement(const TileKind& kind, Rng& rng) const;
