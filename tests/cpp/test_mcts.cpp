@@ -430,8 +430,9 @@ TEST(MctsSearch, StratifiedOutcomeChoosesAsSummingTheVisitsFirst) {
 }
 
 // sample_draw takes the tile at a uniform index of the bag's tiles in kind order (its counts
-// walked eight kinds a step): the same kind as a walk one kind at a time, at every draw of
-// games whose kinds span every set (the counts of the last kinds included) and for many draws.
+// walked eight kinds a step, the kind within the last word found from their prefix sums): the
+// same kind as a walk one kind at a time, at every draw of games whose kinds span every set (the
+// counts of the last kinds included) and for many draws.
 TEST(RolloutEvaluator, SampleDrawTakesTheTileAtItsIndexInKindOrder) {
   std::vector<std::string> all;
   for (const ExpansionInfo& e : known_expansions())
