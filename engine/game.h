@@ -319,6 +319,10 @@ class State {
   void start_turn();
   void finish_turn();
   void remove_from_bag(KindId kind);
+  // apply_unchecked's phases of the base game (out of line, so that its dispatch saves nothing).
+  [[gnu::noinline]] void draw_tile(KindId kind);
+  [[gnu::noinline]] void place_drawn_tile(Cell c, int rotation);
+  [[gnu::noinline]] void place_figure(Action a);
   std::string why_illegal(Action a) const;
   Action checked(Action a) const;
 
