@@ -301,6 +301,7 @@ class State {
   void enter_figure_phase();
   // The figure choices after a tile, without "pass"; stops once it has `limit` of them. Without
   // `fields`, none on a field of the tile (a barn at its corner and arrows' options are kept).
+  // Inline in game.cpp, its only caller.
   int figure_options(Action* out, int limit = kMaxActions, bool fields = true) const;
   // sample_legal_action at PlaceTile without listing the placements (no cult limit, no river).
   Action sample_placement(const TileKind& kind, Rng& rng) const;
@@ -318,6 +319,10 @@ class State {
   void start_turn();
   void finish_turn();
   void remove_from_bag(KindId kind);
+  // apply_unchecked's phases of the base game (out of line, so that its dispatch saves nothing).
+  [[gnu::noinline]] void draw_tile(KindId kind);
+  [[gnu::noinline]] void place_drawn_tile(Cell c, int rotation);
+  [[gnu::noinline]] void place_figure(Action a);
   std::string why_illegal(Action a) const;
   Action checked(Action a) const;
 

@@ -1,6 +1,7 @@
 #include "evaluator.h"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -107,23 +108,32 @@ Action sample_draw(const State& state, Rng& rng) {
     // most 2 * 255 and the total at most 8 * 255, so no lane carries into the next.
     const uint8_t* counts = state.bag_counts().data();
     static_assert(kMaxKinds % 8 == 0);
-    int k = 0;
+    int k = 0, sum = 0;
+    uint64_t word = 0;
     for (; k < kMaxKinds; k += 8) {
-      uint64_t w;
-      std::memcpy(&w, counts + k, sizeof w);
+      std::memcpy(&word, counts + k, sizeof word);
       constexpr uint64_t kEven = 0x00FF00FF00FF00FFull;
-      w = (w & kEven) + ((w >> 8) & kEven);
-      const int sum = int((w * 0x0001000100010001ull) >> 48);
+      const uint64_t pairs = (word & kEven) + ((word >> 8) & kEven);
+      sum = int((pairs * 0x0001000100010001ull) >> 48);
       if (r < sum) break;
       r -= sum;
     }
-    for (; k < kMaxKinds; ++k) {
-      r -= counts[k];
-      if (r < 0) {
-        Action a = Action::draw(k);
-        if (state.draws_any_tile() || state.is_legal(a)) return a;
-        break;
-      }
+    int kind = -1;
+    if (k < kMaxKinds && sum < 128) {
+      // The tile is in this word. With fewer than 128 tiles in it, byte i of `prefix` is the
+      // count of its kinds 0..i (no carry), and bit 7 of byte i of (0x80 + r) - prefix is set
+      // where prefix <= r: the kinds before the tile's (the prefixes rise, so those come first).
+      constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+      const uint64_t prefix = word * kOnes;
+      const uint64_t before = ((kHigh | uint64_t(r) * kOnes) - prefix) & kHigh;
+      kind = k + std::countr_zero(~before & kHigh) / 8;
+    } else {
+      for (; k < kMaxKinds && kind < 0; ++k)
+        if ((r -= counts[k]) < 0) kind = k;
+    }
+    if (kind >= 0) {
+      Action a = Action::draw(kind);
+      if (state.draws_any_tile() || state.is_legal(a)) return a;
     }
   }
   Action actions[kMaxActions];

@@ -593,19 +593,13 @@ class SearchTree {
       }
       return children[n - 1];
     }
-    float total = 0;
-    auto visits_of = [&](int i) {  // with the iterations in flight
-      const uint64_t counts = children[i].counts.load(std::memory_order_relaxed);
-      return float(Node::visits_in(counts) + Node::in_flight_in(counts));
-    };
-    for (int i = 0; i < n; ++i) total += visits_of(i);
-    int best = 0;
-    float best_gap = -1e30f;
-    for (int i = 0; i < n; ++i) {
-      float gap = children[i].prior * (total + 1.0f) - visits_of(i);
-      if (gap > best_gap) best_gap = gap, best = i;
-    }
-    return children[best];
+    // With one thread, the outcomes' visits are the node's own less this iteration and the
+    // visits that ended here before the node was expanded: an iteration's search expands a
+    // chance node as it does any leaf, a batched search at its first visit.
+    const uint64_t counts = node.counts.load(std::memory_order_relaxed);
+    const int64_t ended_here = batched_ ? 0 : std::max<int64_t>(config_.expand_after, 1);
+    const int64_t expected = int64_t(Node::visits_in(counts)) + Node::in_flight_in(counts) - 1 - ended_here;
+    return children[stratified_outcome(children, n, float(expected))];
   }
 
   // Returns the node of `target` among the nodes within kReuseDepth plies of the root, or kNoNode.

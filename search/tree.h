@@ -111,4 +111,31 @@ class NodePool {
   alignas(64) std::atomic<size_t> used_{0};
 };
 
+// The outcome of a chance node that stratified selection follows: the index of the one whose
+// visits (with the iterations in flight) are furthest below its probability's share of their
+// total + 1 (the first of equals). `expected_total` is the caller's guess of that total: one
+// pass over the outcomes sums it and finds the outcome for the guess; a second pass, for the sum,
+// only when the guess is wrong (other threads in flight, a node expanded late). Either way the
+// choice is the sum's, bit for bit.
+inline int stratified_outcome(const Node* outcomes, int n, float expected_total) {
+  auto visits_of = [&](int i) {
+    const uint64_t counts = outcomes[i].counts.load(std::memory_order_relaxed);
+    return float(Node::visits_in(counts) + Node::in_flight_in(counts));
+  };
+  auto most_behind = [&](float total, float& sum) {
+    int best = 0;
+    float best_gap = -1e30f;
+    for (int i = 0; i < n; ++i) {
+      const float visits = visits_of(i);
+      sum += visits;
+      const float gap = outcomes[i].prior * (total + 1.0f) - visits;
+      if (gap > best_gap) best_gap = gap, best = i;
+    }
+    return best;
+  };
+  float total = 0, unused = 0;
+  const int best = most_behind(expected_total, total);
+  return total == expected_total ? best : most_behind(total, unused);
+}
+
 }  // namespace carc

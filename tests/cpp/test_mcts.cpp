@@ -68,6 +68,28 @@ std::string best_move(const State& s, const MctsConfig& config, uint64_t seed = 
   return s.action_to_string(r.best);
 }
 
+// Every mix the fast paths are compared in: each expansion alone, and everything together with
+// either start.
+struct Mix {
+  const char* name;
+  int players;
+  std::vector<std::string> expansions;
+  bool has(const std::string& expansion) const {
+    return std::find(expansions.begin(), expansions.end(), expansion) != expansions.end();
+  }
+};
+const std::vector<Mix> kEveryMix = {
+    {"base", 2, {}},
+    {"abbey-mayor", 3, {"abbey-mayor"}},
+    {"city", 2, {"city"}},
+    {"king-robber", 4, {"king-robber"}},
+    {"shrines", 2, {"shrines"}},
+    {"river2", 3, {"river2"}},
+    {"anniv20", 2, {"anniv20"}},
+    {"everything (city)", 4, {"abbey-mayor", "anniv20", "king-robber", "shrines", "city"}},
+    {"everything (river2)", 2, {"abbey-mayor", "anniv20", "king-robber", "shrines", "river2"}},
+};
+
 TEST(MctsSearch, FindsTheOnlyWinningMoveOnTheLastTile) {
   for (uint64_t seed : {1, 2, 3}) {
     State s = last_tile_position(2, 0);
@@ -209,23 +231,7 @@ TEST(GreedyAgent, FeaturePotentialCountsEveryOccupiedUnfinishedFeature) {
 // every mix, with and without fields in the valuation (the priors' pfields=): the same values,
 // bit for bit.
 TEST(GreedyAgent, GreedyValuesEqualPlayingEveryOptionInEveryMix) {
-  struct Mix {
-    const char* name;
-    int players;
-    std::vector<std::string> expansions;
-  };
-  const std::vector<Mix> mixes = {
-      {"base", 2, {}},
-      {"abbey-mayor", 3, {"abbey-mayor"}},
-      {"city", 2, {"city"}},
-      {"king-robber", 4, {"king-robber"}},
-      {"shrines", 2, {"shrines"}},
-      {"river2", 3, {"river2"}},
-      {"anniv20", 2, {"anniv20"}},
-      {"everything (city)", 4, {"abbey-mayor", "anniv20", "king-robber", "shrines", "city"}},
-      {"everything (river2)", 2, {"abbey-mayor", "anniv20", "king-robber", "shrines", "river2"}},
-  };
-  for (const Mix& mix : mixes) {
+  for (const Mix& mix : kEveryMix) {
     int placements = 0, figure_nodes = 0;
     for (uint64_t seed = 0; seed < 8; ++seed) {
       Config config;
@@ -322,23 +328,7 @@ Action figure_without_farmer_by_listing(const State& state, Rng& rng) {
 // the same draws of the rng (so every search's statistics stay the same), at every figure
 // decision of games of every mix, for several rng states each.
 TEST(RolloutEvaluator, FigureWithoutFarmerChoosesAsListingEveryActionDid) {
-  struct Mix {
-    const char* name;
-    int players;
-    std::vector<std::string> expansions;
-    bool barns, arrows;  // barns (abbey-mayor) and figures elsewhere (anniv20's arrows) among the options
-  };
-  const std::vector<Mix> mixes = {
-      {"base", 2, {}, false, false},
-      {"abbey-mayor", 3, {"abbey-mayor"}, true, false},
-      {"city", 2, {"city"}, false, false},
-      {"king-robber", 4, {"king-robber"}, false, false},
-      {"shrines", 2, {"shrines"}, false, false},
-      {"river2", 3, {"river2"}, false, false},
-      {"anniv20", 2, {"anniv20"}, false, true},
-      {"everything (city)", 4, {"abbey-mayor", "anniv20", "king-robber", "shrines", "city"}, true, true},
-  };
-  for (const Mix& mix : mixes) {
+  for (const Mix& mix : kEveryMix) {
     int figure_nodes = 0, without_farmers = 0, barns = 0, elsewhere = 0;
     for (uint64_t seed = 0; seed < 6; ++seed) {
       Config config;
@@ -374,14 +364,75 @@ TEST(RolloutEvaluator, FigureWithoutFarmerChoosesAsListingEveryActionDid) {
     }
     EXPECT_GT(figure_nodes, 100) << mix.name;
     EXPECT_GT(without_farmers, 20) << mix.name;
-    EXPECT_EQ(barns > 0, mix.barns) << mix.name;
-    EXPECT_EQ(elsewhere > 0, mix.arrows) << mix.name;
+    // Barns (abbey-mayor) and figures elsewhere (anniv20's arrows) among the options.
+    EXPECT_EQ(barns > 0, mix.has("abbey-mayor")) << mix.name;
+    EXPECT_EQ(elsewhere > 0, mix.has("anniv20")) << mix.name;
+  }
+}
+
+// stratified_outcome (the search's chance selection) chooses what summing the outcomes' visits
+// first and then finding the one furthest below its share chose, whether the caller's guess of
+// their total is right (one pass) or wrong, at every chance node of games of every mix with
+// visits and iterations in flight drawn at random.
+TEST(MctsSearch, StratifiedOutcomeChoosesAsSummingTheVisitsFirst) {
+  auto summing_first = [](const Node* outcomes, int n) {
+    auto visits_of = [&](int i) {
+      const uint64_t counts = outcomes[i].counts.load();
+      return float(Node::visits_in(counts) + Node::in_flight_in(counts));
+    };
+    float total = 0;
+    for (int i = 0; i < n; ++i) total += visits_of(i);
+    int best = 0;
+    float best_gap = -1e30f;
+    for (int i = 0; i < n; ++i) {
+      const float gap = outcomes[i].prior * (total + 1.0f) - visits_of(i);
+      if (gap > best_gap) best_gap = gap, best = i;
+    }
+    return best;
+  };
+  NodePool pool(kMaxActions);
+  for (const Mix& mix : kEveryMix) {
+    int chance_nodes = 0;
+    for (uint64_t seed = 0; seed < 3; ++seed) {
+      Config config;
+      config.players = mix.players;
+      config.expansions = mix.expansions;
+      config.seed = seed;
+      State s(config);
+      Rng rng(seed);
+      while (!s.is_terminal()) {
+        if (s.is_chance()) {
+          ++chance_nodes;
+          Action actions[kMaxActions];
+          float probabilities[kMaxActions];
+          const int n = chance_outcomes(s, actions, probabilities);
+          for (int round = 0; round < 4; ++round) {
+            pool.clear();
+            Node* outcomes = &pool[pool.allocate(uint32_t(n), actions, probabilities)];
+            uint64_t total = 0;
+            for (int i = 0; i < n; ++i) {
+              // Visits near each outcome's share of a few hundred, some with iterations in flight.
+              const uint64_t visits = uint64_t(probabilities[i] * 300) + rng.below(3), in_flight = rng.below(4) / 3;
+              outcomes[i].counts.store(visits + in_flight * Node::kInFlight);
+              total += visits + in_flight;
+            }
+            const int expected = summing_first(outcomes, n);
+            ASSERT_EQ(stratified_outcome(outcomes, n, float(total)), expected) << mix.name << " seed " << seed;
+            ASSERT_EQ(stratified_outcome(outcomes, n, float(total + 1)), expected) << mix.name << " seed " << seed;
+            ASSERT_EQ(stratified_outcome(outcomes, n, -1.0f), expected) << mix.name << " seed " << seed;
+          }
+        }
+        s.apply(s.is_chance() ? s.sample_chance() : s.sample_legal_action(rng));
+      }
+    }
+    EXPECT_GT(chance_nodes, 50) << mix.name;
   }
 }
 
 // sample_draw takes the tile at a uniform index of the bag's tiles in kind order (its counts
-// walked eight kinds a step): the same kind as a walk one kind at a time, at every draw of
-// games whose kinds span every set (the counts of the last kinds included) and for many draws.
+// walked eight kinds a step, the kind within the last word found from their prefix sums): the
+// same kind as a walk one kind at a time, at every draw of games whose kinds span every set (the
+// counts of the last kinds included) and for many draws.
 TEST(RolloutEvaluator, SampleDrawTakesTheTileAtItsIndexInKindOrder) {
   std::vector<std::string> all;
   for (const ExpansionInfo& e : known_expansions())
