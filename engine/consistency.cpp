@@ -144,6 +144,7 @@ void State::check_consistency() const {
       const PlacedTile& t = board_.tile(member.tile);
       const SegmentSpec& spec = rotated(t).segments[member.local];
       pennants += spec.pennants;
+      if (member.cities != spec.cities) fail("cities beside segment " + std::to_string(m));
       for (int side = 0; side < kNumSides; ++side)
         if ((spec.points >> side_point(Side(side), 1) & 1) && !board_.occupied(neighbour(t.cell, Side(side)))) ++open;
     });

@@ -23,6 +23,7 @@ features_detail::NewSegments* build_new_segments() {
       s.pennants = spec.pennants;
       s.pig = i == kind.pig_segment;
       s.carcassonne = kind.city_square && spec.type == FeatureType::Field;
+      s.cities = spec.cities;
     }
   }
   return table.data();

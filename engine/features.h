@@ -30,7 +30,7 @@ inline constexpr uint16_t kNoSegment = 0xFFFF;
 // No default member values: the segment array of a new state is left unset (add_tile sets a
 // segment whole, Segment{} is all zeros). The aggregates are laid out for Features::merge, which
 // combines them a word at a time: bytes 8-22 are counters summed lane by lane (no lane can
-// overflow into the next), bytes 23-27 flags OR-ed, bytes 28-31 unused.
+// overflow into the next), bytes 23-27 flags OR-ed; bytes 28-31 are the segment's own again.
 struct Segment {
   uint16_t root;
   uint16_t next;
@@ -52,7 +52,10 @@ struct Segment {
   uint8_t done;         // completed and scored (road, city, cloister-like)
   uint8_t pig;          // a field with the pig herd (RV-4)
   uint8_t carcassonne;  // a field on the City of Carcassonne's squares: touches the City (CK-1)
-  uint8_t unused[4];    // always 0: 32 bytes make a segment's address a shift of its index
+  // The segment's own, as tile and local: a field's neighbouring cities on its tile (SegmentSpec's
+  // cities: bit i, the tile's segment i), read by the fields' scoring without the catalogue.
+  uint16_t cities;
+  uint8_t unused[2];  // always 0: 32 bytes make a segment's address a shift of its index
 
   bool operator==(const Segment&) const = default;
 };
@@ -113,7 +116,7 @@ static_assert(offsetof(Segment, size) == kCounters + 4 && offsetof(Segment, penn
                   offsetof(Segment, occupants) == kCounters + 7 && offsetof(Segment, meeples) == kCounters + 8 &&
                   offsetof(Segment, barns) == kCounters + 14 && offsetof(Segment, mayors) == kCounters + 15 &&
                   kFlags == kCounters + 16 && offsetof(Segment, carcassonne) == kFlags + 3 &&
-                  offsetof(Segment, unused) == kFlags + 4 && sizeof(Segment) == 32,
+                  offsetof(Segment, cities) == kFlags + 4 && sizeof(Segment) == 32,
               "Segment's aggregates moved: update merge");
 
 template <class T>

@@ -236,9 +236,28 @@ void State::enter_figure_phase() {
   static_assert(sizeof(supply_[0]) == sizeof(uint32_t));
   uint32_t counts;
   std::memcpy(&counts, supply_[turn_.player].data(), sizeof counts);
-  const bool any = counts != 0;
+  if (counts == 0) return after_figure();
+  // Meeples only (no Abbey & Mayor: no other figure in the supply, no barn) and no arrow's
+  // figure: the options are meeples on the tile's features that have no figure.
+  if (!rules_.abbey_mayor && arrows_.active != ArrowKind::MeepleBeside && arrows_.active != ArrowKind::PlaceAnywhere) {
+    if (!tile_has_free_feature()) after_figure();
+    return;
+  }
+  if (!any_figure_option()) after_figure();
+}
+
+bool State::tile_has_free_feature() const {
+  // A free feature's first segment on the tile is an option (first_on_its_tile): any of its
+  // segments tells.
+  const PlacedTile& t = board_.tile(turn_.last_slot);
+  for (unsigned segments = catalogue().kind(t.kind).figure_segments; segments; segments &= segments - 1)
+    if (features_.feature(t.first_segment + std::countr_zero(segments)).occupants == 0) return true;
+  return false;
+}
+
+bool State::any_figure_option() const {
   Action buffer[kMaxActions];
-  if (!any || figure_options(buffer, 1) == 0) after_figure();
+  return figure_options(buffer, 1) > 0;
 }
 
 inline bool State::placeable(KindId kind_id) const {  // inline: its one caller is draw_tile
@@ -269,8 +288,8 @@ void State::add_figure(int player, FigureKind kind, uint16_t segment, bool from_
   if (rules_.shrines && is_cloister_like(f.type)) start_challenges(segment);
 }
 
-// Inline in its three callers, all here: enter_figure_phase's test for any option after every
-// tile (limit 1) is then a few instructions instead of a call.
+// Inline in its three callers, all here: any_figure_option's test (limit 1), the test after a
+// tile of games with more figures than meeples, is then a few instructions instead of a call.
 [[gnu::always_inline]] inline int State::figure_options(Action* out, int limit, bool fields) const {
   int n = 0;
   const int p = turn_.player;

@@ -299,6 +299,12 @@ class State {
   void add_figure(int player, FigureKind kind, uint16_t segment, bool from_supply);
   bool placeable(KindId kind) const;
   void enter_figure_phase();
+  // After a tile: true if one of its features that a figure may stand on has no figure (the
+  // test for a meeple option when meeples are the only figures).
+  bool tile_has_free_feature() const;
+  // After a tile: true if figure_options lists any. Out of line, so that enter_figure_phase's
+  // frame holds no list.
+  [[gnu::noinline]] bool any_figure_option() const;
   // The figure choices after a tile, without "pass"; stops once it has `limit` of them. Without
   // `fields`, none on a field of the tile (a barn at its corner and arrows' options are kept).
   // Inline in game.cpp, its only caller.

@@ -166,10 +166,9 @@ void State::count_fed_cities(uint16_t field_root, int each, int pig, Tally& tall
   int n = 0;
   features_.for_each_member(field_root, [&](int m) {
     const Segment& s = features_[m];
-    const PlacedTile& t = board_.tile(s.tile);
-    uint16_t cities = catalogue().kind(t.kind).rotations[0].segments[s.local].cities;
-    for (; cities; cities &= uint16_t(cities - 1)) {
-      uint16_t city = features_.root(t.first_segment + __builtin_ctz(cities));
+    const int first = m - s.local;  // the tile's first segment: a tile's segments are consecutive
+    for (uint16_t cities = s.cities; cities; cities &= uint16_t(cities - 1)) {
+      uint16_t city = features_.root(first + __builtin_ctz(cities));
       if (features_[city].open != 0) continue;
       if (std::find(seen.begin(), seen.begin() + n, city) == seen.begin() + n && n < int(seen.size())) seen[n++] = city;
     }

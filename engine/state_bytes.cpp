@@ -184,8 +184,9 @@ void State::check_fields() const {
     const Segment &a = features_[s], &b = fresh.features_[s];
     check_bool(a.has_twin, "segment has_twin");
     if (std::tie(a.root, a.next, a.tile, a.local, a.type, a.has_twin, a.open, a.tiles, a.size, a.pennants, a.twins,
-                 a.pig, a.carcassonne) != std::tie(b.root, b.next, b.tile, b.local, b.type, b.has_twin, b.open, b.tiles,
-                                                   b.size, b.pennants, b.twins, b.pig, b.carcassonne))
+                 a.pig, a.carcassonne, a.cities) != std::tie(b.root, b.next, b.tile, b.local, b.type, b.has_twin,
+                                                             b.open, b.tiles, b.size, b.pennants, b.twins, b.pig,
+                                                             b.carcassonne, b.cities))
       fail("segment " + std::to_string(s) + " is not what its tiles give");
   }
   check_size(open_cloisters_, "open cloisters");

@@ -60,35 +60,16 @@ std::array<double, kMaxPlayers> feature_potential(const State& state) {
   return potential;
 }
 
-namespace {
-// Bit i set: field segment `local` of the kind touches the kind's city segment i (SegmentSpec's
-// cities, the same in every rotation), at kind * kMaxSegmentsPerTile + local. Built once.
-const std::vector<uint16_t>& field_cities() {
-  static const std::vector<uint16_t> table = [] {
-    const Catalogue& cat = Catalogue::builtin();
-    std::vector<uint16_t> t(size_t(cat.size()) * kMaxSegmentsPerTile);
-    for (int k = 0; k < cat.size(); ++k)
-      for (int local = 0; local < kMaxSegmentsPerTile; ++local)
-        t[size_t(k) * kMaxSegmentsPerTile + size_t(local)] = cat.kind(KindId(k)).rotations[0].segments[local].cities;
-    return t;
-  }();
-  return table;
-}
-}  // namespace
-
 double field_value(const State& state, int field, double late) {
   const Features& f = state.features();
-  const Board& board = state.board();
-  const uint16_t* cities_of = field_cities().data();
   std::array<uint16_t, 48> seen;
   int n = 0;
   double value = 0;
   f.for_each_member(field, [&](int m) {
     const Segment& member = f[m];
-    const PlacedTile& t = board.tile(member.tile);
-    uint16_t cities = cities_of[size_t(t.kind) * kMaxSegmentsPerTile + member.local];
-    for (; cities; cities &= uint16_t(cities - 1)) {
-      uint16_t city = f.root(t.first_segment + __builtin_ctz(cities));
+    const int first = m - member.local;  // the tile's first segment: a tile's segments are consecutive
+    for (uint16_t cities = member.cities; cities; cities &= uint16_t(cities - 1)) {
+      uint16_t city = f.root(first + __builtin_ctz(cities));
       if (std::find(seen.begin(), seen.begin() + n, city) != seen.begin() + n || n == int(seen.size())) continue;
       seen[size_t(n++)] = city;
       value +=

@@ -322,12 +322,26 @@ class SearchTree {
       if (e != Expansion::Done) break;  // a leaf (or busy elsewhere, or no room): evaluate here
       Node& next = s.is_chance() ? select_outcome(node, w) : select_action(node, s.current_player());
       assert(s.is_legal(next.action));  // the tree's moves were listed in this very position
+      prefetch_outcomes(next);
       s.apply_unchecked(next.action);
       if (!path.push(&next)) break;
     }
     Evaluation eval;
     evaluator_.evaluate(s, w.rng, eval);
     backup(path, eval);
+  }
+
+  // Starts loading the outcomes of `node`, an expanded chance node, into the cache: stratified
+  // selection reads every one of them next (two dozen draws span 18 cache lines, mostly out of
+  // cache in a large tree), and the move's apply_unchecked runs meanwhile. A decision node's
+  // children as well (tens of placements) gave no more speed for more instructions.
+  void prefetch_outcomes(const Node& node) const {
+    if (node.expansion.load(std::memory_order_acquire) != Expansion::Done || node.mover != kChancePlayer) return;
+    constexpr uintptr_t kLine = 64;
+    const uintptr_t first = reinterpret_cast<uintptr_t>(&pool_[node.first_child]);
+    const uintptr_t end = first + node.num_children * sizeof(Node);
+    for (uintptr_t line = first & ~(kLine - 1); line < end; line += kLine)
+      __builtin_prefetch(reinterpret_cast<const void*>(line));
   }
 
   // Adds one visit with `eval`'s rewards to every node of the path, in place of its virtual loss.

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "engine/config.h"
@@ -263,6 +265,61 @@ TEST(GreedyAgent, GreedyValuesEqualPlayingEveryOptionInEveryMix) {
     }
     EXPECT_GT(placements, 100) << mix.name;
     EXPECT_GT(figure_nodes, 50) << mix.name;
+  }
+}
+
+// After a tile the figure phase is skipped when the mover has no figure option; without Abbey &
+// Mayor and an arrow's figure, a test of the tile's features alone decides (enter_figure_phase).
+// At every placement of games of every mix, played on a copy: a figure phase it enters offers a
+// figure, and one it skips, for a mover with a meeple, leaves every feature of the tile that a
+// figure may stand on with a figure or scored this turn (a free one would have been an option).
+TEST(FigurePhase, SkippedExactlyWhenTheTileOffersNoFigureInEveryMix) {
+  const Catalogue& catalogue = Catalogue::builtin();
+  for (const Mix& mix : kEveryMix) {
+    int entered = 0, skipped = 0;
+    for (uint64_t seed = 0; seed < 30; ++seed) {
+      Config config;
+      config.players = mix.players;
+      config.expansions = mix.expansions;
+      config.seed = seed;
+      State s(config);
+      Rng rng(seed);
+      while (!s.is_terminal()) {
+        if (s.phase() == Phase::PlaceTile) {
+          const TileKind& kind = catalogue.kind(s.drawn_tile());
+          const int mover = s.current_player(), slot = s.board().num_tiles();
+          Action actions[kMaxActions];
+          const int n = s.legal_actions(actions);
+          for (int i = 0; i < n; ++i) {
+            State next = s;
+            next.apply(actions[i]);
+            const std::string where = std::string(mix.name) + " seed " + std::to_string(seed) + " turn " +
+                                      std::to_string(s.turn_number()) + ": " + s.action_to_string(actions[i]);
+            if (next.phase() == Phase::PlaceFigure && next.last_slot() == slot) {
+              ++entered;
+              Action figures[kMaxActions];
+              ASSERT_GT(next.legal_actions(figures), 1) << where << ": a figure phase with nothing but pass";
+              continue;
+            }
+            // An arrow's choice comes first; a volcano ends the turn (RV-5); Abbey & Mayor's other
+            // figures are options of their own.
+            if (next.phase() == Phase::ArrowChoice || kind.river_sides || mix.has("abbey-mayor")) continue;
+            if (s.supply(mover) == 0) continue;
+            ++skipped;
+            const PlacedTile& t = next.board().tile(slot);
+            for (unsigned segments = kind.figure_segments; segments; segments &= segments - 1) {
+              const Segment& f = next.features().feature(t.first_segment + std::countr_zero(segments));
+              ASSERT_TRUE(f.occupants > 0 || f.done) << where << ": skipped with a free feature";
+            }
+          }
+        }
+        s.apply(s.is_chance() ? s.sample_chance() : s.sample_legal_action(rng));
+      }
+    }
+    EXPECT_GT(entered, 1000) << mix.name;
+    if (!mix.has("abbey-mayor")) {
+      EXPECT_GT(skipped, 50) << mix.name;
+    }
   }
 }
 
