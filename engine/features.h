@@ -136,14 +136,16 @@ inline uint16_t Features::add_tile(int slot, const TileKind& kind) {
   // The table's segment i has root = next = i and tile 0: one 64-bit add of first, first and the
   // slot to its first 8 bytes (root, next, tile, ...) makes them this tile's (no lane carries).
   static_assert(offsetof(Segment, root) == 0 && offsetof(Segment, next) == 2 && offsetof(Segment, tile) == 4);
+  using features_detail::load;
   const uint64_t head_delta = uint64_t(first) | uint64_t(first) << 16 | uint64_t(uint8_t(slot)) << 32;
+  // The head is read from the table, not back from the copy (no store to forward).
+  constexpr size_t kHead = sizeof(uint64_t);
   for (int i = 0; i < n; ++i) {
-    Segment& s = segs_[first + i];
-    s = news[i];
-    uint64_t head;
-    std::memcpy(&head, &s, sizeof head);
-    head += head_delta;
-    std::memcpy(&s, &head, sizeof head);
+    char* to = reinterpret_cast<char*>(&segs_[first + i]);
+    const char* from = reinterpret_cast<const char*>(&news[i]);
+    const uint64_t head = load<uint64_t>(from) + head_delta;
+    std::memcpy(to, &head, kHead);
+    std::memcpy(to + kHead, from + kHead, sizeof(Segment) - kHead);
   }
   size_ = first + n;
   return first;

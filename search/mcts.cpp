@@ -613,7 +613,7 @@ class SearchTree {
     const uint64_t counts = node.counts.load(std::memory_order_relaxed);
     const int64_t ended_here = batched_ ? 0 : std::max<int64_t>(config_.expand_after, 1);
     const int64_t expected = int64_t(Node::visits_in(counts)) + Node::in_flight_in(counts) - 1 - ended_here;
-    return children[stratified_outcome(children, n, float(expected))];
+    return children[stratified_outcome(children, n, expected)];
   }
 
   // Returns the node of `target` among the nodes within kReuseDepth plies of the root, or kNoNode.

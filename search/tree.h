@@ -117,25 +117,28 @@ class NodePool {
 // pass over the outcomes sums it and finds the outcome for the guess; a second pass, for the sum,
 // only when the guess is wrong (other threads in flight, a node expanded late). Either way the
 // choice is the sum's, bit for bit.
-inline int stratified_outcome(const Node* outcomes, int n, float expected_total) {
-  auto visits_of = [&](int i) {
-    const uint64_t counts = outcomes[i].counts.load(std::memory_order_relaxed);
-    return float(Node::visits_in(counts) + Node::in_flight_in(counts));
-  };
-  auto most_behind = [&](float total, float& sum) {
+inline int stratified_outcome(const Node* outcomes, int n, int64_t expected_total) {
+  // The visits are summed as integers: the float sum of the same counts is equal (exact below
+  // 2^24), without a float add's latency chained through the pass.
+  auto most_behind = [&](float total, int64_t& sum) {
+    const float share = total + 1.0f;
     int best = 0;
     float best_gap = -1e30f;
     for (int i = 0; i < n; ++i) {
-      const float visits = visits_of(i);
+      const uint64_t counts = outcomes[i].counts.load(std::memory_order_relaxed);
+      const uint32_t visits = Node::visits_in(counts) + Node::in_flight_in(counts);
       sum += visits;
-      const float gap = outcomes[i].prior * (total + 1.0f) - visits;
-      if (gap > best_gap) best_gap = gap, best = i;
+      const float gap = outcomes[i].prior * share - float(visits);
+      // Without a branch: which outcome is furthest behind changes from one visit to the next.
+      const bool behind = gap > best_gap;
+      best = behind ? i : best;
+      best_gap = behind ? gap : best_gap;
     }
     return best;
   };
-  float total = 0, unused = 0;
-  const int best = most_behind(expected_total, total);
-  return total == expected_total ? best : most_behind(total, unused);
+  int64_t total = 0, unused = 0;
+  const int best = most_behind(float(expected_total), total);
+  return total == expected_total ? best : most_behind(float(total), unused);
 }
 
 }  // namespace carc

@@ -474,9 +474,9 @@ TEST(MctsSearch, StratifiedOutcomeChoosesAsSummingTheVisitsFirst) {
               total += visits + in_flight;
             }
             const int expected = summing_first(outcomes, n);
-            ASSERT_EQ(stratified_outcome(outcomes, n, float(total)), expected) << mix.name << " seed " << seed;
-            ASSERT_EQ(stratified_outcome(outcomes, n, float(total + 1)), expected) << mix.name << " seed " << seed;
-            ASSERT_EQ(stratified_outcome(outcomes, n, -1.0f), expected) << mix.name << " seed " << seed;
+            ASSERT_EQ(stratified_outcome(outcomes, n, int64_t(total)), expected) << mix.name << " seed " << seed;
+            ASSERT_EQ(stratified_outcome(outcomes, n, int64_t(total + 1)), expected) << mix.name << " seed " << seed;
+            ASSERT_EQ(stratified_outcome(outcomes, n, -1), expected) << mix.name << " seed " << seed;
           }
         }
         s.apply(s.is_chance() ? s.sample_chance() : s.sample_legal_action(rng));
