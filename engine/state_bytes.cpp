@@ -23,7 +23,7 @@ namespace {
 // The header refuses bytes of another layout (size), format or tile catalogue.
 constexpr char kStateMagic[8] = {'c', 'a', 'r', 'c', 'S', 'T', 'A', 'T'};
 constexpr uint32_t kStateFormat = 5;  // 3: the segment aggregates in merge order; 4: the board's grid;
-                                     // 5: a segment keeps its neighbouring cities
+                                      // 5: a segment keeps its neighbouring cities
 struct StateHeader {
   char magic[8];
   uint32_t format;
