@@ -41,6 +41,17 @@ void add_own(std::atomic<T>& a, T v) {
   a.store(a.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
 }
 
+// Adds v to a node's statistic: as add_own when the tree has one thread (`alone`; a locked
+// read-modify-write costs tens of cycles, several a node of every iteration), else atomically.
+template <class T>
+void add_to_node(std::atomic<T>& a, T v, bool alone) {
+  if (alone) {
+    add_own(a, v);
+  } else {
+    a.fetch_add(v, std::memory_order_relaxed);
+  }
+}
+
 // Win-share sums of one root child over one thread's iterations of this search (the analysis
 // output; rewards other than the win share leave the node statistics unable to give it).
 struct WinSum {
@@ -64,7 +75,7 @@ struct alignas(64) RootShare {
 // them back if the iteration ends without one.
 class Path {
  public:
-  Path(Node& root, RootShare& share) : share_(share) {
+  Path(Node& root, RootShare& share, bool alone) : share_(share), alone_(alone) {
     add_own(share_.counts, Node::kInFlight);
     nodes_[0] = &root;
   }
@@ -73,12 +84,12 @@ class Path {
   ~Path() {
     if (backed_up_) return;
     add_own(share_.counts, -Node::kInFlight);
-    for (int i = 1; i < size_; ++i) nodes_[size_t(i)]->counts.fetch_sub(Node::kInFlight, std::memory_order_relaxed);
+    for (int i = 1; i < size_; ++i) add_to_node(nodes_[size_t(i)]->counts, -Node::kInFlight, alone_);
   }
   // Returns false (and adds nothing) when the path is full.
   bool push(Node* n) {
     if (size_ == kMaxDepth) return false;
-    n->counts.fetch_add(Node::kInFlight, std::memory_order_relaxed);
+    add_to_node(n->counts, Node::kInFlight, alone_);
     nodes_[size_t(size_++)] = n;
     return true;
   }
@@ -86,11 +97,13 @@ class Path {
   Node& operator[](int i) const { return *nodes_[size_t(i)]; }
   int size() const { return size_; }
   RootShare& share() const { return share_; }
+  bool alone() const { return alone_; }
   // Called by backup(), which has turned the virtual losses into visits.
   void backed_up() { backed_up_ = true; }
 
  private:
   RootShare& share_;
+  bool alone_;  // the tree's only thread: its nodes' statistics without locked instructions
   std::array<Node*, kMaxDepth> nodes_;
   int size_ = 1;
   bool backed_up_ = false;
@@ -308,7 +321,7 @@ class SearchTree {
   void iterate(Worker& w) {
     State& s = w.state;
     s.copy_from(*root_state_);
-    Path path(pool_[0], shares_[size_t(w.share)]);
+    Path path(pool_[0], shares_[size_t(w.share)], alone());
     while (!s.is_terminal()) {
       Node& node = path.back();
       Expansion e = node.expansion.load(std::memory_order_acquire);
@@ -352,9 +365,8 @@ class SearchTree {
     add_own(share.counts, Node::kBackedUp);
     for (int i = 1; i < path.size(); ++i) {
       Node& n = path[i];
-      for (int p = 0; p < players; ++p)
-        n.value_sum[size_t(p)].fetch_add(eval.reward[size_t(p)], std::memory_order_relaxed);
-      n.counts.fetch_add(Node::kBackedUp, std::memory_order_relaxed);
+      for (int p = 0; p < players; ++p) add_to_node(n.value_sum[size_t(p)], eval.reward[size_t(p)], path.alone());
+      add_to_node(n.counts, Node::kBackedUp, path.alone());
     }
     if (path.size() > 1) {
       WinSum& stat = share.wins[size_t(&path[1] - &pool_[pool_[0].first_child])];
@@ -404,7 +416,7 @@ class SearchTree {
     size_t collisions = 0;
     while (group.iterations.size() < size && collisions < size && budget.claim()) {
       LeafGroup::Iteration& it = group.iterations.emplace_back();
-      it.path = std::make_unique<Path>(pool_[0], shares_[size_t(w.share)]);
+      it.path = std::make_unique<Path>(pool_[0], shares_[size_t(w.share)], alone());
       if (group.used == group.slots.size()) group.slots.emplace_back(*root_state_);
       State& s = group.slots[group.used].state;
       s.copy_from(*root_state_);
@@ -690,6 +702,8 @@ class SearchTree {
   std::optional<State> root_state_;
   // The root's statistics during a search: one share per thread of this tree.
   int num_shares_;
+  // One thread searches this tree (one share): its nodes need no locked instructions.
+  bool alone() const { return num_shares_ == 1; }
   std::unique_ptr<RootShare[]> shares_;
 };
 

@@ -13,7 +13,8 @@
 //   * `expansion` only moves forward: None -> Busy -> Done, or None -> Busy -> Full when the
 //     pool has no room (the node then stays a leaf; a compaction after reuse resets it to None).
 //     A thread that finds a node Busy evaluates it as a leaf instead of waiting.
-//   * Statistics, updated by every thread with relaxed atomic read-modify-writes and read with
+//   * Statistics, updated by every thread with relaxed atomic read-modify-writes (in a tree that
+//     one thread searches, a relaxed load and store: mcts.cpp's add_to_node) and read with
 //     relaxed loads: `counts` (visits and in-flight iterations), `value_sum`. They are racy by
 //     design: a reader may see a visit count and value sums from slightly different moments,
 //     which only nudges one selection; no invariant depends on them. After all threads have
