@@ -79,6 +79,14 @@ struct Mix {
   bool has(const std::string& expansion) const {
     return std::find(expansions.begin(), expansions.end(), expansion) != expansions.end();
   }
+  // The first position of this mix's game dealt from `seed`.
+  State game(uint64_t seed) const {
+    Config config;
+    config.players = players;
+    config.expansions = expansions;
+    config.seed = seed;
+    return State(config);
+  }
 };
 const std::vector<Mix> kEveryMix = {
     {"base", 2, {}},
@@ -236,11 +244,7 @@ TEST(GreedyAgent, GreedyValuesEqualPlayingEveryOptionInEveryMix) {
   for (const Mix& mix : kEveryMix) {
     int placements = 0, figure_nodes = 0;
     for (uint64_t seed = 0; seed < 8; ++seed) {
-      Config config;
-      config.players = mix.players;
-      config.expansions = mix.expansions;
-      config.seed = seed;
-      State s(config);
+      State s = mix.game(seed);
       Rng rng(seed);
       while (!s.is_terminal()) {
         if (!s.is_chance()) {
@@ -278,11 +282,7 @@ TEST(FigurePhase, SkippedExactlyWhenTheTileOffersNoFigureInEveryMix) {
   for (const Mix& mix : kEveryMix) {
     int entered = 0, skipped = 0;
     for (uint64_t seed = 0; seed < 30; ++seed) {
-      Config config;
-      config.players = mix.players;
-      config.expansions = mix.expansions;
-      config.seed = seed;
-      State s(config);
+      State s = mix.game(seed);
       Rng rng(seed);
       while (!s.is_terminal()) {
         if (s.phase() == Phase::PlaceTile) {
@@ -388,11 +388,7 @@ TEST(RolloutEvaluator, FigureWithoutFarmerChoosesAsListingEveryActionDid) {
   for (const Mix& mix : kEveryMix) {
     int figure_nodes = 0, without_farmers = 0, barns = 0, elsewhere = 0;
     for (uint64_t seed = 0; seed < 6; ++seed) {
-      Config config;
-      config.players = mix.players;
-      config.expansions = mix.expansions;
-      config.seed = seed;
-      State s(config);
+      State s = mix.game(seed);
       Rng play(seed), choose(seed + 100);
       while (!s.is_terminal()) {
         if (s.phase() == Phase::PlaceFigure) {
@@ -451,11 +447,7 @@ TEST(MctsSearch, StratifiedOutcomeChoosesAsSummingTheVisitsFirst) {
   for (const Mix& mix : kEveryMix) {
     int chance_nodes = 0;
     for (uint64_t seed = 0; seed < 3; ++seed) {
-      Config config;
-      config.players = mix.players;
-      config.expansions = mix.expansions;
-      config.seed = seed;
-      State s(config);
+      State s = mix.game(seed);
       Rng rng(seed);
       while (!s.is_terminal()) {
         if (s.is_chance()) {
