@@ -1,11 +1,13 @@
 """The bot behind every balance cell is pinned: the spec file records each MCTS cell's full
 options, the evaluator that valued its leaves and the value network's file and SHA-256, and the
-folder keeps a copy of that network; a resume whose package would play another evaluator or
-network is refused, and a deal replays with the recorded bot and the folder's copy, not today's
-defaults and networks."""
+folder keeps a copy of that network (a merged file embeds it); a resume whose package would play
+another evaluator or network is refused, and a deal replays with the recorded bot and that copy,
+not today's defaults and networks."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 import shutil
@@ -16,11 +18,13 @@ import pandas as pd
 import pytest
 
 pytest.importorskip("pyarrow")
+import pyarrow.parquet as pq
 
 from carcassonne import SearchError, _core
 from carcassonne.balance import Mix, SweepSpec, read_sweep, run_sweep
 from carcassonne.balance import sweep as sweep_module
-from carcassonne.balance.sweep import TIMING_COLUMNS, agent_options, replay_deal, sweep_records
+from carcassonne.balance.compensate import check_compensation
+from carcassonne.balance.sweep import TIMING_COLUMNS, agent_options, merge_sweep, replay_deal, sweep_records
 
 # 2-player base games have a shipped value network, 4-player ones none.
 SMALL = SweepSpec(
@@ -192,6 +196,9 @@ def _without_copies(folder: Path, to: Path) -> Path:
         if bot["network"] is not None:
             del bot["network"]["copy"]
     (old / "_spec.json").write_text(json.dumps(record))
+    fingerprint = {sweep_module.PART_KEY: sweep_module._fingerprint(record).encode()}
+    for part in old.glob("*.parquet"):  # its parts name its spec
+        pq.write_table(pq.read_table(part).replace_schema_metadata(fingerprint), part)
     return old
 
 
@@ -255,3 +262,119 @@ def test_an_old_spec_still_reads_and_says_its_bot_is_not_pinned() -> None:
     assert "today's defaults" in sweep_module.bots_note(without_options)
     with pytest.warns(UserWarning, match="not pinned"):
         replay_deal(COMMITTED, "base", 2, "mcts+greedy", 0)
+
+
+# A merged file embeds the networks its bots played, so it replays without the package's files.
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's cache folder, where a replay unpacks a merged file's networks."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "carcassonne" / "networks"
+
+
+def _embedded(merged: Path) -> dict[str, bytes]:
+    text = pq.read_schema(merged).metadata[sweep_module.NETWORKS_KEY]
+    return {sha: base64.b64decode(data) for sha, data in json.loads(text).items()}
+
+
+def _sha(name: str) -> str:
+    return hashlib.sha256((SHIPPED / name).read_bytes()).hexdigest()
+
+
+def test_a_merged_file_replays_with_its_embedded_network_when_the_shipped_one_is_gone_or_changed(
+    small: Path, tmp_path: Path, value_dir: Callable[[Path], None], cache: Path
+) -> None:
+    merged = merge_sweep(small, tmp_path / "m.parquet")
+    sha = _sha(BASE_NET)
+    assert _embedded(merged) == {sha: (SHIPPED / BASE_NET).read_bytes()}
+    stored = read_sweep(small)
+    other = _networks(tmp_path / "other", **{BASE_NET: "value-all-city-4p.value"})
+    for networks in (other, _networks(tmp_path / "none")):
+        value_dir(networks)
+        for lineup in ("mcts", "mcts+greedy"):
+            again = _again(replay_deal(merged, "base", 2, lineup, 0))
+            pd.testing.assert_frame_equal(again, _stored(stored, "base", 2, lineup, 0))
+        replay_deal(merged, "base", 4, "mcts", 0)  # a cell without a network plays on
+    unpacked = cache / sha[:16] / BASE_NET
+    assert _files(cache) == {f"{sha[:16]}/{BASE_NET}": (SHIPPED / BASE_NET).read_bytes()}
+    unpacked.write_bytes(b"not a network")  # an altered cache is written again, not played
+    pd.testing.assert_frame_equal(
+        _again(replay_deal(merged, "base", 2, "mcts", 0)), _stored(stored, "base", 2, "mcts", 0)
+    )
+    assert unpacked.read_bytes() == (SHIPPED / BASE_NET).read_bytes()
+    # `balance compensate` plays the cell's bots from the merged file too.
+    check = check_compensation(merged, "base", 2, "mcts", points="0,0", deals=1, progress=False)
+    assert check.deals == 1
+
+
+def test_a_merged_file_whose_embedded_network_was_altered_is_refused(
+    small: Path, tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    merged = merge_sweep(small, tmp_path / "m.parquet")
+    sha = _sha(BASE_NET)
+    table = pq.read_table(merged)
+    metadata = dict(table.schema.metadata)
+    other = base64.b64encode((SHIPPED / "value-all-city-4p.value").read_bytes()).decode()
+    metadata[sweep_module.NETWORKS_KEY] = json.dumps({sha: other}).encode()
+    pq.write_table(table.replace_schema_metadata(metadata), merged)
+    before = merged.read_bytes()
+
+    def no_game(*_: object, **__: object) -> None:
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(sweep_module, "play_chunk", no_game)
+    altered = (
+        rf"{re.escape(str(merged))} embeds the value network {BASE_NET} under sha256 {sha}, but its bytes"
+    )
+    for lineup in ("mcts", "mcts+greedy"):  # refused though the shipped network is that one
+        with pytest.raises(SearchError, match=altered + r" are another file \(sha256 [0-9a-f]{64}\)"):
+            replay_deal(merged, "base", 2, lineup, 0)
+    with pytest.raises(SearchError, match=altered):
+        check_compensation(merged, "base", 2, "mcts", points="0,0", deals=1, progress=False)
+    assert merged.read_bytes() == before and not cache.exists()
+
+
+def test_merging_a_merged_file_with_another_sweep_keeps_both_networks(
+    small: Path, tmp_path: Path, value_dir: Callable[[Path], None], cache: Path
+) -> None:
+    three = SweepSpec(**{**SMALL.__dict__, "players": (3,), "deals": (("mcts", 1),)})
+    other = run_sweep(tmp_path / "three", three, progress=False)
+    (bot,) = json.loads((other / "_spec.json").read_text())["bots"]
+    assert bot["network"]["sha256"] != _sha(BASE_NET)  # 3-player base games: another network
+    first = merge_sweep(small, tmp_path / "first.parquet")
+    value_dir(_networks(tmp_path / "none"))  # the 2-player network now comes from `first` alone
+    both = merge_sweep([first, other], tmp_path / "both.parquet")
+    three_net = (other / bot["network"]["copy"]).read_bytes()
+    assert _embedded(both) == {
+        _sha(BASE_NET): (SHIPPED / BASE_NET).read_bytes(),
+        bot["network"]["sha256"]: three_net,
+    }
+    shutil.rmtree(other / "_networks")  # neither sweep's own copies are read any more
+    stored = read_sweep(both)
+    for players, lineup in ((2, "mcts"), (3, "mcts")):
+        again = _again(replay_deal(both, "base", players, lineup, 0))
+        pd.testing.assert_frame_equal(again, _stored(stored, "base", players, lineup, 0))
+
+
+def test_merging_an_old_sweep_embeds_its_network_while_it_ships_and_warns_when_it_is_gone(
+    small: Path, tmp_path: Path, value_dir: Callable[[Path], None], cache: Path
+) -> None:
+    old = _without_copies(small, tmp_path / "old")
+    shipped = merge_sweep(old, tmp_path / "shipped.parquet")  # read from the package: same hash
+    assert _embedded(shipped) == {_sha(BASE_NET): (SHIPPED / BASE_NET).read_bytes()}
+    value_dir(_networks(tmp_path / "none"))
+    with pytest.warns(UserWarning, match="embeds no copy") as warned:
+        gone = merge_sweep(old, tmp_path / "gone.parquet")
+    (message,) = [str(w.message) for w in warned]
+    assert f"{gone} embeds no copy of a value network" in message
+    for lineup in ("mcts", "mcts+greedy"):
+        assert f"the cell (base, 2 players, {lineup}) was played with the value network {BASE_NET}" in message
+    assert f"{BASE_NET} is not in" in message and "4 players" not in message
+    assert _embedded(gone) == {} and len(read_sweep(gone)) == len(read_sweep(old))  # written all the same
+    with pytest.raises(SearchError, match=f"{BASE_NET} .* is not in"):
+        replay_deal(gone, "base", 2, "mcts", 0)
+    pd.testing.assert_frame_equal(
+        _again(replay_deal(shipped, "base", 2, "mcts", 0)), _stored(read_sweep(small), "base", 2, "mcts", 0)
+    )

@@ -14,12 +14,14 @@ SHA-256, tiles and changed counts) and the bot behind every MCTS cell ("bots": i
 the evaluator that valued its leaves, the value network's file and SHA-256 where one played); a
 resume with other code, a package that would value a cell otherwise, another tile file, or part
 files of another spec, is refused: it would mix games that are not of one experiment. The folder
-keeps a copy of every value network its bots play (NETWORKS_FOLDER), and `replay_deal` plays a
-deal with the recorded bot and that copy, not with today's defaults and networks.
+keeps a copy of every value network its bots play (NETWORKS_FOLDER), a merged file embeds them
+(NETWORKS_KEY), and `replay_deal` plays a deal with the recorded bot and that copy, not with
+today's defaults and networks.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -49,6 +51,9 @@ OLD_SPEC_FILE = "spec.json"
 PART_KEY = b"carcassonne.sweep"
 # The key of a merged file's parquet metadata that holds the spec files of its sweeps.
 SPECS_KEY = b"carcassonne.specs"
+# The key of a merged file's parquet metadata that holds the value networks its bots played:
+# JSON {SHA-256: the file's bytes in base64}.
+NETWORKS_KEY = b"carcassonne.networks"
 # The key of a chunk's table metadata that lists what valued each entrant's leaves (the arena's
 # EntrantStats.evaluator; "" for an agent that does not search).
 EVALUATORS_KEY = b"carcassonne.evaluators"
@@ -768,22 +773,29 @@ def keep_networks(folder: Path, bots: Sequence[dict[str, Any]]) -> None:
         os.replace(tmp, target)
 
 
-def network_file(bot: dict[str, Any], folder: Path | None) -> Path:
-    """The file that holds a recorded bot's value network: the sweep folder's copy where the record
-    names one and the folder is known, else where the bot's options read it (a sweep of an older
-    version, a merged file, a spec record); SearchError when that file is missing or holds
-    another network."""
+def network_file(bot: dict[str, Any], sweep: Path | None) -> Path:
+    """The file that holds a recorded bot's value network: the copy a sweep folder keeps where the
+    record names one, the copy unpacked into the cache (networks_cache) where `sweep` is a merged
+    file that embeds it, else where the bot's options read it (a sweep of an older version, a
+    merged file that does not embed it, a spec record); SearchError when that file is missing or
+    holds another network, or when the merged file's embedded bytes are another network."""
     network = bot["network"]
     played = (
         f"the cell ({_cell_name(bot)}) was played with the value network {network['file']} "
         f"(sha256 {network['sha256']})"
     )
-    if folder is None or "copy" not in network:
+    if sweep is not None and sweep.is_file():
+        data = embedded_network(sweep, network)
+        path = None if data is None else _unpacked(network, data)
+    elif sweep is not None and "copy" in network:
+        path = sweep / network["copy"]
+    else:
+        path = None
+    if path is None:
         gone = _network_now(bot)
         if gone:
             raise SearchError(f"{played}, and {gone}: its deals cannot be replayed as they were played")
         return _network_path(_options_of(bot["options"]), network["file"])
-    path = folder / network["copy"]
     if not path.is_file():
         raise SearchError(f"{played}, and the sweep's copy {path} is missing: its deals cannot be replayed")
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -793,6 +805,53 @@ def network_file(bot: dict[str, Any], folder: Path | None) -> Path:
             "cannot be replayed"
         )
     return path
+
+
+def embedded_network(merged: Path, network: dict[str, str]) -> bytes | None:
+    """The bytes of a recorded network (a bot's "network") that a merged file embeds, None when it
+    embeds none of that SHA-256 (a file of an older version, a network not found at its merge);
+    SearchError when the embedded bytes hash otherwise (a damaged or altered file)."""
+    text = (pq.read_schema(merged).metadata or {}).get(NETWORKS_KEY)
+    encoded = json.loads(text).get(network["sha256"]) if text else None
+    if encoded is None:
+        return None
+    data = base64.b64decode(encoded)
+    sha = hashlib.sha256(data).hexdigest()
+    if sha != network["sha256"]:
+        raise SearchError(
+            f"{merged} embeds the value network {network['file']} under sha256 {network['sha256']}, but "
+            f"its bytes are another file (sha256 {sha}): the merged file is damaged, its deals cannot "
+            "be replayed with that network"
+        )
+    return data
+
+
+def networks_cache() -> Path:
+    """The folder where a replay unpacks the networks a merged file embeds, so the search can read
+    them: carcassonne/networks in the user's cache folder ($XDG_CACHE_HOME, else ~/.cache)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"  # the XDG rule: absolute only
+    return root / "carcassonne" / "networks"
+
+
+def _unpacked(network: dict[str, str], data: bytes) -> Path:
+    """A file holding a network's bytes (already checked against its SHA-256): its copy in the
+    cache, by hash as a sweep folder keeps it, written once (atomically; rewritten when the
+    cached file holds other bytes)."""
+    target = networks_cache() / network["sha256"][:16] / network["file"]
+    try:
+        if target.is_file() and target.read_bytes() == data:
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")  # per process: replays may race
+        tmp.write_bytes(data)
+        os.replace(tmp, target)
+    except OSError as e:
+        raise SearchError(
+            f"cannot unpack the value network {network['file']} into {target.parent} ({e}); set "
+            "XDG_CACHE_HOME to a folder you can write"
+        ) from e
+    return target
 
 
 def _network_now(bot: dict[str, Any]) -> str:
@@ -1007,8 +1066,9 @@ def replay_deal(
     `sweep`: a sweep folder or merged file (its spec record that holds the cell), a spec record
     (sweep_records) or a SweepSpec (played as this package plays it today). Each MCTS agent plays
     the cell's recorded bot: its full options, with the value network it played (network_file: a
-    folder's own copy, else the file it was read from; its SHA-256 checked, SearchError when it is
-    missing or changed) or, where none played, the rollouts it fell back to. A spec of an older
+    folder's own copy, a merged file's embedded copy unpacked into networks_cache(), else the
+    file it was read from; its SHA-256 checked, SearchError when it is missing or changed) or,
+    where none played, the rollouts it fell back to. A spec of an older
     version, which records no bots, replays its recorded options (or today's defaults) with a
     warning that its bots are not pinned."""
     cell = recorded_cell(sweep, mix, players, lineup)
@@ -1054,7 +1114,7 @@ def recorded_cell(
     """The cell (mix, players, line-up) of a sweep folder, merged file, spec record or SweepSpec,
     with its recorded bots (replay_deal); SearchError when the sweep has no such cell."""
     record = _record_of(sweep, mix, players, lineup)
-    folder = Path(sweep) if isinstance(sweep, str | os.PathLike) and Path(sweep).is_dir() else None
+    source = Path(sweep) if isinstance(sweep, str | os.PathLike) else None
     spec = SweepSpec.from_json(json.dumps(record))
     chosen = [m for m in spec.mixes if m.name == mix]
     if not chosen or players not in spec.players or lineup not in dict(spec.deals):
@@ -1068,7 +1128,7 @@ def recorded_cell(
     for agent in agents:
         bot = bots.get((mix, players, lineup, agent))
         if bot is not None:
-            played.append(pinned_agent(bot, folder))
+            played.append(pinned_agent(bot, source))
         elif agent.partition(":")[0] == "mcts" and agent in record.get("agents", {}):
             played.append(options_text(record["agents"][agent]))  # an older spec: its options
         else:
@@ -1094,15 +1154,15 @@ def _record_of(
     raise SearchError(f"{sweep} has no cell ({mix}, {players} players, {lineup})")
 
 
-def pinned_agent(bot: dict[str, Any], folder: Path | None = None) -> str:
+def pinned_agent(bot: dict[str, Any], sweep: Path | None = None) -> str:
     """The "mcts:..." spec that plays a recorded bot as it was played: its full options, with the
-    value network it played named by its file (network_file: the copy in the sweep `folder`, else
-    where the options read it; SearchError when that file is missing or is another network now),
-    or, where none played, the rollouts that eval=value and prior=value fall back to (so a network
-    shipped since does not take over)."""
+    value network it played named by its file (network_file: the copy of the sweep folder or
+    merged file `sweep`, else where the options read it; SearchError when that file is missing or
+    is another network now), or, where none played, the rollouts that eval=value and prior=value
+    fall back to (so a network shipped since does not take over)."""
     options = _options_of(bot["options"])
     if bot["network"] is not None:
-        options["value"] = str(network_file(bot, folder))
+        options["value"] = str(network_file(bot, sweep))
         if "," in options["value"]:  # the options' text separates options by ","
             raise SearchError(
                 f"{options['value']}: an agent option cannot name a path with ','; rename the folder"
@@ -1185,6 +1245,36 @@ def sweep_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return list(json.loads(text)) if text else []
 
 
+def _embedded_networks(bots: Sequence[tuple[Path, dict[str, Any]]], target: Path) -> dict[str, str]:
+    """The value networks of the bots (each with the sweep folder or merged file that recorded
+    it) as a merged file embeds them, {SHA-256: base64 of the file}, each found by network_file;
+    warns naming every cell whose network none of its sweeps could give."""
+    networks: dict[str, str] = {}
+    lost: dict[str, list[str]] = {}  # by SHA-256: why each cell's copy was not found
+    for source, bot in bots:
+        sha = bot["network"]["sha256"]
+        if sha in networks:
+            continue
+        try:
+            data = network_file(bot, source).read_bytes()
+        except SearchError as e:
+            lost.setdefault(sha, []).append(str(e))
+            continue
+        if hashlib.sha256(data).hexdigest() != sha:  # replaced since network_file checked it
+            lost.setdefault(sha, []).append(
+                f"the cell ({_cell_name(bot)}): {bot['network']['file']} changed while it was read"
+            )
+            continue
+        networks[sha] = base64.b64encode(data).decode()
+    missing = [why for sha, whys in lost.items() if sha not in networks for why in whys]
+    if missing:
+        warnings.warn(
+            f"{target} embeds no copy of a value network its bots played, so: {'; '.join(missing)}",
+            stacklevel=3,
+        )
+    return networks
+
+
 def merge_sweep(
     folders: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     out: str | os.PathLike[str],
@@ -1193,7 +1283,11 @@ def merge_sweep(
     """Writes every row of one or more sweeps (folders or parquet files) into one parquet file
     (to keep or share a finished sweep) and returns its path. An existing `out` is refused
     unless `force`; sweeps that share a deal of a cell are refused (their decks would be mixed
-    up as one deal)."""
+    up as one deal). The file keeps the sweeps' spec records (SPECS_KEY) and embeds every value
+    network their bots played (NETWORKS_KEY; network_file: a folder's copy, a merged file's
+    embedded bytes, or for a sweep without copies the file its options read), so its deals
+    replay after the package's networks change; a network not found with the SHA-256 it played
+    is left out with a warning naming the cells that will not replay."""
     sources = [folders] if isinstance(folders, str | os.PathLike) else list(folders)
     target = Path(out)
     if target.exists() and not force:
@@ -1202,9 +1296,12 @@ def merge_sweep(
         raise SearchError(f"{target} is a folder; merge writes one parquet file")
     tables: list[pa.Table] = []
     records: list[dict[str, Any]] = []
+    bots: list[tuple[Path, dict[str, Any]]] = []
     seen: set[tuple[Any, ...]] = set()
     for source in sources:
-        records += sweep_records(source)
+        kept = sweep_records(source)
+        records += kept
+        bots += [(Path(source), b) for r in kept for b in r.get("bots", []) if b["network"] is not None]
         parts = _read_source(Path(source), skip=target)
         table = pa.concat_tables([t.replace_schema_metadata(None) for t in parts])
         games = table.select(["mix", "players", "lineup", "deal"]).to_pandas().drop_duplicates()
@@ -1222,9 +1319,15 @@ def merge_sweep(
                 "play them again with one version to merge them"
             )
         tables.append(table)
+    networks = _embedded_networks(bots, target)
     tmp = target.with_name(f".{target.name}.tmp")
     merged = pa.concat_tables(tables)
-    merged = merged.replace_schema_metadata({SPECS_KEY: json.dumps(records, sort_keys=True).encode()})
+    merged = merged.replace_schema_metadata(
+        {
+            SPECS_KEY: json.dumps(records, sort_keys=True).encode(),
+            NETWORKS_KEY: json.dumps(networks, sort_keys=True).encode(),
+        }
+    )
     pq.write_table(merged, tmp, compression="zstd")
     os.replace(tmp, target)
     return target
