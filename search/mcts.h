@@ -81,7 +81,7 @@ struct MctsOptionInfo {
   std::string default_value;  // its value in a default MctsConfig
 };
 
-// Every option parse_mcts_options takes, in the order of its table (mcts.cpp).
+// Every option parse_mcts_options takes, in the order of its table (mcts_options.cpp).
 std::vector<MctsOptionInfo> mcts_options();
 
 // One candidate action at the root, after a search.

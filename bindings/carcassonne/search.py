@@ -28,7 +28,7 @@ def mcts_config(
     neither budget given: 1000 iterations. Raises SearchError (a ValueError) for unknown options
     and bad values; TypeError for values that are not numbers or strings.
 
-    The options (from the C++ table, search/mcts.cpp; time, iters and threads are given as the
+    The options (from the C++ table, search/mcts_options.cpp; time, iters and threads are given as the
     parameters above):
     """
     return _mcts_config(time, iterations, threads, options)
