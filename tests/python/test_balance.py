@@ -23,7 +23,8 @@ from carcassonne.balance import Mix, SweepSpec, answers, chunks, read_sweep, rep
 from carcassonne.balance import report as report_module
 from carcassonne.balance import sweep as sweep_module
 from carcassonne.balance.cli import parse_mix
-from carcassonne.balance.sweep import TIMING_COLUMNS, replay_deal, sweep_records
+from carcassonne.balance.replay import replay_deal
+from carcassonne.balance.sweep import TIMING_COLUMNS, sweep_records
 
 SPEC = SweepSpec(
     mixes=(Mix("base"), Mix("abbey-mayor", ("abbey-mayor",))),

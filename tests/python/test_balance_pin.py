@@ -22,9 +22,13 @@ import pyarrow.parquet as pq
 
 from carcassonne import SearchError, _core
 from carcassonne.balance import Mix, SweepSpec, read_sweep, run_sweep
+from carcassonne.balance import replay as replay_module
 from carcassonne.balance import sweep as sweep_module
 from carcassonne.balance.compensate import check_compensation
-from carcassonne.balance.sweep import TIMING_COLUMNS, agent_options, merge_sweep, replay_deal, sweep_records
+from carcassonne.balance.lineups import agent_options, options_text
+from carcassonne.balance.networks import NETWORKS_KEY
+from carcassonne.balance.replay import bots_note, replay_deal
+from carcassonne.balance.sweep import TIMING_COLUMNS, merge_sweep, sweep_records
 
 # 2-player base games have a shipped value network, 4-player ones none.
 SMALL = SweepSpec(
@@ -111,7 +115,7 @@ def test_full_options_take_the_engines_own_defaults() -> None:
     assert agent_options("mcts:eval=net,prior=uniform")["prior"] == "uniform"
     assert "iters" not in agent_options("mcts:time=0.5")  # a time budget alone
     for given in ("select=uct", "eval=net", "time=0.5", "iters=20,memory=16"):
-        full = sweep_module.options_text(agent_options(f"mcts:{given}")).removeprefix("mcts:")
+        full = options_text(agent_options(f"mcts:{given}")).removeprefix("mcts:")
         a, b = _core.parse_mcts_options(given), _core.parse_mcts_options(full)
         assert (a.exploration, a.iterations, a.seconds, a.rollout.prior) == (
             b.exploration,
@@ -257,9 +261,9 @@ def test_a_chunk_played_by_another_evaluator_than_recorded_is_not_written(
 def test_an_old_spec_still_reads_and_says_its_bot_is_not_pinned() -> None:
     (record,) = sweep_records(COMMITTED)
     assert "bots" not in record  # played before the bots were recorded
-    assert "not pinned" in sweep_module.bots_note(record)
+    assert "not pinned" in bots_note(record)
     without_options = {k: v for k, v in record.items() if k != "agents"}
-    assert "today's defaults" in sweep_module.bots_note(without_options)
+    assert "today's defaults" in bots_note(without_options)
     with pytest.warns(UserWarning, match="not pinned"):
         replay_deal(COMMITTED, "base", 2, "mcts+greedy", 0)
 
@@ -275,7 +279,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _embedded(merged: Path) -> dict[str, bytes]:
-    text = pq.read_schema(merged).metadata[sweep_module.NETWORKS_KEY]
+    text = pq.read_schema(merged).metadata[NETWORKS_KEY]
     return {sha: base64.b64decode(data) for sha, data in json.loads(text).items()}
 
 
@@ -317,14 +321,14 @@ def test_a_merged_file_whose_embedded_network_was_altered_is_refused(
     table = pq.read_table(merged)
     metadata = dict(table.schema.metadata)
     other = base64.b64encode((SHIPPED / "value-all-city-4p.value").read_bytes()).decode()
-    metadata[sweep_module.NETWORKS_KEY] = json.dumps({sha: other}).encode()
+    metadata[NETWORKS_KEY] = json.dumps({sha: other}).encode()
     pq.write_table(table.replace_schema_metadata(metadata), merged)
     before = merged.read_bytes()
 
     def no_game(*_: object, **__: object) -> None:
         raise AssertionError("a game was played")
 
-    monkeypatch.setattr(sweep_module, "play_chunk", no_game)
+    monkeypatch.setattr(replay_module, "play_chunk", no_game)
     altered = (
         rf"{re.escape(str(merged))} embeds the value network {BASE_NET} under sha256 {sha}, but its bytes"
     )

@@ -18,7 +18,9 @@ from carcassonne import SearchError, _core
 from carcassonne.__main__ import main
 from carcassonne.balance import Mix, SweepSpec, by_strength, read_sweep, run_sweep
 from carcassonne.balance import report as report_module
-from carcassonne.balance.sweep import TIMING_COLUMNS, lineup_agents, replay_deal, rollout_agent
+from carcassonne.balance.lineups import lineup_agents, rollout_agent
+from carcassonne.balance.replay import replay_deal
+from carcassonne.balance.sweep import TIMING_COLUMNS
 
 # 2-player base games have a shipped value network, 4-player ones none.
 SPEC = SweepSpec(

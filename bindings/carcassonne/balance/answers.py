@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from .. import CAUSES
+from .lineups import lineup_budget
 from .stats import CELL, Estimate, _cell, _equal, _estimate, _frame, _sizes, _weights, cells, ratio, win_rate
-from .sweep import lineup_budget
 
 # Compensation solves a small fixed point per bootstrap replicate: fewer replicates than the
 # other estimates (each costs a solve), enough for a 95% percentile interval.

@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from . import answers
+from .lineups import SEARCHES
 from .stats import MIN_DEALS, Estimate, _cell, _equal, _frame, cells, effects, win_rate
-from .sweep import SEARCHES
 
 HOLDS, FLIPS, DIFFERS, ONE_ONLY = "holds", "flips", "differs", "one only"
 EDGE = "first-seat edge (points of win share)"

@@ -15,8 +15,9 @@ import pandas as pd
 from .. import SearchError, make_config
 from ..mixes import Mix
 from .answers import compensation
+from .replay import recorded_cell
 from .stats import Estimate, _cell, _equal, win_rate
-from .sweep import SweepSpec, read_sweep, recorded_cell, sweep_records
+from .sweep import SweepSpec, read_sweep, sweep_records
 
 
 @dataclass(frozen=True)

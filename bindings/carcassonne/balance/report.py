@@ -21,8 +21,9 @@ from .plots import (
     _lineup_name,
     _save,
 )
+from .replay import bots_summary
 from .stats import Estimate
-from .sweep import bots_summary, read_sweep, sweep_records, tiles_summary
+from .sweep import read_sweep, sweep_records, tiles_summary
 
 PLOTS = (
     "first_player.png",

@@ -15,17 +15,16 @@ the evaluator that valued its leaves, the value network's file and SHA-256 where
 resume with other code, a package that would value a cell otherwise, another tile file, or part
 files of another spec, is refused: it would mix games that are not of one experiment. The folder
 keeps a copy of every value network its bots play (NETWORKS_FOLDER), a merged file embeds them
-(NETWORKS_KEY), and `replay_deal` plays a deal with the recorded bot and that copy, not with
-today's defaults and networks.
+(NETWORKS_KEY; both in networks.py), and `replay_deal` (replay.py) plays a deal with the recorded
+bot and that copy, not with today's defaults and networks. The line-ups and agent options are in
+lineups.py.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
-import re
 import subprocess
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -37,8 +36,19 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import CAUSES, SearchError, __version__, _core, arena, make_config
-from ..agents import REFERENCE_PREFIX, load_agent, reference_record
+from ..agents import REFERENCE_PREFIX, load_agent
 from ..mixes import DEFAULT_MIXES, Mix
+from .lineups import _options_of, agent_options, lineup_agents, options_text
+from .networks import (
+    NETWORKS_KEY,
+    _cell_name,
+    _embedded_networks,
+    _network_named,
+    _network_now,
+    keep_networks,
+    probe_evaluator,
+    value_network,
+)
 
 FIGURE_KINDS = ("meeple", "mayor", "wagon", "barn")
 # The expansion (and tile set) of the tile file named by CARC_TILES (docs/balance.md).
@@ -51,125 +61,9 @@ OLD_SPEC_FILE = "spec.json"
 PART_KEY = b"carcassonne.sweep"
 # The key of a merged file's parquet metadata that holds the spec files of its sweeps.
 SPECS_KEY = b"carcassonne.specs"
-# The key of a merged file's parquet metadata that holds the value networks its bots played:
-# JSON {SHA-256: the file's bytes in base64}.
-NETWORKS_KEY = b"carcassonne.networks"
 # The key of a chunk's table metadata that lists what valued each entrant's leaves (the arena's
 # EntrantStats.evaluator; "" for an agent that does not search).
 EVALUATORS_KEY = b"carcassonne.evaluators"
-# The folder of a sweep that keeps a copy of every value network its bots play, so its deals
-# replay after the package's networks change; "_": parquet readers skip it (they would fail on
-# its files).
-NETWORKS_FOLDER = "_networks"
-
-
-# Line-ups: every seat greedy, every seat MCTS, one MCTS among greedy bots (the skill gradient);
-# "mcts@N": every seat the sweep's MCTS at N iterations a move (a ladder of budgets tells a rules
-# imbalance, which stays as the bots get stronger, from a bot's artefact, which fades); "rollout"
-# and "rollout@N": the same search valued by rollouts alone, no network (beside mcts@N it tells the
-# learned player from the search it plays, in the cells where a network ships); "A+B": one bot A
-# among bots B, each greedy, mcts, mcts@N, rollout or rollout@N (a skill gap: mcts@400+greedy,
-# mcts@400+rollout@400); a Python agent named by reference (agents.load_agent),
-# "py:module:Agent" in every seat or "py:module:Agent+greedy" among greedy bots.
-LINEUPS = (
-    "greedy",
-    "mcts",
-    "mcts@N",
-    "rollout",
-    "rollout@N",
-    "A+B",
-    "py:module:Agent",
-    "py:module:Agent+greedy",
-)
-# The built-in searching bots of the line-ups: the sweep's MCTS agent as given, and without networks.
-SEARCHES = ("mcts", "rollout")
-# The options that name a network file: a search without networks reads none.
-NETWORK_FILES = ("net", "value", "values")
-
-
-def with_budget(mcts: str, iterations: int) -> str:
-    """The MCTS agent spec `mcts` with its iteration budget replaced by `iterations`."""
-    name, _, options = mcts.partition(":")
-    kept = [o.strip() for o in options.split(",") if o.strip() and not o.strip().startswith("iters=")]
-    return f"{name}:" + ",".join([f"iters={iterations}", *kept])
-
-
-def rollouts_instead(options: dict[str, str], networks: Sequence[str]) -> dict[str, str]:
-    """Full `options` (agent_options) with the networks `networks` ("value": the value network,
-    "net": the policy network) replaced by what a search without them plays: leaves valued by
-    the hand-made guess at a rollout's cutoff (eval=greedy; random rollouts where eval played
-    none) and greedy priors."""
-    changed = dict(options)
-    if changed.get("eval") in networks:
-        changed["eval"] = "greedy"
-        if changed.get("rollout") == "none":
-            changed["rollout"] = "random"
-    if changed.get("prior") in networks:
-        changed["prior"] = "greedy"
-    return changed
-
-
-def rollout_agent(mcts: str) -> str:
-    """The MCTS agent `mcts` valued by rollouts alone: its value and policy networks (eval= and
-    prior= value or net) replaced by the rollouts and greedy priors a search without them plays,
-    its network files (net=, value=, values=) left out; the other options as given."""
-    full = agent_options(mcts)
-    changed = rollouts_instead(full, ("value", "net"))
-    name, _, options = mcts.partition(":")
-    replaced = {k for k in changed if changed[k] != full[k]} | set(NETWORK_FILES)
-    kept = [o.strip() for o in options.split(",") if o.strip() and o.split("=")[0].strip() not in replaced]
-    return f"{name}:" + ",".join(kept + [f"{k}={v}" for k, v in changed.items() if v != full[k]])
-
-
-def lineup_budget(lineup: str) -> int | None:
-    """N of an "mcts@N" or "rollout@N" line-up, None for the others; SearchError for a malformed
-    one."""
-    search, at, n = lineup.partition("@")
-    if search not in SEARCHES or not at:
-        return None
-    if not n.isdigit() or int(n) < 1:
-        raise SearchError(
-            f"line-up '{lineup}': {search}@N takes an iteration budget N >= 1, e.g. {search}@400"
-        )
-    return int(n)
-
-
-def _built_in(name: str, mcts: str) -> str | None:
-    """The agent of a built-in bot's name (greedy, mcts, mcts@N, rollout, rollout@N), None for
-    any other name."""
-    if name == "greedy":
-        return "greedy"
-    search = name.partition("@")[0]
-    if search not in SEARCHES:
-        return None
-    budget = lineup_budget(name)
-    agent = mcts if budget is None else with_budget(mcts, budget)
-    return rollout_agent(agent) if search == "rollout" else agent
-
-
-def lineup_agents(lineup: str, players: int, mcts: str) -> list[str]:
-    """The arena's entrants of a line-up (the arena rotates them over the seats)."""
-    lone, plus, others = lineup.partition("+")
-    if not plus:
-        built_in = _built_in(lineup, mcts)
-        if built_in is not None:
-            return [built_in] * players
-    elif not lineup.startswith(REFERENCE_PREFIX):
-        agents = _built_in(lone, mcts), _built_in(others, mcts)
-        if agents[0] is None or agents[1] is None or agents[0] == agents[1]:
-            same = f" ({lone} and {others} both play {agents[0]})" if agents[0] and lone != others else ""
-            raise SearchError(
-                f"line-up '{lineup}': one bot among others takes two different bots of greedy, mcts, "
-                f"mcts@N, rollout and rollout@N, e.g. mcts@400+greedy{same}"
-            )
-        return [agents[0]] + [agents[1]] * (players - 1)
-    if lineup.startswith(REFERENCE_PREFIX):
-        if plus and others != "greedy":
-            raise SearchError(
-                f"line-up '{lineup}': a Python agent plays every seat, or among greedy bots (+greedy)"
-            )
-        return [lone] + [others or lone] * (players - 1)
-    raise SearchError(f"unknown line-up '{lineup}' (known: {', '.join(LINEUPS)})")
 
 
 @dataclass(frozen=True)
@@ -298,89 +192,6 @@ def _no_repeats(what: str, items: list[Any]) -> None:
         raise SearchError(f"each {what} may be listed once; listed twice: {', '.join(repeated)}")
 
 
-def agent_options(agent: str) -> dict[str, str]:
-    """An agent spec's options with the defaults filled in; SearchError for a bad spec."""
-    name, _, options = agent.partition(":")
-    if name == "greedy" and not options:
-        return {}
-    if agent.startswith(REFERENCE_PREFIX):
-        return reference_record(agent)  # SearchError if it does not load
-    if name != "mcts":
-        raise SearchError(f"a sweep plays greedy and an 'mcts:...' agent, not '{agent}'")
-    _core.parse_mcts_options(options)  # raises SearchError naming a bad option or value
-    given = dict(item.strip().split("=", 1) for item in options.split(",") if item.strip())
-    full = {**{o["key"]: str(o["default"]) for o in _core.mcts_options()}, **given}
-    # The engine's defaults that depend on other options (parse_mcts_options).
-    if full["select"] == "uct" and "c" not in given:
-        full["c"] = f"{_core.parse_mcts_options('select=uct').exploration:g}"
-    if full["eval"] == "net" and "prior" not in given:
-        full["prior"] = "net"
-    if "time" in given and "iters" not in given:
-        del full["iters"]  # a time budget alone: no iteration limit, which no iters= value gives
-    return full
-
-
-def options_text(options: dict[str, str]) -> str:
-    """The "mcts:..." spec of every option in `options` (agent_options), which plays as the spec
-    they were read from: time=0 (no time limit) cannot be given, so it is left out."""
-    return "mcts:" + ",".join(f"{k}={v}" for k, v in options.items() if not (k == "time" and v == "0"))
-
-
-def _options_of(text: str) -> dict[str, str]:
-    """The options of an options_text."""
-    return dict(item.split("=", 1) for item in text.partition(":")[2].split(",") if item)
-
-
-def probe_evaluator(options: dict[str, str], mix: Mix, players: int, seed: int) -> str:
-    """What the MCTS agent of these options values its leaves with in the games of a cell (the
-    engine's SearchResult.evaluator of one iteration at the cell's first position: it depends
-    only on the rules and the player count)."""
-    probe = {**options, "iters": "1", "threads": "1", "time": "0", "memory": "1"}
-    state = _core.State(make_config(players, mix.expansions, dict(mix.variants), seed))
-    while state.is_chance():  # a search starts at a decision
-        state.apply(state.legal_actions()[0])
-    search = _core.Mcts(_core.parse_mcts_options(options_text(probe).partition(":")[2]))
-    return str(search.search(state).evaluator)
-
-
-# "... the value network base, 2 players (value-base.value, sha256 0bd9e930313baf2b)": the file
-# and the first 16 digits of its SHA-256 (ValueNet.describe).
-_NETWORK_NAMED = re.compile(r"the value network .*\((?P<file>[^()]+), sha256 (?P<sha>[0-9a-f]+)\)")
-
-
-def _network_named(evaluator: str) -> tuple[str, str] | None:
-    """The value network's file name and SHA-256 digits an evaluator names, None for rollouts."""
-    found = _NETWORK_NAMED.search(evaluator)
-    return (found["file"], found["sha"]) if found else None
-
-
-def _network_path(options: dict[str, str], file: str) -> Path:
-    """Where a network of this name is read from: the value= file given, else the file of that
-    name in the values= folder given (@NAME: the folder NAME among the shipped networks), else
-    the shipped one."""
-    if options.get("value"):
-        return Path(options["value"])
-    shipped = Path(_core.value_net_dir())
-    folder = options.get("values", "")
-    if folder:
-        return (shipped / folder[1:] if folder.startswith("@") else Path(folder)) / file
-    return shipped / file
-
-
-def value_network(evaluator: str, options: dict[str, str]) -> dict[str, str] | None:
-    """The file name and full SHA-256 of the value network an evaluator names, and where the sweep
-    keeps its copy (relative to the sweep folder; by hash, so networks of one name stay apart);
-    None for rollouts."""
-    named = _network_named(evaluator)
-    if named is None:
-        return None
-    file, digits = named
-    sha = str(_core.ValueNet(str(_network_path(options, file))).sha256)
-    if not sha.startswith(digits):  # the search read another file than the one found here
-        raise SearchError(f"the search played the value network {file} (sha256 {digits}...), not {sha}")
-    return {"file": file, "sha256": sha, "copy": f"{NETWORKS_FOLDER}/{sha[:16]}/{file}"}
-
-
 def code_version() -> dict[str, str]:
     """The code that plays a sweep: the package version, the git commit of the checkout the
     package runs from ("unknown" for an installed package), a hash of the compiled engine
@@ -495,10 +306,6 @@ def play_chunk(chunk: Chunk, threads: int = 1, agents: Sequence[str] | None = No
     )
     evaluators = json.dumps([e.evaluator for e in result.entrants]).encode()
     return records_table(chunk, result.games).replace_schema_metadata({EVALUATORS_KEY: evaluators})
-
-
-def _cell_name(bot: dict[str, Any]) -> str:
-    return f"{bot['mix']}, {bot['players']} players, {bot['lineup']}"
 
 
 def _bots_of(record: dict[str, Any]) -> dict[tuple[str, int, str, str], dict[str, Any]]:
@@ -752,121 +559,6 @@ def open_sweep(out: str | os.PathLike[str], spec: SweepSpec, resume: bool) -> tu
     return folder, todo
 
 
-def keep_networks(folder: Path, bots: Sequence[dict[str, Any]]) -> None:
-    """Copies the value network of every bot that plays one into the sweep folder (its record's
-    "copy"; atomic writes), from where the search reads it; a copy kept from an earlier run must
-    still hold that network (SearchError)."""
-    for bot in bots:
-        network = bot["network"]
-        if network is None:
-            continue
-        target = folder / network["copy"]
-        if target.exists():
-            network_file(bot, folder)  # refuses an altered copy
-            continue
-        data = _network_path(_options_of(bot["options"]), network["file"]).read_bytes()
-        if hashlib.sha256(data).hexdigest() != network["sha256"]:  # replaced since the bots were found
-            raise SearchError(f"{network['file']} changed while the sweep started: run it again")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
-
-
-def network_file(bot: dict[str, Any], sweep: Path | None) -> Path:
-    """The file that holds a recorded bot's value network: the copy a sweep folder keeps where the
-    record names one, the copy unpacked into the cache (networks_cache) where `sweep` is a merged
-    file that embeds it, else where the bot's options read it (a sweep of an older version, a
-    merged file that does not embed it, a spec record); SearchError when that file is missing or
-    holds another network, or when the merged file's embedded bytes are another network."""
-    network = bot["network"]
-    played = (
-        f"the cell ({_cell_name(bot)}) was played with the value network {network['file']} "
-        f"(sha256 {network['sha256']})"
-    )
-    if sweep is not None and sweep.is_file():
-        data = embedded_network(sweep, network)
-        path = None if data is None else _unpacked(network, data)
-    elif sweep is not None and "copy" in network:
-        path = sweep / network["copy"]
-    else:
-        path = None
-    if path is None:
-        gone = _network_now(bot)
-        if gone:
-            raise SearchError(f"{played}, and {gone}: its deals cannot be replayed as they were played")
-        return _network_path(_options_of(bot["options"]), network["file"])
-    if not path.is_file():
-        raise SearchError(f"{played}, and the sweep's copy {path} is missing: its deals cannot be replayed")
-    sha = hashlib.sha256(path.read_bytes()).hexdigest()
-    if sha != network["sha256"]:
-        raise SearchError(
-            f"{played}, and the sweep's copy {path} holds another file now (sha256 {sha}): its deals "
-            "cannot be replayed"
-        )
-    return path
-
-
-def embedded_network(merged: Path, network: dict[str, str]) -> bytes | None:
-    """The bytes of a recorded network (a bot's "network") that a merged file embeds, None when it
-    embeds none of that SHA-256 (a file of an older version, a network not found at its merge);
-    SearchError when the embedded bytes hash otherwise (a damaged or altered file)."""
-    text = (pq.read_schema(merged).metadata or {}).get(NETWORKS_KEY)
-    encoded = json.loads(text).get(network["sha256"]) if text else None
-    if encoded is None:
-        return None
-    data = base64.b64decode(encoded)
-    sha = hashlib.sha256(data).hexdigest()
-    if sha != network["sha256"]:
-        raise SearchError(
-            f"{merged} embeds the value network {network['file']} under sha256 {network['sha256']}, but "
-            f"its bytes are another file (sha256 {sha}): the merged file is damaged, its deals cannot "
-            "be replayed with that network"
-        )
-    return data
-
-
-def networks_cache() -> Path:
-    """The folder where a replay unpacks the networks a merged file embeds, so the search can read
-    them: carcassonne/networks in the user's cache folder ($XDG_CACHE_HOME, else ~/.cache)."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"  # the XDG rule: absolute only
-    return root / "carcassonne" / "networks"
-
-
-def _unpacked(network: dict[str, str], data: bytes) -> Path:
-    """A file holding a network's bytes (already checked against its SHA-256): its copy in the
-    cache, by hash as a sweep folder keeps it, written once (atomically; rewritten when the
-    cached file holds other bytes)."""
-    target = networks_cache() / network["sha256"][:16] / network["file"]
-    try:
-        if target.is_file() and target.read_bytes() == data:
-            return target
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")  # per process: replays may race
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
-    except OSError as e:
-        raise SearchError(
-            f"cannot unpack the value network {network['file']} into {target.parent} ({e}); set "
-            "XDG_CACHE_HOME to a folder you can write"
-        ) from e
-    return target
-
-
-def _network_now(bot: dict[str, Any]) -> str:
-    """Whether the value network a bot played is still where the search reads it: "" when it
-    is, else what became of it."""
-    network = bot["network"]
-    path = _network_path(_options_of(bot["options"]), network["file"])
-    if not path.is_file():
-        return f"{network['file']} is not in {path.parent} any more"
-    sha = _core.ValueNet(str(path)).sha256
-    if sha == network["sha256"]:
-        return ""
-    return f"{network['file']} of {path.parent} is another network (sha256 {sha})"
-
-
 def _played_with(bot: dict[str, Any]) -> str:
     network = bot["network"]
     if network is None:
@@ -1055,123 +747,6 @@ def read_sweep(path: str | os.PathLike[str]) -> Any:
     return pd.concat([t.to_pandas() for t in _read_source(Path(path))], ignore_index=True)
 
 
-def replay_deal(
-    sweep: SweepSpec | dict[str, Any] | str | os.PathLike[str], mix: str, players: int, lineup: str, deal: int
-) -> Any:
-    """Plays one deal of a sweep's cell again (every seat rotation) and returns its rows as a
-    pandas DataFrame, as the sweep stored them: a chunk's games depend only on the spec's seeds
-    and their deal numbers, so the rows equal the stored ones when the code is the same (the
-    timing column think_seconds aside).
-
-    `sweep`: a sweep folder or merged file (its spec record that holds the cell), a spec record
-    (sweep_records) or a SweepSpec (played as this package plays it today). Each MCTS agent plays
-    the cell's recorded bot: its full options, with the value network it played (network_file: a
-    folder's own copy, a merged file's embedded copy unpacked into networks_cache(), else the
-    file it was read from; its SHA-256 checked, SearchError when it is missing or changed) or,
-    where none played, the rollouts it fell back to. A spec of an older
-    version, which records no bots, replays its recorded options (or today's defaults) with a
-    warning that its bots are not pinned."""
-    cell = recorded_cell(sweep, mix, players, lineup)
-    return cell.play(cell.chunk(deal, 1)).to_pandas()
-
-
-@dataclass(frozen=True)
-class RecordedCell:
-    """A sweep's cell as its spec record plays it: `agents` name the rows, `played` are the
-    recorded bots that play them (pinned_agent), each MCTS one checked against the record."""
-
-    record: dict[str, Any]
-    spec: SweepSpec
-    mix: Mix
-    players: int
-    lineup: str
-    agents: tuple[str, ...]
-    played: tuple[str, ...]
-
-    def chunk(self, first_deal: int, deals: int, mix: Mix | None = None, seed: int | None = None) -> Chunk:
-        """Deals first_deal .. first_deal + deals - 1 of the cell, under the cell's mix or
-        `mix` (the same name: other rules), with the spec's seed or `seed`."""
-        return Chunk(
-            mix or self.mix,
-            self.players,
-            self.lineup,
-            self.agents,
-            first_deal,
-            deals,
-            self.spec.seed if seed is None else seed,
-            self.spec.agent_seed,
-        )
-
-    def play(self, chunk: Chunk) -> pa.Table:
-        table = play_chunk(chunk, agents=self.played)
-        _check_evaluators(chunk, table, self.record, pinned=True)
-        return table
-
-
-def recorded_cell(
-    sweep: SweepSpec | dict[str, Any] | str | os.PathLike[str], mix: str, players: int, lineup: str
-) -> RecordedCell:
-    """The cell (mix, players, line-up) of a sweep folder, merged file, spec record or SweepSpec,
-    with its recorded bots (replay_deal); SearchError when the sweep has no such cell."""
-    record = _record_of(sweep, mix, players, lineup)
-    source = Path(sweep) if isinstance(sweep, str | os.PathLike) else None
-    spec = SweepSpec.from_json(json.dumps(record))
-    chosen = [m for m in spec.mixes if m.name == mix]
-    if not chosen or players not in spec.players or lineup not in dict(spec.deals):
-        raise SearchError(f"the sweep has no cell ({mix}, {players} players, {lineup})")
-    agents = tuple(lineup_agents(lineup, players, spec.mcts))
-    note = bots_note(record)
-    if note is not None and any(a.partition(":")[0] == "mcts" for a in agents):
-        warnings.warn(note, stacklevel=3)
-    bots = _bots_of(record)
-    played = []
-    for agent in agents:
-        bot = bots.get((mix, players, lineup, agent))
-        if bot is not None:
-            played.append(pinned_agent(bot, source))
-        elif agent.partition(":")[0] == "mcts" and agent in record.get("agents", {}):
-            played.append(options_text(record["agents"][agent]))  # an older spec: its options
-        else:
-            played.append(agent)
-    return RecordedCell(record, spec, chosen[0], players, lineup, agents, tuple(played))
-
-
-def _record_of(
-    sweep: SweepSpec | dict[str, Any] | str | os.PathLike[str], mix: str, players: int, lineup: str
-) -> dict[str, Any]:
-    """The spec record of the sweep that holds a cell."""
-    if isinstance(sweep, SweepSpec):
-        return sweep.record()
-    if isinstance(sweep, dict):
-        return sweep
-    records = sweep_records(sweep)
-    if not records:
-        raise SearchError(f"{sweep} keeps no spec (a file of an older version): pass its SweepSpec")
-    for record in records:
-        spec = SweepSpec.from_json(json.dumps(record))
-        if mix in [m.name for m in spec.mixes] and players in spec.players and lineup in dict(spec.deals):
-            return record
-    raise SearchError(f"{sweep} has no cell ({mix}, {players} players, {lineup})")
-
-
-def pinned_agent(bot: dict[str, Any], sweep: Path | None = None) -> str:
-    """The "mcts:..." spec that plays a recorded bot as it was played: its full options, with the
-    value network it played named by its file (network_file: the copy of the sweep folder or
-    merged file `sweep`, else where the options read it; SearchError when that file is missing or
-    is another network now), or, where none played, the rollouts that eval=value and prior=value
-    fall back to (so a network shipped since does not take over)."""
-    options = _options_of(bot["options"])
-    if bot["network"] is not None:
-        options["value"] = str(network_file(bot, sweep))
-        if "," in options["value"]:  # the options' text separates options by ","
-            raise SearchError(
-                f"{options['value']}: an agent option cannot name a path with ','; rename the folder"
-            )
-    else:
-        options = rollouts_instead(options, ("value",))
-    return options_text(options)
-
-
 def tiles_summary(records: Sequence[dict[str, Any]]) -> str | None:
     """What the tile files of a sweep's custom mixes held, one sentence each; None without one."""
     said = []
@@ -1186,51 +761,6 @@ def tiles_summary(records: Sequence[dict[str, Any]]) -> str | None:
     return " ".join(said) or None
 
 
-def bots_note(record: dict[str, Any]) -> str | None:
-    """None for a spec record that pins its bots; for one of an older version, what that means."""
-    if "bots" in record:
-        return None
-    if "agents" in record:
-        return (
-            "the bots of this sweep are not pinned: its spec (of an older version) records their options "
-            "but not what valued their leaves; a replay plays the recorded options, which with eval=value "
-            "or prior=value take the value network shipped today, maybe not the one that played"
-        )
-    return (
-        "the bots of this sweep are not pinned: its spec (of an older version) records neither their "
-        "options nor what valued their leaves; a replay plays today's defaults, which may differ"
-    )
-
-
-def bots_summary(records: Sequence[dict[str, Any]]) -> str:
-    """One sentence for a report: which value network valued the MCTS bots' leaves in which
-    cells, or that the bots are not pinned; "" without records."""
-    notes = [note for note in (bots_note(r) for r in records) if note is not None]
-    if notes:
-        return notes[0][0].upper() + notes[0][1:] + "."
-    networks: dict[str, list[str]] = {}
-    rollouts = 0
-    for record in records:
-        for bot in record["bots"]:
-            if bot["network"] is None:
-                rollouts += 1
-                continue
-            name = f"{bot['network']['file']} (sha256 {bot['network']['sha256'][:16]})"
-            cell = f"{bot['mix']} {bot['players']} players"
-            networks.setdefault(name, [])
-            if cell not in networks[name]:
-                networks[name].append(cell)
-    if not networks and not rollouts:
-        return ""
-    parts = [f"the value network {name} in {', '.join(cells)}" for name, cells in networks.items()]
-    if rollouts:
-        parts.append("rollouts elsewhere" if networks else "rollouts in every cell")
-    return (
-        f"The MCTS bots' leaves were valued by {'; '.join(parts)}. The spec file records each cell's "
-        "full options, evaluator and network SHA-256."
-    )
-
-
 def sweep_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The spec records (spec, agent options, code; SweepSpec.record) of a sweep folder (its spec
     file) or of a merged file (one per sweep merged into it); empty when none was kept (a file
@@ -1243,36 +773,6 @@ def sweep_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         raise SearchError(f"{path}: no such sweep folder or parquet file")
     text = (pq.read_schema(path).metadata or {}).get(SPECS_KEY)
     return list(json.loads(text)) if text else []
-
-
-def _embedded_networks(bots: Sequence[tuple[Path, dict[str, Any]]], target: Path) -> dict[str, str]:
-    """The value networks of the bots (each with the sweep folder or merged file that recorded
-    it) as a merged file embeds them, {SHA-256: base64 of the file}, each found by network_file;
-    warns naming every cell whose network none of its sweeps could give."""
-    networks: dict[str, str] = {}
-    lost: dict[str, list[str]] = {}  # by SHA-256: why each cell's copy was not found
-    for source, bot in bots:
-        sha = bot["network"]["sha256"]
-        if sha in networks:
-            continue
-        try:
-            data = network_file(bot, source).read_bytes()
-        except SearchError as e:
-            lost.setdefault(sha, []).append(str(e))
-            continue
-        if hashlib.sha256(data).hexdigest() != sha:  # replaced since network_file checked it
-            lost.setdefault(sha, []).append(
-                f"the cell ({_cell_name(bot)}): {bot['network']['file']} changed while it was read"
-            )
-            continue
-        networks[sha] = base64.b64encode(data).decode()
-    missing = [why for sha, whys in lost.items() if sha not in networks for why in whys]
-    if missing:
-        warnings.warn(
-            f"{target} embeds no copy of a value network its bots played, so: {'; '.join(missing)}",
-            stacklevel=3,
-        )
-    return networks
 
 
 def merge_sweep(
