@@ -561,8 +561,9 @@ class SearchTree {
     return Expansion::Done;
   }
 
-  // The child of decision node `node` that player p should try next (UCT or PUCT).
-  Node& select_action(Node& node, int p) {
+  // The child of decision node `node` that player p should try next (UCT or PUCT). Inline: GCC
+  // otherwise left it out of line once the options moved to their own file (+0.5% instructions).
+  [[gnu::always_inline]] Node& select_action(Node& node, int p) {
     Node* children = &pool_[node.first_child];
     const int n = node.num_children;
     const float vl = config_.virtual_loss;
