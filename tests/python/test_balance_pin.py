@@ -178,17 +178,24 @@ def test_a_deal_played_without_a_network_replays_when_one_ships_now(
     pd.testing.assert_frame_equal(_again(replay_deal(folder, "base", 2, "mcts", 0)), stored)
 
 
-def test_a_deal_replays_with_the_sweeps_copy_when_the_shipped_network_is_gone_or_changed(
-    small: Path, tmp_path: Path, value_dir: Callable[[Path], None]
+def _replays_as_played(
+    sweep: Path, stored: pd.DataFrame, tmp_path: Path, value_dir: Callable[[Path], None]
 ) -> None:
-    stored = read_sweep(small)
+    """Deal 0 of the 2-player network cells of `sweep` (a folder or merged file) replays as
+    `stored` holds it, with the shipped 2-player network swapped for another and then gone."""
     other = _networks(tmp_path / "other", **{BASE_NET: "value-all-city-4p.value"})
     for networks in (other, _networks(tmp_path / "none")):
         value_dir(networks)
         for lineup in ("mcts", "mcts+greedy"):
-            again = _again(replay_deal(small, "base", 2, lineup, 0))
+            again = _again(replay_deal(sweep, "base", 2, lineup, 0))
             pd.testing.assert_frame_equal(again, _stored(stored, "base", 2, lineup, 0))
-        replay_deal(small, "base", 4, "mcts", 0)  # a cell without a network plays on
+        replay_deal(sweep, "base", 4, "mcts", 0)  # a cell without a network plays on
+
+
+def test_a_deal_replays_with_the_sweeps_copy_when_the_shipped_network_is_gone_or_changed(
+    small: Path, tmp_path: Path, value_dir: Callable[[Path], None]
+) -> None:
+    _replays_as_played(small, read_sweep(small), tmp_path, value_dir)
 
 
 def _without_copies(folder: Path, to: Path) -> Path:
@@ -294,13 +301,7 @@ def test_a_merged_file_replays_with_its_embedded_network_when_the_shipped_one_is
     sha = _sha(BASE_NET)
     assert _embedded(merged) == {sha: (SHIPPED / BASE_NET).read_bytes()}
     stored = read_sweep(small)
-    other = _networks(tmp_path / "other", **{BASE_NET: "value-all-city-4p.value"})
-    for networks in (other, _networks(tmp_path / "none")):
-        value_dir(networks)
-        for lineup in ("mcts", "mcts+greedy"):
-            again = _again(replay_deal(merged, "base", 2, lineup, 0))
-            pd.testing.assert_frame_equal(again, _stored(stored, "base", 2, lineup, 0))
-        replay_deal(merged, "base", 4, "mcts", 0)  # a cell without a network plays on
+    _replays_as_played(merged, stored, tmp_path, value_dir)
     unpacked = cache / sha[:16] / BASE_NET
     assert _files(cache) == {f"{sha[:16]}/{BASE_NET}": (SHIPPED / BASE_NET).read_bytes()}
     unpacked.write_bytes(b"not a network")  # an altered cache is written again, not played
