@@ -3,6 +3,7 @@ games where a farmer and passing are both legal, the mover's predicted margin (o
 minus the best other's) after the farmer minus after passing, averaged per network.
 
     python tools/farmer_worth.py --players 3 A.value B.value ...
+    python tools/farmer_worth.py --players 2 --mix city --before 24 A.value   # early farmers, City games
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import numpy as np
 
 from carcassonne import Game, _core
+from carcassonne.mixes import find_mix
 
 
 def margin(net: _core.ValueNet, state: _core.State, me: int) -> float:
@@ -25,11 +27,14 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1000)
+    parser.add_argument("--mix", default="base", help="a name of carcassonne.mixes")
+    parser.add_argument("--before", type=int, default=None, help="only decisions before this turn")
     args = parser.parse_args()
+    mix = find_mix(args.mix)
     nets = {path: _core.ValueNet(path) for path in args.networks}
     worth: dict[str, list[float]] = {path: [] for path in nets}
     for game_seed in range(args.seed, args.seed + args.games):
-        game = Game(players=args.players, seed=game_seed)
+        game = Game(args.players, list(mix.expansions), dict(mix.variants), seed=game_seed)
         rng = np.random.default_rng(game_seed)
         while not game.is_terminal:
             if game.is_chance:
@@ -38,7 +43,8 @@ def main() -> None:
             legal = game.legal_actions()
             farmer = next((a for a in legal if a.text.startswith("meeple field")), None)
             passing = next((a for a in legal if a.text == "pass"), None)
-            if farmer and passing:
+            early = args.before is None or game.turn_number < args.before
+            if farmer and passing and early:
                 me = game.current_player
                 for path, net in nets.items():
                     after = []
