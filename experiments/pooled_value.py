@@ -1,5 +1,5 @@
 """One value network of several mixes' games, two generations (docs/value.md, "Two players: one
-network of three mixes' games").
+network of several mixes' games").
 
 Generation 1 trains a network of every mix (81 inputs) on games of the rollout search in each
 mix; generation 2 is that network's own self-play in each mix, and training again from its

@@ -468,6 +468,7 @@ SHIPPED_TABLES = {
     ("river2", 2): "value-base-other-mixes.value",
     ("shrines", 2): "value-base-other-mixes.value",
     ("anniv20", 2): "value-base-other-mixes.value",
+    ("king-robber", 2): "value-king-robber.value",
     ("everything", 4): "value-all-city-4p.value",
     ("everything", 5): "value-all-city-5p.value",
 }
