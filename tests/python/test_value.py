@@ -469,6 +469,7 @@ SHIPPED_TABLES = {
     ("shrines", 2): "value-base-other-mixes.value",
     ("anniv20", 2): "value-base-other-mixes.value",
     ("king-robber", 2): "value-king-robber.value",
+    ("city", 2): "value-city.value",
     ("everything", 4): "value-all-city-4p.value",
     ("everything", 5): "value-all-city-5p.value",
 }
