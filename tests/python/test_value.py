@@ -448,6 +448,52 @@ def test_the_loop_over_a_grid_of_mixes_makes_one_network_for_every_mix(tmp_path:
         ValueLoopConfig(mixes=("dragons",)).check()
 
 
+def test_generations_without_a_gate_are_each_the_last_ones_self_play(tmp_path: Path) -> None:
+    """gate="none" and later_deals: the recipe of the networks of several mixes (docs/value.md)
+    as one resumable run. Every candidate is promoted unplayed, so generation 2's games are
+    generation 1's network's, with fewer deals, and its training starts from those weights."""
+    config = ValueLoopConfig(
+        mixes=("base", "city"),
+        generations=2,
+        deals=2,
+        later_deals=1,
+        iterations=10,
+        epochs=1,
+        every=4,
+        gate="none",
+        time=0.002,
+        ladder=("greedy",),
+        ladder_deals=1,
+        threads=1,
+    )
+    state = run(tmp_path, config, progress=False)
+    unplayed = {"win_rate": None, "low": None, "high": None, "games": 0, "promoted": True}
+    assert state["done"]["gate-1"] == unplayed
+    assert state["done"]["gate-2"]["promoted"] and not list(tmp_path.glob("gate-*.csv"))
+    assert state["best"] == str(tmp_path / "best.value")
+    assert (tmp_path / "best.value").read_bytes() == (tmp_path / "candidate-2.value").read_bytes()
+    games = {
+        f.stem: (len(np.load(f)["game_start"]) - 1, json.loads(str(np.load(f)["config"]))["agents"][0])
+        for f in tmp_path.glob("games-*.npz")
+    }
+    assert {name: n for name, (n, _) in games.items()} == {
+        "games-1-base-2p": 4,  # 2 deals, both seat orders
+        "games-1-city-2p": 4,
+        "games-2-base-2p": 2,
+        "games-2-city-2p": 2,
+    }
+    assert "eval=greedy" in games["games-1-base-2p"][1]
+    assert f"value={tmp_path / 'best.value'}" in games["games-2-city-2p"][1]
+    with open(tmp_path / "ladder.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["generation"], r["gate_win_rate"]) for r in rows] == [("1", ""), ("2", "")]
+    assert (tmp_path / "ladder.png").stat().st_size > 1000
+    with pytest.raises(SearchError, match="gate must be one of mean, interval, none"):
+        ValueLoopConfig(gate="always").check()
+    with pytest.raises(SearchError, match="later_deals"):
+        ValueLoopConfig(later_deals=-1).check()
+
+
 def test_the_gate_and_the_elo_measure_one_seat_against_its_fair_share() -> None:
     # One candidate seat against the best player in the others: 0.4 of 3-player games is more
     # than the fair third; of 2-player games it is less than half.

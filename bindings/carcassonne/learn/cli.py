@@ -110,6 +110,7 @@ def _value_train(args: argparse.Namespace) -> int:
         else tuple(m for m in map(str.strip, args.mixes.split(",")) if m),
         generations=args.generations,
         deals=args.deals,
+        later_deals=args.later_deals,
         iterations=args.iterations,
         replay=args.replay,
         epochs=args.epochs,
@@ -160,6 +161,12 @@ def _add_value_parser(commands: Any) -> None:
         "--deals", type=int, default=100, help="self-play deals per mix, player count and generation"
     )
     p.add_argument(
+        "--later-deals",
+        type=int,
+        default=0,
+        help="self-play deals per mix and player count from generation 2 on (default: --deals)",
+    )
+    p.add_argument(
         "--iterations", "--iters", type=int, default=300, help="self-play MCTS iterations per move"
     )
     p.add_argument("--replay", type=int, default=2, help="generations of games in the training window")
@@ -175,9 +182,10 @@ def _add_value_parser(commands: Any) -> None:
     p.add_argument("--gate-deals", type=int, default=40, help="deals of the candidate-vs-best match")
     p.add_argument(
         "--gate",
-        choices=["mean", "interval"],
+        choices=["mean", "interval", "none"],
         default="mean",
-        help="promote on a win rate above 1/2, or on its 95%% interval above 1/2",
+        help="promote on a win share above the fair one, or on its 95%% interval above it; "
+        "none: promote every candidate unplayed (each generation is the last one's self-play)",
     )
     p.add_argument("--time", type=float, default=0.05, help="seconds per move in the gate and the ladder")
     p.add_argument("--ladder", default="ref-2026-12,greedy", help="fixed references, comma-separated")

@@ -14,7 +14,9 @@ Each generation:
   3. gating: the candidate in one seat against the best player in the others, at equal time per
      move, in paired arena games on the first player count n; it becomes the best if it wins
      more than its fair share 1/n (`gate` = "mean") or if its 95% interval lies above it
-     (`gate` = "interval");
+     (`gate` = "interval"); with `gate` = "none" every candidate becomes the best unplayed (the
+     next generation is its own self-play, as in the runs that made the networks of several
+     mixes);
   4. the ladder: the candidate against each fixed reference (ref-2026-12, greedy) in the other
      seats at the same time per move, Elo with its interval, one row per generation in
      ladder.csv (the learning curve; ladder.png plots it).
@@ -81,13 +83,14 @@ class ValueLoopConfig:
     mixes: tuple[str, ...] = ()  # a grid of named mixes (carcassonne.mixes): a network of every mix
     generations: int = 3
     deals: int = 100  # per mix, player count and generation
+    later_deals: int = 0  # the same from generation 2 on (0: `deals`)
     iterations: int = 300  # self-play search iterations per move
     replay: int = 2  # generations of games in the training window
     epochs: int = 20
     every: int = 2  # keep every this-many-th position of a game
     search_weight: float = 0.0  # targets: this share from the self-play search's root estimates
     gate_deals: int = 40
-    gate: str = "mean"  # "mean" or "interval"
+    gate: str = "mean"  # "mean", "interval" or "none" (every candidate is promoted unplayed)
     time: float = 0.05  # seconds per move of the gate and the ladder
     ladder: tuple[str, ...] = ("ref-2026-12", "greedy")
     ladder_deals: int = 20
@@ -101,8 +104,8 @@ class ValueLoopConfig:
     def check(self) -> None:
         if not self.players or any(not 2 <= n <= 6 for n in self.players):
             raise SearchError(f"players must be counts from 2 to 6, got {self.players}")
-        if self.gate not in ("mean", "interval"):
-            raise SearchError(f"gate must be 'mean' or 'interval', got {self.gate!r}")
+        if self.gate not in GATES:
+            raise SearchError(f"gate must be one of {', '.join(GATES)}, got {self.gate!r}")
         if self.rollout not in ("cutoff", "none"):
             raise SearchError(f"rollout must be 'cutoff' or 'none', got {self.rollout!r}")
         for name in (
@@ -117,6 +120,8 @@ class ValueLoopConfig:
         ):
             if getattr(self, name) < 1:
                 raise SearchError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.later_deals < 0:
+            raise SearchError(f"later_deals must be at least 0, got {self.later_deals}")
         if not self.time > 0:
             raise SearchError(f"time must be > 0, got {self.time}")
         if not 0.0 <= self.search_weight <= 1.0:
@@ -139,6 +144,10 @@ class ValueLoopConfig:
                 kind = "for every mix" if net.every_mix else "not for every mix"
                 raise SearchError(f"start: {net.describe()} is {kind}, unlike the run")
 
+    def deals_of(self, generation: int) -> int:
+        """Self-play deals per mix and player count in this generation."""
+        return self.later_deals if generation > 1 and self.later_deals else self.deals
+
     def cells(self) -> list[tuple[str, tuple[str, ...], dict[str, str]]]:
         """The mixes self-play covers: (name for file names, expansions, variants). One mix
         without a grid, named ''."""
@@ -148,6 +157,7 @@ class ValueLoopConfig:
 
 
 ALL_MIXES = tuple(m.name for m in DEFAULT_MIXES)  # `mixes` of the grid of every table
+GATES = ("mean", "interval", "none")
 
 
 def value_agent(network: Path | None, budget: str, rollout: str = "cutoff") -> str:
@@ -246,14 +256,14 @@ def run(
                 write_trajectories(
                     out,
                     agents=[value_agent(network, budget + ",memory=64", config.rollout)] * n,
-                    deals=config.deals,
+                    deals=config.deals_of(g),
                     players=n,
                     expansions=expansions,
                     variants=variants,
                     seed=config.seed * 100_000 + g * 1000 + 10 * c + n,
                     agent_seed=config.seed * 100_000 + g * 1000 + 10 * c + n + 500,
                     threads=config.threads,
-                    chunk_deals=max(1, config.deals // 20),
+                    chunk_deals=max(1, config.deals_of(g) // 20),
                     progress=progress,
                     address=address,
                 )
@@ -281,6 +291,9 @@ def run(
             r.mark(f"train-{g}", {**asdict(report), "samples": len(samples)})
         # 3. Gate: candidate against the best player at equal time.
         timed = f"time={config.time}"
+        if not r.done(f"gate-{g}") and config.gate == "none":
+            r.mark(f"gate-{g}", {"win_rate": None, "low": None, "high": None, "games": 0, "promoted": True})
+            _promote(r, candidate)
         if not r.done(f"gate-{g}"):
             agents = [value_agent(candidate, timed, config.rollout)] + [
                 value_agent(best, timed, config.rollout)
@@ -308,10 +321,7 @@ def run(
                 },
             )
             if promoted:
-                for suffix in (".value", ".pt"):
-                    shutil.copyfile(candidate.with_suffix(suffix), (r.dir / "best").with_suffix(suffix))
-                r.state["best"] = str(r.dir / "best.value")
-                r.save()
+                _promote(r, candidate)
         # 4. The ladder: the candidate against fixed references.
         for opponent in config.ladder:
             step = f"ladder-{g}-{opponent}"
@@ -335,6 +345,14 @@ def run(
     return r.state
 
 
+def _promote(r: Run, candidate: Path) -> None:
+    """The candidate becomes the best player: best.value and its weights."""
+    for suffix in (".value", ".pt"):
+        shutil.copyfile(candidate.with_suffix(suffix), (r.dir / "best").with_suffix(suffix))
+    r.state["best"] = str(r.dir / "best.value")
+    r.save()
+
+
 def _write_ladder(r: Run) -> None:
     """ladder.csv and ladder.png from run.json: one row per generation and reference."""
     done = r.state["done"]
@@ -352,9 +370,11 @@ def _write_ladder(r: Run) -> None:
                 {
                     "generation": g,
                     "promoted": gate["promoted"],
-                    "gate_win_rate": round(gate["win_rate"], 4),
-                    "gate_low": round(gate["low"], 4),
-                    "gate_high": round(gate["high"], 4),
+                    # Empty when no gate was played (gate "none").
+                    **{
+                        f"gate_{key}": "" if gate[key] is None else round(gate[key], 4)
+                        for key in ("win_rate", "low", "high")
+                    },
                     "opponent": opponent,
                     "win_rate": round(x["win_rate"], 4),
                     "win_low": round(x["low"], 4),
@@ -392,6 +412,8 @@ def plot_ladder(rows: list[dict[str, Any]], png: Path, players: int = 2) -> None
         lines.setdefault(f"against {row['opponent']}", []).append(
             (g, row["win_rate"], row["win_low"], row["win_high"])
         )
+        if row["gate_win_rate"] == "":
+            continue
         gate = lines.setdefault("against the best player (gate)", [])
         if not gate or gate[-1][0] != g:
             gate.append((g, row["gate_win_rate"], row["gate_low"], row["gate_high"]))
