@@ -104,6 +104,40 @@ void register_value_net(py::module_& m) {
       },
       "state"_a, "inputs"_a = kValueInputs,
       "The learned value's first `inputs` inputs of every player, float32 [players, inputs] (docs/value.md).");
+  m.def(
+      "value_replay",
+      [](const State& start, py::array_t<int64_t, py::array::c_style | py::array::forcecast> actions, int every,
+         int inputs) {
+        if (inputs != kSummaryInputs && inputs != kValueInputs)
+          throw SearchError("value_replay: inputs must be " + std::to_string(kSummaryInputs) + " or " +
+                            std::to_string(kValueInputs) + ", got " + std::to_string(inputs));
+        if (every < 1) throw SearchError("value_replay: every must be at least 1, got " + std::to_string(every));
+        if (actions.ndim() != 1) throw SearchError("value_replay: actions must be one-dimensional");
+        const py::ssize_t n = actions.shape(0), kept = (n + every - 1) / every, players = start.num_players();
+        py::array_t<float> out({kept, players, py::ssize_t(inputs)});
+        py::array_t<int32_t> scores({kept, players});
+        const int64_t* codes = actions.data();
+        float* x = out.mutable_data();
+        int32_t* now = scores.mutable_data();
+        {
+          // Validated like State.apply (an illegal or malformed code raises; `start` is untouched).
+          py::gil_scoped_release release;
+          State state = start.clone();
+          for (py::ssize_t i = 0; i < n; ++i) {
+            if (i % every == 0) {
+              value_inputs(state, x, inputs);
+              x += players * inputs;
+              for (int p = 0; p < players; ++p) *now++ = state.score(p);
+            }
+            state.apply(to_action(codes[i]));
+          }
+        }
+        return py::make_tuple(out, scores);
+      },
+      "state"_a, "actions"_a, "every"_a = 1, "inputs"_a = kValueInputs,
+      "Replays a game's action codes from `state` (a copy; the state is untouched) and returns, before\n"
+      "every `every`-th action, every player's value_inputs and score: (float32 [k, players, inputs],\n"
+      "int32 [k, players]) with k = ceil(len(actions) / every). What training reads, in one call.");
   m.def("value_net_dir", &value_net_dir, "The folder of the shipped value networks (*.value).");
   m.def("set_value_net_dir", &set_value_net_dir, "dir"_a,
         "Sets the folder eval=value reads its shipped networks from (before the first search).");

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch  # the `learn` extra (tools/deps.sh installs it for CI)
 
-from carcassonne import Game, Mcts, SearchError, _core, mcts_config
+from carcassonne import Game, IllegalActionError, Mcts, SearchError, _core, mcts_config
 from carcassonne.__main__ import main
 from carcassonne.learn.value import (
     EVERY_MIX,
@@ -253,6 +253,54 @@ def test_samples_hold_the_final_result(trajectories: Path) -> None:
     assert samples.gain[2][first][0] * 50 == pytest.approx(data["scores"][0].astype(float))
     assert samples.win[2][first][0] == pytest.approx(data["win_share"][0])
     assert (np.diff(samples.gain[2][first], axis=0) <= 1e-6).all()  # scores never drop (B-8)
+
+
+def test_value_replay_gives_the_inputs_and_scores_of_a_step_by_step_replay(tmp_path: Path) -> None:
+    """What training reads in one call per game equals replaying the game action by action."""
+    path = write_trajectories(
+        tmp_path / "all.npz",
+        agents=("greedy",) * 3,
+        players=3,
+        expansions=("abbey-mayor", "king-robber", "shrines", "anniv20"),
+        variants={"start": "city"},
+        deals=1,
+        seed=11,
+        progress=False,
+    )
+    data = np.load(path)
+    actions = data["actions"][: int(data["game_start"][1])]
+    game = Game(3, ["abbey-mayor", "king-robber", "shrines", "anniv20"], {"start": "city"})
+    before = game._state.to_bytes()
+    x, scores = _core.value_replay(game._state, actions, every=4)
+    assert game._state.to_bytes() == before  # replayed on a copy
+    assert x.shape == (math.ceil(len(actions) / 4), 3, INPUTS) and scores.shape == (len(x), 3)
+    summaries, _ = _core.value_replay(game._state, actions[:9], every=4, inputs=SUMMARY_INPUTS)
+    assert np.array_equal(summaries, x[:3, :, :SUMMARY_INPUTS])
+    state = game._state
+    for i, code in enumerate(actions):
+        if i % 4 == 0:
+            assert np.array_equal(x[i // 4], _core.value_inputs(state))
+            assert scores[i // 4].tolist() == state.scores()
+        state.apply(int(code))
+    assert scores[-1].max() > 0
+    # Bad input: a clear error, and the caller's state untouched.
+    fresh = Game(2)._state
+    with pytest.raises(IllegalActionError):
+        _core.value_replay(fresh, np.array([0, 0, 0]))
+    with pytest.raises(SearchError, match="every must be at least 1"):
+        _core.value_replay(fresh, actions[:2], every=0)
+    with pytest.raises(SearchError, match="inputs must be"):
+        _core.value_replay(fresh, actions[:2], inputs=3)
+    assert fresh.to_bytes() == Game(2)._state.to_bytes()
+
+
+def test_scores_with_margins_of_many_rows_are_those_of_each_row() -> None:
+    rng = np.random.default_rng(4)
+    rows = rng.normal(0, 20, (50, 4))
+    rows[0, 1] = rows[0, 3] = rows[0].max() + 1  # a tie for the lead
+    many = scores_with_margins(rows, 300.0)
+    assert many == pytest.approx(np.stack([scores_with_margins(r, 300.0) for r in rows]))
+    assert many.sum(axis=1) == pytest.approx(np.full(50, 300.0))
 
 
 def test_search_targets_mix_the_result_with_the_searchs_root_estimates(tmp_path: Path) -> None:

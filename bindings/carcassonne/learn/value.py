@@ -107,7 +107,7 @@ def load_value_samples(
     inputs: dict[int, list[np.ndarray]] = {}
     gain: dict[int, list[np.ndarray]] = {}
     win: dict[int, list[np.ndarray]] = {}
-    game: dict[int, list[int]] = {}
+    game: dict[int, list[np.ndarray]] = {}
     mixes: set[str] = set()
     game_id = 0
     for path in paths:
@@ -122,33 +122,33 @@ def load_value_samples(
             range(len(starts) - 1), desc=f"replaying {Path(path).name}", unit="game", disable=not progress
         ):
             state = Game(n, config["expansions"], config["variants"])._state
-            context = np.broadcast_to(_core.value_context(state), (n, _core.CONTEXT_INPUTS))  # all game long
-            final = np.asarray(data["scores"][g], np.float32)
-            share = np.asarray(data["win_share"][g], np.float32)
             start, end = int(starts[g]), int(starts[g + 1])
+            # Every `every`-th position before an action (decision and chance nodes alike).
+            x, now = _core.value_replay(state, data["actions"][start:end], every)
+            context = np.broadcast_to(_core.value_context(state), (len(x), n, _core.CONTEXT_INPUTS))
+            final = np.asarray(data["scores"][g], np.float32)
+            share = np.broadcast_to(np.asarray(data["win_share"][g], np.float32), (len(x), n))
+            points = final - now.astype(np.float32)
             if search_weight > 0:
                 searched_margin, searched_win = search_targets(data, start, end, margin_scale)
-            for k, i in enumerate(range(start, end)):
-                if k % every == 0:
-                    now = np.array(state.scores(), np.float32)
-                    points, shares = final - now, share
-                    if search_weight > 0 and not np.isnan(searched_margin[k]).any():
-                        searched = scores_with_margins(searched_margin[k], float(final.sum()))
-                        points = points + search_weight * (searched - final)
-                        shares = (1 - search_weight) * share + search_weight * searched_win[k]
-                    inputs.setdefault(n, []).append(np.hstack([_core.value_inputs(state), context]))
-                    gain.setdefault(n, []).append((points / POINTS_SCALE).astype(np.float32))
-                    win.setdefault(n, []).append(np.asarray(shares, np.float32))
-                    game.setdefault(n, []).append(game_id)
-                state.apply(int(data["actions"][i]))
+                margin, estimate = searched_margin[::every], searched_win[::every]
+                known = ~np.isnan(margin).any(axis=1)  # none after the game's last search
+                searched = scores_with_margins(margin[known], float(final.sum()))
+                points[known] += search_weight * (searched - final)
+                share = share.copy()
+                share[known] = (1 - search_weight) * share[known] + search_weight * estimate[known]
+            inputs.setdefault(n, []).append(np.concatenate([x, context], axis=2))
+            gain.setdefault(n, []).append((points / POINTS_SCALE).astype(np.float32))
+            win.setdefault(n, []).append(share.astype(np.float32))
+            game.setdefault(n, []).append(np.full(len(x), game_id))
             game_id += 1
     if not mixes:
         raise SearchError("no trajectory files given")
     return ValueSamples(
-        {n: np.stack(v) for n, v in inputs.items()},
-        {n: np.stack(v) for n, v in gain.items()},
-        {n: np.stack(v) for n, v in win.items()},
-        {n: np.asarray(v) for n, v in game.items()},
+        {n: np.concatenate(v) for n, v in inputs.items()},
+        {n: np.concatenate(v) for n, v in gain.items()},
+        {n: np.concatenate(v) for n, v in win.items()},
+        {n: np.concatenate(v) for n, v in game.items()},
         mixes.pop() if len(mixes) == 1 else EVERY_MIX,
     )
 
@@ -164,12 +164,12 @@ def scores_with_margins(margins: np.ndarray, total: float) -> np.ndarray:
     the change of the margins. Moving each seat's score by half the change of its own margin
     with more players (as the first recipe did) gives scores whose margins are not the searched
     ones and whose sum drifts: by 10 points on average in 4-player base games, 38 with every
-    expansion."""
-    leader = int(np.argmax(margins))
-    others = np.delete(margins, leader)
-    behind = margins - (margins[leader] + others.max()) / 2
-    behind[leader] = 0.0
-    return behind + (total - behind.sum()) / len(margins)
+    expansion. Rows of margins [..., players] give rows of scores."""
+    margins = np.asarray(margins, np.float64)
+    top_two = np.sort(margins, axis=-1)[..., -2:]  # the leader's margin and the best other's
+    behind = margins - top_two.sum(axis=-1, keepdims=True) / 2
+    np.put_along_axis(behind, np.argmax(margins, axis=-1)[..., None], 0.0, axis=-1)
+    return behind + (total - behind.sum(axis=-1, keepdims=True)) / margins.shape[-1]
 
 
 class ValueMLP(nn.Module):
