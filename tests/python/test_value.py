@@ -385,9 +385,11 @@ def test_search_targets_with_more_players_have_the_searched_margins_and_the_game
 
 def test_fit_learns_something(trajectories: Path) -> None:
     samples = load_value_samples([trajectories])
+    threads = torch.get_num_threads()
     _, report = fit(samples, epochs=15, seed=1)
     # A constant guess of 0 points to come would miss by the mean gain; training beats it.
     assert report.held_points_rmse < 50 * float(np.sqrt((samples.gain[2] ** 2).mean()))
+    assert torch.get_num_threads() == threads  # trained with its own thread count, then restored
 
 
 def test_winner_accuracy_counts_the_top_target_seat() -> None:
