@@ -61,8 +61,8 @@ struct RolloutConfig {
   int cutoff_turns = 10;    // > 0: stop after this many turns and evaluate heuristically
   int finish_tiles = 20;    // a rollout starting with at most this many tiles in the bag plays
                             // to the end (no cutoff): final scoring, fields included
-  // The learned value where a shipped network fits the game (2-player base, 4-player every
-  // expansion from the City: it beat ref-rollout at equal time, docs/value.md), else Greedy.
+  // The learned value where a shipped network fits the game (the tables where one beat
+  // ref-rollout at equal time on fresh decks, docs/value.md), else Greedy.
   Heuristic heuristic = Heuristic::Value;
   RewardKind reward = RewardKind::Margin;
   double margin_scale = 40.0;           // points: a margin of this size gives reward 0.88 (20 measured weaker)
