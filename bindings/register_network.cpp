@@ -15,6 +15,13 @@ namespace carc::py_bindings {
 
 namespace {
 
+// A count of value_inputs' columns from Python: kSummaryInputs or kValueInputs.
+void check_inputs(const char* function, int inputs) {
+  if (inputs != kSummaryInputs && inputs != kValueInputs)
+    throw SearchError(std::string(function) + ": inputs must be " + std::to_string(kSummaryInputs) + " or " +
+                      std::to_string(kValueInputs) + ", got " + std::to_string(inputs));
+}
+
 // The learned value of search/value.h: its inputs (training data), its forward pass (tests
 // compare it with PyTorch's) and the folder of the shipped networks.
 void register_value_net(py::module_& m) {
@@ -95,9 +102,7 @@ void register_value_net(py::module_& m) {
   m.def(
       "value_inputs",
       [](const State& state, int inputs) {
-        if (inputs != kSummaryInputs && inputs != kValueInputs)
-          throw SearchError("value_inputs: inputs must be " + std::to_string(kSummaryInputs) + " or " +
-                            std::to_string(kValueInputs) + ", got " + std::to_string(inputs));
+        check_inputs("value_inputs", inputs);
         py::array_t<float> out({py::ssize_t(state.num_players()), py::ssize_t(inputs)});
         value_inputs(state, out.mutable_data(), inputs);
         return out;
@@ -108,9 +113,7 @@ void register_value_net(py::module_& m) {
       "value_replay",
       [](const State& start, py::array_t<int64_t, py::array::c_style | py::array::forcecast> actions, int every,
          int inputs) {
-        if (inputs != kSummaryInputs && inputs != kValueInputs)
-          throw SearchError("value_replay: inputs must be " + std::to_string(kSummaryInputs) + " or " +
-                            std::to_string(kValueInputs) + ", got " + std::to_string(inputs));
+        check_inputs("value_replay", inputs);
         if (every < 1) throw SearchError("value_replay: every must be at least 1, got " + std::to_string(every));
         if (actions.ndim() != 1) throw SearchError("value_replay: actions must be one-dimensional");
         const py::ssize_t n = actions.shape(0), kept = (n + every - 1) / every, players = start.num_players();

@@ -13,10 +13,11 @@ player count, and an evaluation is a few thousand multiply-adds per seat.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -238,6 +239,17 @@ class FitReport:
     held_winner_accuracy: float
 
 
+@contextlib.contextmanager
+def _torch_threads(threads: int) -> Iterator[None]:
+    """PyTorch's intra-op threads set to `threads` for a block, then restored."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
 def fit(
     samples: ValueSamples,
     model: ValueMLP | None = None,
@@ -258,81 +270,65 @@ def fit(
     batches too, so more threads mostly wait on each other, and beside other work (self-play, an
     arena) threads beyond the free cores spin: an epoch of 100,000 positions took 0.8-1.4 s with
     one thread and 12.6-13.3 s with two while an arena kept one of two cores busy."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        return _fit(samples, model, epochs, batch, lr, weight_decay, held_out, seed, progress)
-    finally:
-        torch.set_num_threads(previous)
-
-
-def _fit(
-    samples: ValueSamples,
-    model: ValueMLP | None,
-    epochs: int,
-    batch: int,
-    lr: float,
-    weight_decay: float,
-    held_out: float,
-    seed: int,
-    progress: bool,
-) -> tuple[ValueMLP, FitReport]:
     import copy
 
     from tqdm import tqdm
 
-    torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    model = copy.deepcopy(model) if model is not None else ValueMLP()
-    games = np.unique(np.concatenate(list(samples.game.values())))
-    held_games = set(rng.choice(games, size=max(1, int(len(games) * held_out)), replace=False).tolist())
-    train: list[tuple[torch.Tensor, ...]] = []
-    held: list[tuple[torch.Tensor, ...]] = []
-    for n in samples.inputs:
-        mask = np.isin(samples.game[n], list(held_games))
-        for part, keep in ((train, ~mask), (held, mask)):
-            if keep.any():
-                part.append(
-                    tuple(
-                        torch.from_numpy(a[keep])
-                        for a in (samples.inputs[n], samples.gain[n], samples.win[n])
+    with _torch_threads(threads):
+        torch.manual_seed(seed)
+        rng = np.random.default_rng(seed)
+        model = copy.deepcopy(model) if model is not None else ValueMLP()
+        games = np.unique(np.concatenate(list(samples.game.values())))
+        held_games = set(rng.choice(games, size=max(1, int(len(games) * held_out)), replace=False).tolist())
+        train: list[tuple[torch.Tensor, ...]] = []
+        held: list[tuple[torch.Tensor, ...]] = []
+        for n in samples.inputs:
+            mask = np.isin(samples.game[n], list(held_games))
+            for part, keep in ((train, ~mask), (held, mask)):
+                if keep.any():
+                    part.append(
+                        tuple(
+                            torch.from_numpy(a[keep])
+                            for a in (samples.inputs[n], samples.gain[n], samples.win[n])
+                        )
                     )
-                )
-    if model.std.eq(1).all():  # a fresh model: normalise by the training inputs
-        flat = torch.cat([x[..., : model.inputs].reshape(-1, model.inputs) for x, _, _ in train])
-        model.mean.copy_(flat.mean(0))
-        # The inputs are scaled to about 1 already. A floor on the divisor keeps an input that
-        # rarely varies in the games (farmers early, say) from being magnified: the search
-        # reaches positions the games never showed, and must not extrapolate wildly there.
-        model.std.copy_(flat.std(0).clamp_min(MIN_STD))
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
-    best_state, best_loss, report = None, math.inf, None
-    for epoch in tqdm(range(epochs), desc="training the value network", unit="epoch", disable=not progress):
-        model.train()
-        total, count = 0.0, 0
-        for x, gain, win in train:
-            order = torch.randperm(len(x))
-            for i in range(0, len(x), batch):
-                idx = order[i : i + batch]
-                mse, ce = losses(model, x[idx], gain[idx], win[idx])
-                opt.zero_grad()
-                (mse + ce).backward()
-                opt.step()
-                total += float(mse.detach()) * len(idx)
-                count += len(idx)
-        sched.step()
-        held_report = evaluate_held(model, held)
-        # The search reads the points head (its reward is the predicted margin), so it picks
-        # the epoch; the win head's cross-entropy starts to overfit first.
-        loss = held_report[0]
-        if loss < best_loss:
-            best_loss = loss
-            best_state = copy.deepcopy(model.state_dict())
-            report = FitReport(epoch + 1, total / max(count, 1), *held_report)
-    assert best_state is not None and report is not None
-    model.load_state_dict(best_state)
-    return model, report
+        if model.std.eq(1).all():  # a fresh model: normalise by the training inputs
+            flat = torch.cat([x[..., : model.inputs].reshape(-1, model.inputs) for x, _, _ in train])
+            model.mean.copy_(flat.mean(0))
+            # The inputs are scaled to about 1 already. A floor on the divisor keeps an input that
+            # rarely varies in the games (farmers early, say) from being magnified: the search
+            # reaches positions the games never showed, and must not extrapolate wildly there.
+            model.std.copy_(flat.std(0).clamp_min(MIN_STD))
+        opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
+        best_state, best_loss, report = None, math.inf, None
+        for epoch in tqdm(
+            range(epochs), desc="training the value network", unit="epoch", disable=not progress
+        ):
+            model.train()
+            total, count = 0.0, 0
+            for x, gain, win in train:
+                order = torch.randperm(len(x))
+                for i in range(0, len(x), batch):
+                    idx = order[i : i + batch]
+                    mse, ce = losses(model, x[idx], gain[idx], win[idx])
+                    opt.zero_grad()
+                    (mse + ce).backward()
+                    opt.step()
+                    total += float(mse.detach()) * len(idx)
+                    count += len(idx)
+            sched.step()
+            held_report = evaluate_held(model, held)
+            # The search reads the points head (its reward is the predicted margin), so it picks
+            # the epoch; the win head's cross-entropy starts to overfit first.
+            loss = held_report[0]
+            if loss < best_loss:
+                best_loss = loss
+                best_state = copy.deepcopy(model.state_dict())
+                report = FitReport(epoch + 1, total / max(count, 1), *held_report)
+        assert best_state is not None and report is not None
+        model.load_state_dict(best_state)
+        return model, report
 
 
 @torch.no_grad()
