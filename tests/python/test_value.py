@@ -466,7 +466,7 @@ def test_a_loop_can_start_from_a_network_of_its_own(tmp_path: Path) -> None:
     with open(tmp_path / "second" / "gate-1.csv") as f:
         agents = {row["agent"] for row in csv.DictReader(f)}
     assert any(f"value={start}" in agent for agent in agents), agents
-    assert state["best"] in (str(start), str(tmp_path / "second" / "best.value"))
+    assert state["best"] in (str(start), str(tmp_path / "second" / "candidate-1.value"))
     with pytest.raises(SearchError, match="not a value network"):
         ValueLoopConfig(start=str(tmp_path / "first" / "run.json")).check()
     with pytest.raises(SearchError, match="for every mix"):
@@ -520,7 +520,9 @@ def test_generations_without_a_gate_are_each_the_last_ones_self_play(tmp_path: P
     unplayed = {"win_rate": None, "low": None, "high": None, "games": 0, "promoted": True}
     assert state["done"]["gate-1"] == unplayed
     assert state["done"]["gate-2"]["promoted"] and not list(tmp_path.glob("gate-*.csv"))
-    assert state["best"] == str(tmp_path / "best.value")
+    # The best player is named by its own file (a games file's agents pin the network that
+    # played); best.value is a copy of it.
+    assert state["best"] == str(tmp_path / "candidate-2.value")
     assert (tmp_path / "best.value").read_bytes() == (tmp_path / "candidate-2.value").read_bytes()
     games = {
         f.stem: (len(np.load(f)["game_start"]) - 1, json.loads(str(np.load(f)["config"]))["agents"][0])
@@ -533,7 +535,7 @@ def test_generations_without_a_gate_are_each_the_last_ones_self_play(tmp_path: P
         "games-2-city-2p": 2,
     }
     assert "eval=greedy" in games["games-1-base-2p"][1]
-    assert f"value={tmp_path / 'best.value'}" in games["games-2-city-2p"][1]
+    assert f"value={tmp_path / 'candidate-1.value'}" in games["games-2-city-2p"][1]
     with open(tmp_path / "ladder.csv") as f:
         rows = list(csv.DictReader(f))
     assert [(r["generation"], r["gate_win_rate"]) for r in rows] == [("1", ""), ("2", "")]

@@ -221,7 +221,7 @@ def run(
     address: str | None = None,
 ) -> dict[str, Any]:
     """Runs (or continues) the loop in `directory`; returns run.json's content. The best network
-    is best.value in the folder."""
+    is best.value in the folder (a copy of its candidate-G.value)."""
     config.check()
     r = Run(directory, config)
     if config.start and r.state["best"] is None and not r.state["done"]:
@@ -346,10 +346,12 @@ def run(
 
 
 def _promote(r: Run, candidate: Path) -> None:
-    """The candidate becomes the best player: best.value and its weights."""
+    """The candidate becomes the best player. Later games and gates name its own file, which
+    nothing overwrites, so a games file's agents pin the network that played; best.value (and its
+    weights) is a copy of it for the user."""
     for suffix in (".value", ".pt"):
         shutil.copyfile(candidate.with_suffix(suffix), (r.dir / "best").with_suffix(suffix))
-    r.state["best"] = str(r.dir / "best.value")
+    r.state["best"] = str(candidate)
     r.save()
 
 
