@@ -563,12 +563,12 @@ def test_the_gate_and_the_elo_measure_one_seat_against_its_fair_share() -> None:
 SHIPPED_TABLES = {
     ("base", 2): "value-base.value",
     ("base", 3): "value-base-more-players.value",
-    ("abbey-mayor", 2): "value-abbey-mayor-city.value",
+    ("abbey-mayor", 2): "value-four-mixes.value",
     ("river2", 2): "value-base-other-mixes.value",
     ("shrines", 2): "value-base-other-mixes.value",
     ("anniv20", 2): "value-base-other-mixes.value",
-    ("king-robber", 2): "value-king-robber.value",
-    ("city", 2): "value-abbey-mayor-city.value",
+    ("king-robber", 2): "value-four-mixes.value",
+    ("city", 2): "value-four-mixes.value",
     ("everything", 4): "value-all-city-4p.value",
     ("everything", 5): "value-all-city-5p.value",
 }
