@@ -392,6 +392,30 @@ def test_fit_learns_something(trajectories: Path) -> None:
     assert torch.get_num_threads() == threads  # trained with its own thread count, then restored
 
 
+def test_inputs_the_games_never_varied_are_ignored_until_trained(trajectories: Path) -> None:
+    """2-player base games never vary 1/players, the player count's bits or the mix switches: a
+    fresh network of every mix starts their weights at zero and, with no gradient there, keeps
+    them so; at 4 players, or in another mix, those inputs then change nothing."""
+    samples = load_value_samples([trajectories])
+    model, _ = fit(samples, ValueMLP(hidden1=8, hidden2=8, inputs=EVERY_MIX_INPUTS), epochs=3, seed=2)
+    x = samples.inputs[2].reshape(-1, EVERY_MIX_INPUTS)
+    constant = np.flatnonzero(x.std(0) == 0)
+    names = _core.value_input_names()
+    assert names.index("1 / players") in constant and set(range(INPUTS, EVERY_MIX_INPUTS)) <= set(constant)
+    weights = model.layers[0].weight.detach()
+    assert (weights[:, constant] == 0).all()
+    assert (weights[:, names.index("tiles in the bag / 72")] != 0).any()  # a varied input is read
+    # The same position read as a 4-player game of the cult places: the same outputs.
+    seen = torch.from_numpy(x[:5].copy())
+    other = seen.clone()
+    other[:, names.index("1 / players")] = 0.25
+    other[:, INPUTS:] = 0.0
+    other[:, INPUTS + 5] = 1.0  # shrines
+    other[:, INPUTS + 6 + 2] = 1.0  # 4 players
+    with torch.no_grad():
+        assert torch.equal(model(seen), model(other))
+
+
 def test_winner_accuracy_counts_the_top_target_seat() -> None:
     # A model whose win logit is the sum of a seat's inputs: seat 0 (inputs 1) is its pick.
     model = ValueMLP(hidden1=1, hidden2=1)
