@@ -593,6 +593,7 @@ SHIPPED_TABLES = {
     ("anniv20", 2): "value-base-other-mixes.value",
     ("king-robber", 2): "value-four-mixes.value",
     ("city", 2): "value-four-mixes.value",
+    ("abbey-mayor", 4): "value-abbey-mayor-4p.value",
     ("everything", 4): "value-all-city-4p.value",
     ("everything", 5): "value-all-city-5p.value",
 }
