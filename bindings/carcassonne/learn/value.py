@@ -298,14 +298,15 @@ def fit(
             # The inputs are scaled to about 1 already. A floor on the divisor keeps an input that
             # rarely varies in the games (farmers early, say) from being magnified: the search
             # reaches positions the games never showed, and must not extrapolate wildly there.
-            model.std.copy_(flat.std(0).clamp_min(MIN_STD))
+            spread = flat.std(0)
+            model.std.copy_(spread.clamp_min(MIN_STD))
             # An input the games never varied (the player count's bits in 2-player games, the
             # switches of a mix they do not hold) gets no gradient: its first-layer weights would
             # stay as initialised and turn into noise where it does vary. They start at zero, so
             # such an input is ignored until games that vary it are trained on.
             first = next(m for m in model.layers if isinstance(m, nn.Linear))
             with torch.no_grad():
-                first.weight[:, flat.std(0) == 0] = 0.0
+                first.weight[:, spread == 0] = 0.0
         opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
         sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
         best_state, best_loss, report = None, math.inf, None
