@@ -21,6 +21,7 @@ from carcassonne.learn.value import (
     INPUTS,
     SUMMARY_INPUTS,
     ValueMLP,
+    ValueSamples,
     evaluate_held,
     export,
     fit,
@@ -473,6 +474,34 @@ def test_the_loop_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "run.json").read_text())["done"] == json.loads(before)["done"]
     with pytest.raises(SearchError, match="other settings"):
         run(tmp_path, ValueLoopConfig(**{**config.__dict__, "iterations": 30}), progress=False)
+
+
+def test_a_value_file_without_its_weights_trains_on_as_it_plays(tmp_path: Path) -> None:
+    """A shipped file has no .pt beside it: its network, read back and normalised by new
+    samples, computes what the file computes, so training on starts where it left off."""
+    rng = np.random.default_rng(5)
+    original = ValueMLP(inputs=EVERY_MIX_INPUTS)
+    with torch.no_grad():
+        original.mean.copy_(torch.from_numpy(rng.normal(0, 2, EVERY_MIX_INPUTS)))
+        original.std.copy_(torch.from_numpy(rng.uniform(0.3, 3, EVERY_MIX_INPUTS)))
+    path = export(original, tmp_path / "shipped.value", EVERY_MIX, [2, 4])
+    inputs = {n: rng.normal(1, 3, (50, n, EVERY_MIX_INPUTS)).astype(np.float32) for n in (2, 4)}
+    samples = ValueSamples(
+        inputs,
+        {n: np.zeros((50, n), np.float32) for n in inputs},
+        {n: np.full((50, n), 1 / n, np.float32) for n in inputs},
+        {n: np.arange(50) for n in inputs},
+        EVERY_MIX,
+    )
+    loaded = ValueMLP.from_value_file(path, samples)
+    assert not torch.allclose(loaded.mean, original.mean)  # normalised by the new samples
+    with torch.no_grad():
+        for x in inputs.values():
+            t = torch.from_numpy(x)
+            assert torch.allclose(loaded(t), original(t), rtol=1e-4, atol=1e-4)
+    (tmp_path / "bad.value").write_bytes(b"CARCNET\0" + bytes(40))
+    with pytest.raises(SearchError, match="bad magic"):
+        ValueMLP.from_value_file(tmp_path / "bad.value", samples)
 
 
 def test_a_loop_can_start_from_a_network_of_its_own(tmp_path: Path) -> None:

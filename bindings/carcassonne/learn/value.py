@@ -35,6 +35,7 @@ from .value_file import (
     header,
     mix_code,
     players_mask,
+    read_weights,
     serves_mask,
     write_checked,
 )
@@ -210,6 +211,32 @@ class ValueMLP(nn.Module):
             state["layers.0.weight"].shape[0], state["layers.2.weight"].shape[0], state["mean"].numel()
         )
         model.load_state_dict(state)
+        return model
+
+    @classmethod
+    def from_value_file(cls, path: str | os.PathLike[str], samples: ValueSamples) -> ValueMLP:
+        """The network of a VALUE file (a shipped one, say, which has no PyTorch weights beside
+        it), to train further on `samples`: normalised by their inputs as fit() normalises a fresh
+        model, its first layer unfolded to match, so it computes what the file computes."""
+        scale, (w1, b1, w2, b2, w3, b3) = read_weights(path)
+        if scale != POINTS_SCALE:
+            raise SearchError(f"{path}: points scale {scale}, this trainer's is {POINTS_SCALE}")
+        model = cls(w1.shape[0], w2.shape[0], w1.shape[1])
+        flat = torch.cat(
+            [torch.from_numpy(x[..., : model.inputs]).reshape(-1, model.inputs) for x in samples.inputs.values()]
+        )
+        mean, std = flat.mean(0).double(), flat.std(0).clamp_min(MIN_STD).double()
+        folded = torch.from_numpy(w1).double()
+        first, second, out = (m for m in model.layers if isinstance(m, nn.Linear))
+        with torch.no_grad():
+            model.mean.copy_(mean)
+            model.std.copy_(std)
+            # w1 x + b1 = (w1 std) (x - mean) / std + (b1 + w1 mean)
+            first.weight.copy_(folded * std)
+            first.bias.copy_(torch.from_numpy(b1).double() + folded @ mean)
+            for layer, w, b in ((second, w2, b2), (out, w3, b3)):
+                layer.weight.copy_(torch.from_numpy(w))
+                layer.bias.copy_(torch.from_numpy(b))
         return model
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -9,6 +9,8 @@ import struct
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from .. import SearchError, _core
 from ..mixes import DEFAULT_MIXES
 
@@ -111,6 +113,29 @@ def restamp(
     net = _core.ValueNet(str(source))  # refuses a malformed file, naming the problem
     players = players_mask(net.player_counts if player_counts is None else player_counts)
     data = Path(source).read_bytes()
-    version, inputs, hidden1, hidden2, mix, _ = _FIELDS.unpack_from(data, len(MAGIC))
-    rest = len(MAGIC) + _FIELDS.size + (_SERVES.size if version >= 2 else 0)  # the scale, then the weights
-    return write_checked(target, header(inputs, hidden1, hidden2, mix, players, serves) + data[rest:])
+    _, inputs, hidden1, hidden2, mix, _ = _FIELDS.unpack_from(data, len(MAGIC))
+    return write_checked(target, header(inputs, hidden1, hidden2, mix, players, serves) + data[_scale_at(data) :])
+
+
+def _scale_at(data: bytes) -> int:
+    """Where the points scale (then the weights) starts: after the header of the file's version."""
+    version = _FIELDS.unpack_from(data, len(MAGIC))[0]
+    return len(MAGIC) + _FIELDS.size + (_SERVES.size if version >= 2 else 0)
+
+
+def read_weights(path: str | os.PathLike[str]) -> tuple[float, list[np.ndarray]]:
+    """The points scale and the layers of a VALUE file (any version), as export wrote them: the
+    first layer's weights [hidden1, inputs] (the input normalisation folded in) and bias, the
+    second's [hidden2, hidden1] and bias, the output's [2, hidden2] and bias."""
+    _core.ValueNet(str(path))  # refuses a malformed file, naming the problem
+    data = Path(path).read_bytes()
+    _, inputs, hidden1, hidden2, _, _ = _FIELDS.unpack_from(data, len(MAGIC))
+    at = _scale_at(data)
+    (scale,) = struct.unpack_from("<f", data, at)
+    floats = np.frombuffer(data, "<f4", offset=at + 4)
+    layers = []
+    for shape in ((hidden1, inputs), (hidden1,), (hidden2, hidden1), (hidden2,), (2, hidden2), (2,)):
+        size = int(np.prod(shape))
+        layers.append(floats[:size].reshape(shape).astype(np.float32))
+        floats = floats[size:]
+    return scale, layers

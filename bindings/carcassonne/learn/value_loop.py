@@ -98,7 +98,8 @@ class ValueLoopConfig:
     seed: int = 0
     threads: int = 2
     # A VALUE file (with its .pt weights beside it, optionally) that starts as the best player:
-    # generation 1 is then its own self-play, and training starts from its weights.
+    # generation 1 is then its own self-play, and training starts from its weights (the .pt's,
+    # else the file's own).
     start: str = ""
 
     def check(self) -> None:
@@ -285,6 +286,8 @@ def run(
             start = ValueMLP(inputs=EVERY_MIX_INPUTS) if config.mixes else None
             if best is not None and best.with_suffix(".pt").exists():
                 start = ValueMLP.from_state_dict(torch.load(best.with_suffix(".pt")))
+            elif best is not None:  # a start file without its PyTorch weights (a shipped one)
+                start = ValueMLP.from_value_file(best, samples)
             model, report = fit(samples, start, epochs=config.epochs, seed=config.seed + g, progress=progress)
             export(model, candidate, mix, config.players)
             torch.save(model.state_dict(), candidate.with_suffix(".pt"))
