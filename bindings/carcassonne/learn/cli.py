@@ -201,7 +201,8 @@ def _add_value_parser(commands: Any) -> None:
         "--start",
         default="",
         metavar="VALUE_FILE",
-        help="a network to start from: the first self-play is its own, training starts from its weights (its .pt beside it, else the file's)",
+        help="a network to start from: the first self-play is its own, training starts from its weights "
+        "(its .pt beside it, else the file's)",
     )
     p.add_argument("--threads", type=int, default=2, help="games at once (C++ threads)")
     p.add_argument(

@@ -222,9 +222,8 @@ class ValueMLP(nn.Module):
         if scale != POINTS_SCALE:
             raise SearchError(f"{path}: points scale {scale}, this trainer's is {POINTS_SCALE}")
         model = cls(w1.shape[0], w2.shape[0], w1.shape[1])
-        flat = torch.cat(
-            [torch.from_numpy(x[..., : model.inputs]).reshape(-1, model.inputs) for x in samples.inputs.values()]
-        )
+        columns = [x[..., : model.inputs].reshape(-1, model.inputs) for x in samples.inputs.values()]
+        flat = torch.from_numpy(np.concatenate(columns))
         mean, std = flat.mean(0).double(), flat.std(0).clamp_min(MIN_STD).double()
         folded = torch.from_numpy(w1).double()
         first, second, out = (m for m in model.layers if isinstance(m, nn.Linear))

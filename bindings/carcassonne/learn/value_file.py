@@ -114,7 +114,8 @@ def restamp(
     players = players_mask(net.player_counts if player_counts is None else player_counts)
     data = Path(source).read_bytes()
     _, inputs, hidden1, hidden2, mix, _ = _FIELDS.unpack_from(data, len(MAGIC))
-    return write_checked(target, header(inputs, hidden1, hidden2, mix, players, serves) + data[_scale_at(data) :])
+    weights = data[_scale_at(data) :]  # the scale, then the weights
+    return write_checked(target, header(inputs, hidden1, hidden2, mix, players, serves) + weights)
 
 
 def _scale_at(data: bytes) -> int:
