@@ -219,11 +219,11 @@ bool may_lead_to(const State& a, const State& target) {
 // iterate() on one tree at once (tree parallelism); see tree.h for the rules on shared fields.
 class SearchTree {
  public:
-  SearchTree(const MctsConfig& config, const Evaluator& evaluator, size_t capacity)
+  SearchTree(const MctsConfig& config, const Evaluator& evaluator, size_t bytes)
       : config_(config),
         evaluator_(evaluator),
         batched_(dynamic_cast<const BatchEvaluator*>(&evaluator)),
-        pool_(capacity),
+        pool_(bytes),
         num_shares_(config.parallelism == Parallelism::Tree ? config.threads : 1),
         shares_(std::make_unique<RootShare[]>(size_t(num_shares_))) {}
 
@@ -234,7 +234,7 @@ class SearchTree {
     uint32_t found = NodePool::kNoNode;
     if (config_.reuse && root_state_ && pool_.size() > 0) found = find(state);
     if (found == NodePool::kNoNode) {
-      reset_pool();
+      reset_pool(state.num_players());
     } else if (found != 0) {
       compact(found);
     }
@@ -242,17 +242,17 @@ class SearchTree {
     if (pool_[0].expansion.load(std::memory_order_relaxed) != Expansion::Done) {
       pool_[0].expansion.store(Expansion::None, std::memory_order_relaxed);
       if (expand_root && expand(pool_[0], state, w) != Expansion::Done) {  // the kept subtree filled the pool
-        reset_pool();
+        reset_pool(state.num_players());
         expand(pool_[0], state, w);
       }
     }
     const Node& root = pool_[0];
+    const int players = state.num_players();
     for (int t = 0; t < num_shares_; ++t) {
       RootShare& share = shares_[size_t(t)];
       share.counts.store(t == 0 ? root.visits() : 0, std::memory_order_relaxed);
       for (int p = 0; p < kMaxPlayers; ++p)
-        share.value_sum[size_t(p)].store(t == 0 ? root.value_sum[size_t(p)].load(std::memory_order_relaxed) : 0.0f,
-                                         std::memory_order_relaxed);
+        share.value_sum[size_t(p)].store(t == 0 && p < players ? pool_.value(root, p) : 0.0f, std::memory_order_relaxed);
     }
     size_root_wins();
     return root.visits();
@@ -267,7 +267,8 @@ class SearchTree {
   void gather_root() {
     Node& root = pool_[0];
     root.counts.store(root_counts(), std::memory_order_relaxed);
-    for (int p = 0; p < kMaxPlayers; ++p) root.value_sum[size_t(p)].store(root_value(p), std::memory_order_relaxed);
+    for (int p = 0; p < root_state_->num_players(); ++p)
+      pool_.value_sum(root, p).store(root_value(p), std::memory_order_relaxed);
   }
 
   // Runs iterations until the budget says stop.
@@ -286,6 +287,8 @@ class SearchTree {
 
   const Node& root() const { return pool_[0]; }
   const Node& child(int i) const { return pool_[pool_[0].first_child + uint32_t(i)]; }
+  // Player p's reward sum of a node of this tree.
+  float value(const Node& n, int p) const { return pool_.value(n, p); }
   // The win-share sums of root child i, all threads together.
   WinSum wins(int i) const {
     WinSum total;
@@ -303,8 +306,9 @@ class SearchTree {
   }
 
  private:
-  void reset_pool() {
+  void reset_pool(int players) {
     pool_.clear();
+    pool_.set_players(players);
     Action none;
     float one = 1.0f;
     pool_.allocate(1, &none, &one);
@@ -358,7 +362,7 @@ class SearchTree {
     add_own(share.counts, Node::kBackedUp);
     for (int i = 1; i < path.size(); ++i) {
       Node& n = path[i];
-      for (int p = 0; p < players; ++p) add_to_node(n.value_sum[size_t(p)], eval.reward[size_t(p)], path.alone());
+      for (int p = 0; p < players; ++p) add_to_node(pool_.value_sum(n, p), eval.reward[size_t(p)], path.alone());
       add_to_node(n.counts, Node::kBackedUp, path.alone());
     }
     if (path.size() > 1) {
@@ -581,18 +585,18 @@ class SearchTree {
         float visits = float(Node::visits_in(ch_counts)) + vl * float(Node::in_flight_in(ch_counts));
         if (visits == 0) return children[i];  // unvisited first, in the block's random order
         float score =
-            children[i].value_sum[size_t(p)].load(std::memory_order_relaxed) / visits + c_log / std::sqrt(visits);
+            pool_.value(children[i], p) / visits + c_log / std::sqrt(visits);
         if (score > best_score) best_score = score, best = i;
       }
     } else {
       const float sqrt_parent = std::sqrt(std::max(parent, 1.0f));
-      const float value = root ? root_value(p) : node.value_sum[size_t(p)].load(std::memory_order_relaxed);
+      const float value = root ? root_value(p) : pool_.value(node, p);
       const float fpu = (parent_visits ? value / float(parent_visits) : 0.5f) - float(config_.fpu_reduction);
       for (int i = 0; i < n; ++i) {
         const Node& ch = children[i];
         const uint64_t ch_counts = ch.counts.load(std::memory_order_relaxed);
         float visits = float(Node::visits_in(ch_counts)) + vl * float(Node::in_flight_in(ch_counts));
-        float q = visits > 0 ? ch.value_sum[size_t(p)].load(std::memory_order_relaxed) / visits : fpu;
+        float q = visits > 0 ? pool_.value(ch, p) / visits : fpu;
         float score = q + c * ch.prior * sqrt_parent / (1.0f + visits);
         if (score > best_score) best_score = score, best = i;
       }
@@ -647,6 +651,7 @@ class SearchTree {
   // Moves the subtree under node `top` to the front of the pool (breadth first, so every
   // children block stays contiguous) and drops the rest. Single-threaded, between searches.
   void compact(uint32_t top) {
+    const int players = root_state_->num_players();  // the old root's game, the new root's too
     struct Copy {
       Action action;
       float prior;
@@ -661,7 +666,7 @@ class SearchTree {
       const Node& n = pool_[i];
       Copy c{n.action,   n.prior, 0, 0, n.mover, n.expansion.load(std::memory_order_relaxed) == Expansion::Done,
              n.visits(), {}};
-      for (int p = 0; p < kMaxPlayers; ++p) c.sums[size_t(p)] = n.value_sum[size_t(p)].load(std::memory_order_relaxed);
+      for (int p = 0; p < players; ++p) c.sums[size_t(p)] = pool_.value(n, p);
       return c;
     };
     std::vector<Copy> out{copy_of(top)};
@@ -685,7 +690,7 @@ class SearchTree {
       n.mover = c.mover;
       n.expansion.store(c.expanded ? Expansion::Done : Expansion::None, std::memory_order_relaxed);
       n.counts.store(c.visits, std::memory_order_relaxed);
-      for (int p = 0; p < kMaxPlayers; ++p) n.value_sum[size_t(p)].store(c.sums[size_t(p)], std::memory_order_relaxed);
+      for (int p = 0; p < players; ++p) pool_.value_sum(n, p).store(c.sums[size_t(p)], std::memory_order_relaxed);
     }
   }
 
@@ -728,8 +733,9 @@ void validate(const MctsConfig& c) {
   if (c.rollout.policy == RolloutPolicy::None && c.rollout.heuristic != Heuristic::Value)
     fail("rollout policy none (no rollout) needs the learned value (eval=value)");
   int trees = c.parallelism == Parallelism::Root ? c.threads : 1;
-  if (!(c.memory_mb > 0) || c.memory_mb * 1048576.0 / sizeof(Node) / trees < double(kMinPoolNodes))
-    fail("memory_mb too small: each tree needs at least " + std::to_string(kMinPoolNodes * sizeof(Node) / 1024) +
+  const size_t node = NodePool::node_bytes(kMaxPlayers);  // the most a node takes
+  if (!(c.memory_mb > 0) || c.memory_mb * 1048576.0 / double(node) / trees < double(kMinPoolNodes))
+    fail("memory_mb too small: each tree needs at least " + std::to_string(kMinPoolNodes * node / 1024) +
          " KB");
 }
 
@@ -740,9 +746,9 @@ Mcts::Mcts(const MctsConfig& config) : config_(config), impl_(std::make_unique<M
     throw SearchError("MctsConfig: a batched evaluator searches on one thread (threads=1, got " +
                       std::to_string(config_.threads) + "); its batch size sets how many leaves one call values");
   int trees = config_.parallelism == Parallelism::Root ? config_.threads : 1;
-  size_t capacity = size_t(config_.memory_mb * 1048576.0 / sizeof(Node)) / size_t(trees);
+  const size_t bytes = size_t(config_.memory_mb * 1048576.0) / size_t(trees);
   for (int t = 0; t < trees; ++t)
-    impl_->trees.push_back(std::make_unique<SearchTree>(config_, *impl_->evaluator, capacity));
+    impl_->trees.push_back(std::make_unique<SearchTree>(config_, *impl_->evaluator, bytes));
 }
 
 Mcts::~Mcts() = default;
@@ -829,13 +835,13 @@ SearchResult search_result(const MctsImpl& m, const State& state, const SearchRu
       Sum& s = sums[ch.action.code];
       uint32_t v = ch.visits();
       s.visits += v;
-      s.value += ch.value_sum[size_t(me)].load();
+      s.value += tree.value(ch, me);
       s.prior += ch.prior / float(trees);
       const WinSum w = tree.wins(i);
       s.win_count += w.count;
       for (int p = 0; p < players; ++p) {
         s.win[size_t(p)] += w.sum[size_t(p)];
-        s.reward[size_t(p)] += ch.value_sum[size_t(p)].load();
+        s.reward[size_t(p)] += tree.value(ch, p);
       }
     }
   }

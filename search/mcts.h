@@ -57,8 +57,9 @@ struct MctsConfig {
   RolloutConfig rollout;                       // the default evaluator's settings
   std::shared_ptr<const Evaluator> evaluator;  // if set, used instead of rollouts (a network)
   // ---- Memory and reuse.
-  double memory_mb = 1024;  // node pool cap (48-byte nodes; ~2.4 KB per iteration, so about
-                            // 2 s of one thread); a full pool stops growth, not the search
+  double memory_mb = 1024;  // node pool cap (32-byte nodes, 48 with more than 2 players; about
+                            // 4 nodes an iteration, so millions of iterations); a full pool
+                            // stops growth, not the search
   bool reuse = true;        // keep the subtree of the new position between searches
   uint64_t seed = 0;        // mixed into every search's random streams
 };

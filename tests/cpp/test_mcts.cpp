@@ -443,7 +443,7 @@ TEST(MctsSearch, StratifiedOutcomeChoosesAsSummingTheVisitsFirst) {
     }
     return best;
   };
-  NodePool pool(kMaxActions);
+  NodePool pool(kMaxActions * sizeof(Node));
   for (const Mix& mix : kEveryMix) {
     int chance_nodes = 0;
     for (uint64_t seed = 0; seed < 3; ++seed) {
