@@ -51,6 +51,9 @@ void register_value_net(py::module_& m) {
                              "Made for every mix: it reads value_context after value_inputs (EVERY_MIX_INPUTS).")
       .def_property_readonly("width", &ValueNet::width,
                              "The columns forward() reads: inputs, plus CONTEXT_INPUTS for a network of every mix.")
+      .def_property_readonly("guess_share", &ValueNet::guess_share,
+                             "The hand-made guess's share of its values at the search's cutoffs, in [0, 1): the share\n"
+                             "it was measured with (version 3 files; 0 before). evaluate() gives the network alone.")
       .def_property_readonly("sha256", &ValueNet::sha256,
                              "The SHA-256 of the file (hex, as sha256sum prints it): which network played.")
       .def("describe", &ValueNet::describe,

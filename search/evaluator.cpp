@@ -272,9 +272,10 @@ void cutoff_evaluation(const State& state, const RolloutConfig& config, const Va
   std::array<double, kMaxPlayers> values;
   if (net) {
     net->evaluate(state, values, out.win);
-    if (config.value_blend > 0) {
+    // The network's own share of the guess, and the search's blend= on what remains.
+    const double b = config.value_blend + double(net->guess_share()) * (1 - config.value_blend);
+    if (b > 0) {
       // Two estimates with errors of their own: their mean errs less than either.
-      const double b = config.value_blend;
       std::array<double, kMaxPlayers> guess = guess_values(state, config, Heuristic::Greedy);
       std::array<float, kMaxPlayers> guess_win{};
       softmax_win(guess, n, config.cutoff_temperature, guess_win);

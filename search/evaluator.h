@@ -73,7 +73,8 @@ struct RolloutConfig {
                                         // grab); 0 turns the rule off
   double cutoff_temperature = 10.0;     // points: softmax temperature turning heuristic values into
                                         // win estimates at a cutoff
-  double value_blend = 0.0;             // eval=value: the hand-made guess's share of a cutoff's value
+  double value_blend = 0.0;             // eval=value: the hand-made guess's share of a cutoff's value,
+                                        // on top of the network's own (ValueNet::guess_share)
   PriorKind prior = PriorKind::Greedy;  // PUCT priors (ignored under UCT)
   double prior_temperature = 3.0;       // points: Greedy priors' softmax temperature
   // Fields (issue 22: accepted by SPRT at 0.2 s a move, search/RESULTS.md; 0, 1, 0 play as

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -587,6 +588,10 @@ ValueNet::ValueNet(const std::string& path) : path_(path) {
   serves_ = version >= 2 ? r.u64() : every_mix_ ? ~uint64_t(0) : uint64_t(1) << mix;
   if (serves_ == 0) r.fail("serves no mix (its serves field is 0)");
   points_scale_ = r.f32();
+  if (version >= 3) {
+    guess_share_ = r.f32();
+    if (!(guess_share_ >= 0 && guess_share_ < 1)) r.fail("its hand-made guess's share is outside [0, 1)");
+  }
   // The file holds PyTorch's layout (output-major); forward() reads input-major.
   auto transposed = [](const std::vector<float>& w, int rows, int cols) {
     std::vector<float> t(w.size());
@@ -618,6 +623,11 @@ std::string ValueNet::describe() const {
   std::string made = every_mix_ ? std::string("every mix") : mix_.name(), also;
   if (serves_ != own && !every_mix_ && (serves_ & own)) also = ", also " + mix_list(serves_ & ~own);
   else if (serves_ != own) made += " (serving " + mix_list(serves_) + ")";
+  if (guess_share_ > 0) {
+    char share[16];
+    std::snprintf(share, sizeof share, "%g", double(guess_share_));
+    also += std::string(", with ") + share + " of the hand-made guess";
+  }
   return made + ", " + counts + " players" + also + " (" + std::filesystem::path(path_).filename().string() +
          ", sha256 " + sha256_.substr(0, 16) + ")";
 }

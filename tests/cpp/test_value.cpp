@@ -426,10 +426,12 @@ TEST(ValueInputs, AgreeWithARecountAtEveryNodeOfRandomGamesInEveryMix) {
 }
 
 // A VALUE file (docs/value.md) with the given header fields and weights; a version 2 file
-// (`serves` given) has the mask of the mix codes it serves after the player counts.
+// (`serves` given) has the mask of the mix codes it serves after the player counts, a version 3
+// file (`guess_share` given too) the hand-made guess's share after the scale.
 std::string write_value_file(const std::string& name, uint32_t version, uint32_t inputs, uint32_t mix, uint32_t players,
                              const std::vector<float>& weights, int hidden = 1,
-                             std::optional<uint64_t> serves = std::nullopt) {
+                             std::optional<uint64_t> serves = std::nullopt,
+                             std::optional<float> guess_share = std::nullopt) {
   const std::string path = ::testing::TempDir() + name;
   std::ofstream out(path, std::ios::binary);
   out.write("CARCVAL", 8);
@@ -438,6 +440,7 @@ std::string write_value_file(const std::string& name, uint32_t version, uint32_t
   if (serves) out.write(reinterpret_cast<const char*>(&*serves), 8);
   const float scale = 50;
   out.write(reinterpret_cast<const char*>(&scale), 4);
+  if (guess_share) out.write(reinterpret_cast<const char*>(&*guess_share), 4);
   out.write(reinterpret_cast<const char*>(weights.data()), std::streamsize(weights.size() * 4));
   return path;
 }
@@ -541,8 +544,11 @@ TEST(ValueNet, BadFilesAreClearErrors) {
     return std::string("no error");
   };
   EXPECT_NE(message(::testing::TempDir() + "missing.value").find("cannot be opened"), std::string::npos);
-  EXPECT_NE(message(write_value_file("v3.value", 3, kValueInputs, 0, 4, w)).find("format version 3"),
+  EXPECT_NE(message(write_value_file("v4.value", 4, kValueInputs, 0, 4, w)).find("format version 4"),
             std::string::npos);
+  for (float share : {1.0f, -0.25f})
+    EXPECT_NE(message(write_value_file("share.value", 3, kValueInputs, 0, 4, w, 1, 1, share)).find("outside [0, 1)"),
+              std::string::npos);
   EXPECT_NE(message(write_value_file("none.value", 2, kValueInputs, 0, 4, w, 1, 0)).find("serves no mix"),
             std::string::npos);
   // A version 2 header that ends inside its serves field.
@@ -688,6 +694,31 @@ TEST(ValueNet, AVersionTwoFileServesTheMixesOfItsMask) {
   EXPECT_FALSE(some.fits(game_of(4)));
   EXPECT_EQ(some.describe(),
             "every mix (serving abbey-mayor, city), 4 players (v2-every.value, sha256 " + short_sha(every) + ")");
+}
+
+// docs/value.md, "The file format": a version 3 file carries the hand-made guess's share it was
+// measured with, and the search plays it so, as it plays the same weights with blend= of that share.
+TEST(ValueNet, AVersionThreeFilePlaysWithItsShareOfTheHandMadeGuess) {
+  const std::string plain = write_value_file("v2-plain.value", 2, kValueInputs, 0, bit(2), tiny_weights(), 1, 1);
+  const std::string half = write_value_file("v3-half.value", 3, kValueInputs, 0, bit(2), tiny_weights(), 1, 1, 0.5f);
+  EXPECT_EQ(ValueNet(plain).guess_share(), 0.0f);
+  EXPECT_EQ(ValueNet(half).guess_share(), 0.5f);
+  EXPECT_EQ(ValueNet(half).describe(),
+            "base, 2 players, with 0.5 of the hand-made guess (v3-half.value, sha256 " + short_sha(half) + ")");
+  State s = game_of(2);
+  s.apply(s.sample_chance());
+  auto root = [&](const std::string& options) {
+    MctsAgent agent(parse_mcts_options("iters=300,seed=4,eval=value," + options));
+    Rng rng(1);
+    agent.choose(s, rng);
+    std::vector<std::pair<uint32_t, double>> stats;
+    for (const ActionStats& a : agent.last_result().actions) stats.emplace_back(a.visits, a.value);
+    return stats;
+  };
+  EXPECT_EQ(root("value=" + half), root("value=" + plain + ",blend=0.5"));
+  EXPECT_NE(root("value=" + half), root("value=" + plain));
+  // blend= takes its share of what the network's own share leaves: 0.5 of 0.5 more is 0.75.
+  EXPECT_EQ(root("value=" + half + ",blend=0.5"), root("value=" + plain + ",blend=0.75"));
 }
 
 TEST(ValueNet, AGivenFileIsUsedForTheMixesItServesAndRefusedForOthers) {

@@ -120,12 +120,17 @@ def test_one_network_for_every_mix(tmp_path: Path, trajectories: Path) -> None:
 
 EVERY_EXPANSION = "abbey-mayor+anniv20+city+king-robber+shrines"  # the mix `everything`
 HEADER_V1 = 8 + 6 * 4  # magic and six fields, then the scale; version 2 has the serves field before it
+# Version 3: the serves field, the scale, then the hand-made guess's share before the weights.
+SCALE_V3, WEIGHTS_V3 = HEADER_V1 + 8, HEADER_V1 + 16
 
 
 def _as_version_one(path: Path, out: Path) -> Path:
-    """The version 2 file at `path` written as version 1: no serves field."""
+    """The version 3 file at `path` (its guess share 0) written as version 1: no serves field, no
+    guess share."""
     data = bytearray(path.read_bytes())
+    assert data[SCALE_V3 + 4 : WEIGHTS_V3] == bytes(4)
     data[8:12] = (1).to_bytes(4, "little")
+    del data[SCALE_V3 + 4 : WEIGHTS_V3]
     del data[HEADER_V1 : HEADER_V1 + 8]
     out.write_bytes(bytes(data))
     return out
@@ -218,12 +223,22 @@ def test_value_serve_restamps_a_file_with_its_weights_untouched(
     after = _core.ValueNet(str(out))
     assert (after.serves, after.player_counts, after.mix) == (["base", "river2"], [2, 3], "base")
     assert np.array_equal(after.forward(x), before.forward(x)) and after.sha256 != before.sha256
-    assert out.read_bytes()[HEADER_V1 + 8 :] == source.read_bytes()[HEADER_V1:]  # scale and weights
+    written, read = out.read_bytes(), source.read_bytes()
+    assert written[SCALE_V3 : SCALE_V3 + 4] == read[HEADER_V1 : HEADER_V1 + 4]  # the scale
+    assert written[WEIGHTS_V3:] == read[HEADER_V1 + 4 :]  # the weights
+    assert after.guess_share == 0.0
     # In place, the player counts kept; a mix named as the search names it.
     restamp(out, out, ["everything", "abbey-mayor+city"])
     again = _core.ValueNet(str(out))
     assert (again.serves, again.player_counts) == (["abbey-mayor+city", EVERY_EXPANSION], [2, 3])
     assert np.array_equal(again.forward(x), before.forward(x))
+    # The share of the hand-made guess it is to be played with, kept by a restamp that names none.
+    assert main(["value-serve", str(out), "--mixes", "base", "--guess-share", "0.5", "--out", str(out)]) == 0
+    assert "2-3 players, with 0.5 of the hand-made guess (out.value" in capsys.readouterr().out
+    restamp(out, out, ["base", "river2"])
+    shared = _core.ValueNet(str(out))
+    assert (shared.guess_share, shared.serves) == (0.5, ["base", "river2"])
+    assert np.array_equal(shared.forward(x), before.forward(x))
     # Bad requests change nothing and leave no file behind.
     kept = out.read_bytes()
     for mixes, players, message in (
@@ -233,6 +248,8 @@ def test_value_serve_restamps_a_file_with_its_weights_untouched(
     ):
         assert main(["value-serve", str(out), "--mixes", mixes, "--players", players, "--out", str(out)]) == 2
         assert message in capsys.readouterr().err
+    assert main(["value-serve", str(out), "--mixes", "base", "--guess-share", "1", "--out", str(out)]) == 2
+    assert "share must be in [0, 1), got 1.0" in capsys.readouterr().err
     assert out.read_bytes() == kept and sorted(p.name for p in tmp_path.iterdir()) == [
         "m.value",
         "out.value",
@@ -623,6 +640,7 @@ SHIPPED_TABLES = {
     ("king-robber", 2): "value-four-mixes.value",
     ("city", 2): "value-four-mixes.value",
     ("abbey-mayor", 4): "value-abbey-mayor-4p.value",
+    ("king-robber", 4): "value-king-robber-4p.value",
     ("everything", 4): "value-all-city-4p.value",
     ("everything", 5): "value-all-city-5p.value",
 }

@@ -221,6 +221,7 @@ def _value_serve(args: argparse.Namespace) -> int:
         args.out,
         [m.strip() for m in args.mixes.split(",") if m.strip()],
         None if args.players is None else [int(n) for n in args.players.split(",") if n.strip()],
+        args.guess_share,
     )
     print(f"{path}: {_core.ValueNet(str(path)).describe()}")
     return 0
@@ -241,5 +242,13 @@ def _add_value_serve_parser(commands: Any) -> None:
         + " (or expansions joined by '+', e.g. abbey-mayor+city)",
     )
     p.add_argument("--players", default=None, help="player counts, comma-separated (default: the file's)")
+    p.add_argument(
+        "--guess-share",
+        type=float,
+        default=None,
+        metavar="SHARE",
+        help="the hand-made guess's share of its values at the search's cutoffs, in [0, 1): the share it was "
+        "measured with (default: the file's)",
+    )
     p.add_argument("--out", required=True, help="the file to write (may be FILE: it is replaced whole)")
     p.set_defaults(run=_value_serve)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -388,12 +387,14 @@ def export(
     mix: str,
     player_counts: Sequence[int],
     serves: Sequence[str] | None = None,
+    guess_share: float = 0.0,
 ) -> Path:
     """Writes the VALUE file (docs/value.md): header, then float32 weights with the input
     normalisation folded into the first layer. A model reading the context (EVERY_MIX_INPUTS) is
     a network of every mix (`mix` EVERY_MIX); the others are made for one mix. The search uses it
     for games of `player_counts` and of the mixes `serves` names (value_file.mix_code): by
-    default its own mix, or every mix for a network of every mix."""
+    default its own mix, or every mix for a network of every mix. At a cutoff it plays with
+    `guess_share` of the hand-made guess in its values (ValueNet.guess_share)."""
     if (mix == EVERY_MIX) != (model.inputs == EVERY_MIX_INPUTS):
         raise SearchError(
             f"a network for every mix reads {EVERY_MIX_INPUTS} inputs (the context too); "
@@ -407,8 +408,15 @@ def export(
         w1 = lin1.weight / model.std
         b1 = lin1.bias - w1 @ model.mean
     data = header(
-        lin1.in_features, lin1.out_features, lin2.out_features, bits, players_mask(player_counts), served
-    ) + struct.pack("<f", POINTS_SCALE)
+        lin1.in_features,
+        lin1.out_features,
+        lin2.out_features,
+        bits,
+        players_mask(player_counts),
+        served,
+        POINTS_SCALE,
+        guess_share,
+    )
     for t in (w1, b1, lin2.weight, lin2.bias, lin3.weight, lin3.bias):
         data += t.detach().to(torch.float32).contiguous().numpy().astype("<f4").tobytes()
     return write_checked(path, data)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import SearchError, _core
 from ..mixes import DEFAULT_MIXES
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 MAGIC = b"CARCVAL\0"
 EVERY_MIX = "every"  # the mix of samples from several mixes, and of a network made for every mix
 EVERY_MIX_BIT = 64  # the mix field's bit for a network of every mix (search/value.cpp)
@@ -79,10 +79,15 @@ def players_mask(player_counts: Iterable[int]) -> int:
     return mask
 
 
-def header(inputs: int, hidden1: int, hidden2: int, mix: int, players: int, serves: int) -> bytes:
-    """A version 2 header up to its serves field; the scale and the weights follow."""
+def header(
+    inputs: int, hidden1: int, hidden2: int, mix: int, players: int, serves: int, scale: float, guess_share: float
+) -> bytes:
+    """A version 3 header: the fields, the serves mask, the points scale and the hand-made guess's
+    share of the network's values at a search's cutoff (in [0, 1)); the weights follow."""
+    if not 0 <= guess_share < 1:
+        raise SearchError(f"the hand-made guess's share must be in [0, 1), got {guess_share}")
     fields = _FIELDS.pack(FORMAT_VERSION, inputs, hidden1, hidden2, mix, players)
-    return MAGIC + fields + _SERVES.pack(serves)
+    return MAGIC + fields + _SERVES.pack(serves) + struct.pack("<ff", scale, guess_share)
 
 
 def write_checked(path: str | os.PathLike[str], data: bytes) -> Path:
@@ -105,23 +110,32 @@ def restamp(
     target: str | os.PathLike[str],
     mixes: Sequence[str],
     player_counts: Sequence[int] | None = None,
+    guess_share: float | None = None,
 ) -> Path:
-    """Writes `source`'s network (a VALUE file of any version) to `target` as a version 2 file
-    that serves `mixes` (mix_code names) with `player_counts` (default: the source's); its
-    scale and weights are copied byte for byte. `target` may be `source`."""
+    """Writes `source`'s network (a VALUE file of any version) to `target` as a version 3 file
+    that serves `mixes` (mix_code names) with `player_counts` (default: the source's) and plays
+    with `guess_share` of the hand-made guess (default: the source's); its scale and weights are
+    copied byte for byte. `target` may be `source`."""
     serves = serves_mask(mixes)
     net = _core.ValueNet(str(source))  # refuses a malformed file, naming the problem
     players = players_mask(net.player_counts if player_counts is None else player_counts)
+    share = net.guess_share if guess_share is None else guess_share
     data = Path(source).read_bytes()
     _, inputs, hidden1, hidden2, mix, _ = _FIELDS.unpack_from(data, len(MAGIC))
-    weights = data[_scale_at(data) :]  # the scale, then the weights
-    return write_checked(target, header(inputs, hidden1, hidden2, mix, players, serves) + weights)
+    scale, _, at = _layout(data)
+    head = header(inputs, hidden1, hidden2, mix, players, serves, scale, share)
+    return write_checked(target, head + data[at:])
 
 
-def _scale_at(data: bytes) -> int:
-    """Where the points scale (then the weights) starts: after the header of the file's version."""
+def _layout(data: bytes) -> tuple[float, float, int]:
+    """The points scale, the guess share (0 before version 3) and where the weights start."""
     version = _FIELDS.unpack_from(data, len(MAGIC))[0]
-    return len(MAGIC) + _FIELDS.size + (_SERVES.size if version >= 2 else 0)
+    at = len(MAGIC) + _FIELDS.size + (_SERVES.size if version >= 2 else 0)
+    (scale,) = struct.unpack_from("<f", data, at)
+    if version < 3:
+        return scale, 0.0, at + 4
+    (share,) = struct.unpack_from("<f", data, at + 4)
+    return scale, share, at + 8
 
 
 def read_weights(path: str | os.PathLike[str]) -> tuple[float, list[np.ndarray]]:
@@ -131,9 +145,8 @@ def read_weights(path: str | os.PathLike[str]) -> tuple[float, list[np.ndarray]]
     _core.ValueNet(str(path))  # refuses a malformed file, naming the problem
     data = Path(path).read_bytes()
     _, inputs, hidden1, hidden2, _, _ = _FIELDS.unpack_from(data, len(MAGIC))
-    at = _scale_at(data)
-    (scale,) = struct.unpack_from("<f", data, at)
-    floats = np.frombuffer(data, "<f4", offset=at + 4)
+    scale, _, at = _layout(data)
+    floats = np.frombuffer(data, "<f4", offset=at)
     layers = []
     for shape in ((hidden1, inputs), (hidden1,), (hidden2, hidden1), (hidden2,), (2, hidden2), (2,)):
         size = int(np.prod(shape))
