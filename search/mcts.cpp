@@ -252,7 +252,8 @@ class SearchTree {
       RootShare& share = shares_[size_t(t)];
       share.counts.store(t == 0 ? root.visits() : 0, std::memory_order_relaxed);
       for (int p = 0; p < kMaxPlayers; ++p)
-        share.value_sum[size_t(p)].store(t == 0 && p < players ? pool_.value(root, p) : 0.0f, std::memory_order_relaxed);
+        share.value_sum[size_t(p)].store(t == 0 && p < players ? pool_.value(root, p) : 0.0f,
+                                         std::memory_order_relaxed);
     }
     size_root_wins();
     return root.visits();
@@ -584,8 +585,7 @@ class SearchTree {
         const uint64_t ch_counts = children[i].counts.load(std::memory_order_relaxed);
         float visits = float(Node::visits_in(ch_counts)) + vl * float(Node::in_flight_in(ch_counts));
         if (visits == 0) return children[i];  // unvisited first, in the block's random order
-        float score =
-            pool_.value(children[i], p) / visits + c_log / std::sqrt(visits);
+        float score = pool_.value(children[i], p) / visits + c_log / std::sqrt(visits);
         if (score > best_score) best_score = score, best = i;
       }
     } else {
@@ -735,8 +735,7 @@ void validate(const MctsConfig& c) {
   int trees = c.parallelism == Parallelism::Root ? c.threads : 1;
   const size_t node = NodePool::node_bytes(kMaxPlayers);  // the most a node takes
   if (!(c.memory_mb > 0) || c.memory_mb * 1048576.0 / double(node) / trees < double(kMinPoolNodes))
-    fail("memory_mb too small: each tree needs at least " + std::to_string(kMinPoolNodes * node / 1024) +
-         " KB");
+    fail("memory_mb too small: each tree needs at least " + std::to_string(kMinPoolNodes * node / 1024) + " KB");
 }
 
 Mcts::Mcts(const MctsConfig& config) : config_(config), impl_(std::make_unique<MctsImpl>()) {

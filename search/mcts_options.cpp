@@ -167,7 +167,9 @@ const std::vector<Option>& option_table() {
               CARC_FIELD(rollout.endgame_tiles), 0, 10000),
       real("temp", "points: softmax temperature turning cutoff values into win estimates",
            CARC_FIELD(rollout.cutoff_temperature), 1e-3, 1e6),
-      real("blend", "eval=value: the share of the hand-made guess (eval=greedy) mixed into the network's values",
+      real("blend",
+           "eval=value: the share of the hand-made guess (eval=greedy) mixed into the network's values, "
+           "on top of the network file's own",
            CARC_FIELD(rollout.value_blend), 0, 1),
       choice<PriorKind>("prior",
                         "PUCT priors: uniform, a softmax of the greedy one-ply values, the network's policy, or "

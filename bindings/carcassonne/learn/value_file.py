@@ -80,7 +80,14 @@ def players_mask(player_counts: Iterable[int]) -> int:
 
 
 def header(
-    inputs: int, hidden1: int, hidden2: int, mix: int, players: int, serves: int, scale: float, guess_share: float
+    inputs: int,
+    hidden1: int,
+    hidden2: int,
+    mix: int,
+    players: int,
+    serves: int,
+    scale: float,
+    guess_share: float,
 ) -> bytes:
     """A version 3 header: the fields, the serves mask, the points scale and the hand-made guess's
     share of the network's values at a search's cutoff (in [0, 1)); the weights follow."""
