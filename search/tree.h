@@ -18,9 +18,9 @@
 //     relaxed loads: `counts` (visits and in-flight iterations), `value_sum` (and MoreValues,
 //     for the players a node does not hold). They are racy by design: a reader may see a visit
 //     count and value sums from slightly different moments, which only nudges one selection;
-//     no invariant depends on them. After all threads have
-//     joined, they are exact. The root's are kept per thread during a search (mcts.cpp's
-//     RootShare: every iteration passes the root) and summed into its node at the end.
+//     no invariant depends on them. After all threads have joined, they are exact. The root's
+//     are kept per thread during a search (mcts.cpp's RootShare: every iteration passes the
+//     root) and summed into its node at the end.
 //   * The in-flight count is the virtual loss: iterations currently below this node. Selection
 //     counts them as visits with reward 0 for the mover, which steers concurrent threads apart.
 //     It is only ever changed by the RAII guard Path (mcts.cpp), so it returns to 0 on every
