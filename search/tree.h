@@ -124,15 +124,13 @@ class NodePool {
 
   Node& operator[](uint32_t i) { return nodes_.get()[i]; }
   const Node& operator[](uint32_t i) const { return nodes_.get()[i]; }
-  // Player p's reward sum of node n, a node of this pool.
+  // Player p's reward sum of node n, a node of this pool: to add to, and its value.
   std::atomic<float>& value_sum(Node& n, int p) {
     return p < Node::kNodePlayers ? n.value_sum[size_t(p)]
                                   : more_.get()[&n - nodes_.get()].sum[size_t(p - Node::kNodePlayers)];
   }
   float value(const Node& n, int p) const {
-    return (p < Node::kNodePlayers ? n.value_sum[size_t(p)]
-                                   : more_.get()[&n - nodes_.get()].sum[size_t(p - Node::kNodePlayers)])
-        .load(std::memory_order_relaxed);
+    return const_cast<NodePool*>(this)->value_sum(const_cast<Node&>(n), p).load(std::memory_order_relaxed);
   }
   size_t size() const { return std::min(used_.load(std::memory_order_relaxed), capacity_); }
   size_t capacity() const { return capacity_; }

@@ -681,6 +681,26 @@ TEST(MctsSearch, KeepsTheSubtreeOfItsOwnMove) {
   EXPECT_EQ(mcts.search(later, 3).reused_visits, 0u);
 }
 
+TEST(MctsSearch, AKeptSubtreeKeepsTheRewardsOfEveryPlayer) {
+  // Players 2 and up have their reward sums beside the nodes (tree.h, MoreValues): the subtree
+  // moved to the front of the pool takes them along. One new iteration then leaves the root's
+  // mean rewards those of the kept visits, strictly inside (0, 1) for every player.
+  State s = random_position(4, 6, 4);
+  Mcts mcts(iterations(2000));
+  SearchResult first = mcts.search(s, 1);
+  s.apply(first.best);
+  ASSERT_FALSE(s.is_chance());
+  const std::atomic<bool> cancelled{true};  // a cancelled search still runs its first iteration
+  SearchResult second = mcts.search(s, 2, &cancelled);
+  EXPECT_EQ(second.iterations, 1u);
+  ASSERT_GT(second.reused_visits, 100u);
+  ASSERT_EQ(second.reward.size(), 4u);
+  for (double x : second.reward) {
+    EXPECT_GT(x, 0.05);
+    EXPECT_LT(x, 0.95);
+  }
+}
+
 TEST(MctsSearch, ReusesATreeOnlyForTheSamePosition) {
   // Two City positions alike in all but the quarter of player 0's meeple (CK-3): the tree of one
   // holds moves that may be illegal in the other, so it must not be reused (a reused tree once
