@@ -642,6 +642,7 @@ SHIPPED_TABLES = {
     ("abbey-mayor", 4): "value-abbey-mayor-4p.value",
     ("king-robber", 4): "value-king-robber-4p.value",
     ("shrines", 4): "value-shrines-4p.value",
+    ("everything", 3): "value-all-city-3p.value",
     ("everything", 4): "value-all-city-4p.value",
     ("everything", 5): "value-all-city-5p.value",
 }
