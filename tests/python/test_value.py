@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -541,6 +542,34 @@ def test_a_loop_can_start_from_a_network_of_its_own(tmp_path: Path) -> None:
         ValueLoopConfig(start=str(tmp_path / "first" / "run.json")).check()
     with pytest.raises(SearchError, match="for every mix"):
         ValueLoopConfig(start=str(first), mixes=("base",)).check()
+
+
+def test_a_run_continues_with_a_given_best_player(tmp_path: Path) -> None:
+    """best=: a network given to a run that has done its first generation becomes the player of
+    the second generation's self-play and the start of its training; a rerun with the same file
+    changes nothing, and a file the run cannot use is refused."""
+    config = ValueLoopConfig(
+        generations=1, deals=1, iterations=20, epochs=1, every=4, gate="none", time=0.002, ladder=()
+    )
+    run(tmp_path / "other", ValueLoopConfig(**{**config.__dict__, "seed": 1}), progress=False)
+    other = tmp_path / "other" / "candidate-1.value"
+    run(tmp_path / "run", config, progress=False)
+    given = tmp_path / "restamped.value"
+    shutil.copyfile(other, given)  # no .pt beside it, as a file value-serve wrote
+    longer = ValueLoopConfig(**{**config.__dict__, "generations": 2})
+    state = run(tmp_path / "run", longer, progress=False, best=given)
+    copy = tmp_path / "run" / "given-1.value"
+    assert copy.read_bytes() == given.read_bytes()
+    assert state["given"] == [
+        {"file": str(given), "as": str(copy), "after": ["games-1-2p", "gate-1", "train-1"]}
+    ]
+    played = json.loads(str(np.load(tmp_path / "run" / "games-2-2p.npz")["config"]))["agents"][0]
+    assert f"value={copy}" in played
+    assert state["best"] == str(tmp_path / "run" / "candidate-2.value")
+    again = run(tmp_path / "run", longer, progress=False, best=tmp_path / "run" / "candidate-2.value")
+    assert len(again["given"]) == 1 and again["done"] == state["done"]
+    with pytest.raises(SearchError, match=r"best: .* is not a value network"):
+        run(tmp_path / "run", longer, progress=False, best=tmp_path / "run" / "run.json")
 
 
 def test_the_loop_over_a_grid_of_mixes_makes_one_network_for_every_mix(tmp_path: Path) -> None:

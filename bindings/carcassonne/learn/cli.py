@@ -36,7 +36,7 @@ def _train(args: argparse.Namespace) -> int:
         search_weight=args.search_value,
     )
     try:
-        state = run(args.dir, config, progress=not args.quiet, address=args.address)
+        state = run(args.dir, config, progress=not args.quiet, address=args.address, best=args.best or None)
     except KeyboardInterrupt:
         print(f"interrupted: rerun the same command to continue the run in {args.dir}")
         return 130
@@ -127,7 +127,7 @@ def _value_train(args: argparse.Namespace) -> int:
         start=args.start,
     )
     try:
-        state = run(args.dir, config, progress=not args.quiet, address=args.address)
+        state = run(args.dir, config, progress=not args.quiet, address=args.address, best=args.best or None)
     except KeyboardInterrupt:
         print(f"interrupted: rerun the same command to continue the run in {args.dir}")
         return 130
@@ -203,6 +203,13 @@ def _add_value_parser(commands: Any) -> None:
         metavar="VALUE_FILE",
         help="a network to start from: the first self-play is its own, training starts from its weights "
         "(its .pt beside it, else the file's)",
+    )
+    p.add_argument(
+        "--best",
+        default="",
+        metavar="VALUE_FILE",
+        help="continue the run with this network as the best player from its next step on "
+        "(e.g. the last candidate re-stamped by value-serve); kept in the run's folder",
     )
     p.add_argument("--threads", type=int, default=2, help="games at once (C++ threads)")
     p.add_argument(

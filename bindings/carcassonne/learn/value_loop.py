@@ -135,15 +135,19 @@ class ValueLoopConfig:
         for name in self.mixes:
             find_mix(name)
         if self.start:
-            from .. import _core
+            self.check_network("start", self.start)
 
-            try:
-                net = _core.ValueNet(self.start)
-            except Exception as e:
-                raise SearchError(f"start: {self.start} is not a value network: {e}") from e
-            if net.every_mix != bool(self.mixes):
-                kind = "for every mix" if net.every_mix else "not for every mix"
-                raise SearchError(f"start: {net.describe()} is {kind}, unlike the run")
+    def check_network(self, what: str, path: str) -> None:
+        """A network the run can play and train on: a VALUE file, for every mix if the run is."""
+        from .. import _core
+
+        try:
+            net = _core.ValueNet(path)
+        except Exception as e:
+            raise SearchError(f"{what}: {path} is not a value network: {e}") from e
+        if net.every_mix != bool(self.mixes):
+            kind = "for every mix" if net.every_mix else "not for every mix"
+            raise SearchError(f"{what}: {net.describe()} is {kind}, unlike the run")
 
     def deals_of(self, generation: int) -> int:
         """Self-play deals per mix and player count in this generation."""
@@ -220,11 +224,20 @@ def run(
     config: ValueLoopConfig,
     progress: bool = True,
     address: str | None = None,
+    best: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Runs (or continues) the loop in `directory`; returns run.json's content. The best network
-    is best.value in the folder (a copy of its candidate-G.value)."""
+    is best.value in the folder (a copy of its candidate-G.value).
+
+    `best`: a network that becomes the best player from the next step the run has not done (its
+    next self-play, the start of its next training, the next gate's opponent), e.g. the last
+    candidate re-stamped with a guess share by `value-serve`. It is copied into the folder as
+    given-K.value (with its .pt, if beside it) and run.json lists it under "given"; rerunning
+    with the same file changes nothing."""
     config.check()
     r = Run(directory, config)
+    if best is not None:
+        _give_best(r, config, Path(best))
     if config.start and r.state["best"] is None and not r.state["done"]:
         # The given network is the best player from the start (kept in the run's folder).
         given = Path(config.start)
@@ -348,12 +361,28 @@ def run(
     return r.state
 
 
+def _give_best(r: Run, config: ValueLoopConfig, given: Path) -> None:
+    config.check_network("best", str(given))
+    current = Path(r.state["best"]) if r.state["best"] else None
+    if current is not None and current.exists() and current.read_bytes() == given.read_bytes():
+        return  # already the best player (a rerun of the same command)
+    copy = r.dir / f"given-{len(r.state.setdefault('given', [])) + 1}.value"
+    shutil.copyfile(given, copy)
+    if given.with_suffix(".pt").exists():
+        shutil.copyfile(given.with_suffix(".pt"), copy.with_suffix(".pt"))
+    r.state["given"].append({"file": str(given), "as": str(copy), "after": sorted(r.state["done"])})
+    _promote(r, copy)
+
+
 def _promote(r: Run, candidate: Path) -> None:
     """The candidate becomes the best player. Later games and gates name its own file, which
     nothing overwrites, so a games file's agents pin the network that played; best.value (and its
     weights) is a copy of it for the user."""
     for suffix in (".value", ".pt"):
-        shutil.copyfile(candidate.with_suffix(suffix), (r.dir / "best").with_suffix(suffix))
+        if candidate.with_suffix(suffix).exists():
+            shutil.copyfile(candidate.with_suffix(suffix), (r.dir / "best").with_suffix(suffix))
+        else:  # a given network without its weights: no stale copy of another's
+            (r.dir / "best").with_suffix(suffix).unlink(missing_ok=True)
     r.state["best"] = str(candidate)
     r.save()
 
