@@ -36,7 +36,7 @@ def _train(args: argparse.Namespace) -> int:
         search_weight=args.search_value,
     )
     try:
-        state = run(args.dir, config, progress=not args.quiet, address=args.address, best=args.best or None)
+        state = run(args.dir, config, progress=not args.quiet, address=args.address)
     except KeyboardInterrupt:
         print(f"interrupted: rerun the same command to continue the run in {args.dir}")
         return 130
