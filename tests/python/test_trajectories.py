@@ -59,6 +59,51 @@ def test_a_written_trajectory_replays_to_its_scores(tmp_path: Path) -> None:
     assert np.allclose(data["search_win"][searched_rows].sum(axis=1), 1.0, atol=1e-3)
 
 
+class StoppedError(Exception):
+    pass
+
+
+def test_a_stopped_write_plays_only_the_chunks_it_lacks_and_writes_the_same_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stop (Ctrl-C, here an exception of the test's own) in the second of three chunks: the
+    first is kept beside the file, the same call again plays the two others only, and the file
+    equals one written without the stop."""
+    args = {"agents": ["mcts:iters=10,memory=16", "greedy"], "deals": 3, "seed": 4, "progress": False}
+    whole = load_trajectories(write_trajectories(tmp_path / "whole.npz", **args))
+    real = trajectories.play_chunk
+    calls: list[int] = []
+    stop_at = [1]
+
+    def stopping(names, first, deals, options):  # type: ignore[no-untyped-def]
+        calls.append(first)
+        if first in stop_at:
+            stop_at.clear()
+            raise StoppedError
+        return real(names, first, deals, options)
+
+    monkeypatch.setattr(trajectories, "play_chunk", stopping)
+    with pytest.raises(StoppedError):
+        write_trajectories(tmp_path / "t.npz", **args)
+    assert not (tmp_path / "t.npz").exists() and (tmp_path / "t.npz.chunks" / "0.pickle").exists()
+    path = write_trajectories(tmp_path / "t.npz", **args)
+    assert calls == [0, 1, 1, 2]  # chunk 0 was not played again
+    resumed = load_trajectories(path)
+    assert set(resumed) == set(whole)
+    assert resumed["config"] == whole["config"]
+    for key in set(whole) - {"config"}:
+        assert np.array_equal(resumed[key], whole[key], equal_nan=True), key  # NaN: a move not searched
+    assert not (tmp_path / "t.npz.chunks").exists()
+    # Chunks of a call with other settings are not mixed in.
+    stop_at.append(1)
+    with pytest.raises(StoppedError):
+        write_trajectories(tmp_path / "u.npz", **args)
+    other = load_trajectories(write_trajectories(tmp_path / "u.npz", **{**args, "seed": 5}))
+    fresh = load_trajectories(write_trajectories(tmp_path / "v.npz", **{**args, "seed": 5}))
+    assert np.array_equal(other["actions"], fresh["actions"])
+    assert not np.array_equal(other["actions"], whole["actions"])
+
+
 def test_every_decision_has_a_policy_label_and_every_game_its_result(tmp_path: Path) -> None:
     path = write_trajectories(
         tmp_path / "t.npz", ["mcts:iters=20,memory=16", "random"], deals=1, progress=False

@@ -40,6 +40,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
+import shutil
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -75,8 +77,10 @@ def write_trajectories(
     are played by Ray actors, one a CPU of the cluster (rl/ray_selfplay.py), and give the same
     file as a local run. `observations` ("planes" or "packed") also stores every decision's
     observation at `window` (the module's docstring: "packed" is lossless and about 8 times
-    smaller before compression). Ctrl-C stops it (KeyboardInterrupt; nothing is written).
-    Returns the path."""
+    smaller before compression). Ctrl-C stops it (KeyboardInterrupt). A local run keeps each
+    chunk's games as it ends in PATH.chunks/ beside the file, so the same call again plays only
+    the chunks not yet played and writes the file a run without the stop would have; the folder
+    goes once the file is written. Returns the path."""
     from tqdm import tqdm
 
     if observations not in (None, *OBSERVATION_LAYOUTS):
@@ -95,10 +99,16 @@ def write_trajectories(
         "agent_seed": agent_seed,
     }
     games: list[PlainGame] = []
+    out = Path(path)
+    done = _ChunkStore(out, {**options, "agents": names, "deals": deals, "chunk_deals": chunk_deals})
     with tqdm(total=deals * players, unit="game", disable=not progress) as bar:
         if address is None:
             for first, count in chunks:
-                games.extend(play_chunk(names, first, count, {**options, "threads": threads}))
+                chunk = done.load(first)
+                if chunk is None:
+                    chunk = play_chunk(names, first, count, {**options, "threads": threads})
+                    done.save(first, chunk)
+                games.extend(chunk)
                 bar.update(count * players)
         else:
             from .ray_selfplay import play_on_ray
@@ -109,10 +119,42 @@ def write_trajectories(
     if observations is not None:
         arrays.update(_observation_arrays(games, options, observations, window))
         config["observations"] = {"layout": observations, "window": window}
-    out = Path(path)
     arrays["config"] = np.array(json.dumps(config))
     np.savez_compressed(out, **arrays)  # type: ignore[arg-type]  # the stub takes allow_pickle for an array
+    done.remove()
     return out if out.suffix == ".npz" else out.with_name(out.name + ".npz")
+
+
+class _ChunkStore:
+    """The finished chunks of one write_trajectories call, kept in PATH.chunks/ (pickles of the
+    chunk's games, named by its first deal) with the call's settings; a folder left by a call
+    with other settings is replaced, not mixed in."""
+
+    def __init__(self, out: Path, settings: dict[str, Any]) -> None:
+        self.dir = out.with_name(out.name + ".chunks")
+        self.settings = json.dumps(settings, sort_keys=True)
+        stamp = self.dir / "settings.json"
+        if self.dir.exists() and (not stamp.exists() or stamp.read_text() != self.settings):
+            self.remove()
+
+    def load(self, first: int) -> list[PlainGame] | None:
+        chunk = self.dir / f"{first}.pickle"
+        if not chunk.exists():
+            return None
+        with open(chunk, "rb") as f:
+            games: list[PlainGame] = pickle.load(f)
+        return games
+
+    def save(self, first: int, games: list[PlainGame]) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        (self.dir / "settings.json").write_text(self.settings)
+        tmp = self.dir / f"{first}.pickle.tmp"
+        with open(tmp, "wb") as f:
+            pickle.dump(games, f)
+        os.replace(tmp, self.dir / f"{first}.pickle")  # a chunk is whole or absent
+
+    def remove(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def _arrays(games: Sequence[PlainGame], players: int) -> dict[str, np.ndarray]:
