@@ -566,8 +566,12 @@ def test_a_run_continues_with_a_given_best_player(tmp_path: Path) -> None:
     played = json.loads(str(np.load(tmp_path / "run" / "games-2-2p.npz")["config"]))["agents"][0]
     assert f"value={copy}" in played
     assert state["best"] == str(tmp_path / "run" / "candidate-2.value")
-    again = run(tmp_path / "run", longer, progress=False, best=tmp_path / "run" / "candidate-2.value")
+    # The same command again, after generation 2 promoted its candidate: nothing is given again.
+    again = run(tmp_path / "run", longer, progress=False, best=given)
     assert len(again["given"]) == 1 and again["done"] == state["done"]
+    assert again["best"] == str(tmp_path / "run" / "candidate-2.value")
+    again = run(tmp_path / "run", longer, progress=False, best=tmp_path / "run" / "candidate-2.value")
+    assert len(again["given"]) == 1 and again["best"] == str(tmp_path / "run" / "candidate-2.value")
     with pytest.raises(SearchError, match=r"best: .* is not a value network"):
         run(tmp_path / "run", longer, progress=False, best=tmp_path / "run" / "run.json")
 

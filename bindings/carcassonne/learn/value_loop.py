@@ -232,8 +232,8 @@ def run(
     `best`: a network that becomes the best player from the next step the run has not done (its
     next self-play, the start of its next training, the next gate's opponent), e.g. the last
     candidate re-stamped with a guess share by `value-serve`. It is copied into the folder as
-    given-K.value (with its .pt, if beside it) and run.json lists it under "given"; rerunning
-    with the same file changes nothing."""
+    given-K.value (with its .pt, if beside it) and run.json lists it under "given"; a file given
+    before (a rerun of the same command) or the best player itself changes nothing."""
     config.check()
     r = Run(directory, config)
     if best is not None:
@@ -363,10 +363,15 @@ def run(
 
 def _give_best(r: Run, config: ValueLoopConfig, given: Path) -> None:
     config.check_network("best", str(given))
-    current = Path(r.state["best"]) if r.state["best"] else None
-    if current is not None and current.exists() and current.read_bytes() == given.read_bytes():
-        return  # already the best player (a rerun of the same command)
-    copy = r.dir / f"given-{len(r.state.setdefault('given', [])) + 1}.value"
+    # A rerun of the same command gives nothing again, even after later generations promoted
+    # their candidates; nor does giving the best player itself.
+    data = given.read_bytes()
+    earlier = [Path(g["as"]) for g in r.state.setdefault("given", [])]
+    if r.state["best"]:
+        earlier.append(Path(r.state["best"]))
+    if any(f.exists() and f.read_bytes() == data for f in earlier):
+        return
+    copy = r.dir / f"given-{len(r.state['given']) + 1}.value"
     shutil.copyfile(given, copy)
     if given.with_suffix(".pt").exists():
         shutil.copyfile(given.with_suffix(".pt"), copy.with_suffix(".pt"))
