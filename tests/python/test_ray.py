@@ -123,6 +123,54 @@ def _self_play_writes_the_file_a_local_run_writes(cluster: str, tmp_path: Path) 
             np.testing.assert_array_equal(local[name], remote[name], err_msg=name)
 
 
+def test_a_stopped_self_play_on_ray_plays_only_the_chunks_it_lacks(cluster: str, tmp_path: Path) -> None:
+    in_a_fresh_driver(_a_stopped_self_play_resumes, cluster, tmp_path)
+
+
+class _StoppedError(Exception):
+    pass
+
+
+def _a_stopped_self_play_resumes(cluster: str, tmp_path: Path) -> None:
+    """A stop (here an exception of the test's own, as Ctrl-C would be) once the first chunk back
+    from the cluster is kept: the same call again asks the cluster for the other chunks only, and
+    the file equals a local run's."""
+    from carcassonne.rl import ray_selfplay, trajectories
+
+    spec = {"agents": ["mcts:iters=10,memory=16", "greedy"], "deals": 3, "seed": 6, "progress": False}
+    local = load_trajectories(write_trajectories(tmp_path / "local.npz", **spec))
+    real_save, real_play = trajectories._ChunkStore.save, ray_selfplay.play_on_ray
+    kept: list[int] = []
+    asked: list[list[tuple[int, int]]] = []
+
+    def save_then_stop(store, first, games):  # type: ignore[no-untyped-def]
+        real_save(store, first, games)
+        kept.append(first)
+        raise _StoppedError
+
+    def play(address, names, chunks, options, on_chunk):  # type: ignore[no-untyped-def]
+        asked.append(list(chunks))
+        real_play(address, names, chunks, options, on_chunk)
+
+    trajectories._ChunkStore.save = save_then_stop  # type: ignore[method-assign]
+    ray_selfplay.play_on_ray = play
+    try:
+        with pytest.raises(_StoppedError):
+            write_trajectories(tmp_path / "ray.npz", address=cluster, **spec)
+        assert not (tmp_path / "ray.npz").exists() and len(kept) == 1
+        trajectories._ChunkStore.save = real_save  # type: ignore[method-assign]
+        remote = load_trajectories(write_trajectories(tmp_path / "ray.npz", address=cluster, **spec))
+    finally:
+        trajectories._ChunkStore.save = real_save  # type: ignore[method-assign]
+        ray_selfplay.play_on_ray = real_play
+    assert asked[0] == [(0, 1), (1, 1), (2, 1)]
+    assert asked[1] == [c for c in asked[0] if c[0] != kept[0]]  # the kept chunk is not played again
+    assert local["config"] == remote["config"]
+    for name in set(local) - {"config"}:
+        np.testing.assert_array_equal(local[name], remote[name], err_msg=name)
+    assert not (tmp_path / "ray.npz.chunks").exists()
+
+
 def test_an_actor_s_error_reaches_the_caller_as_its_own_class(cluster: str, tmp_path: Path) -> None:
     in_a_fresh_driver(_an_actor_s_error_reaches_the_caller, cluster, tmp_path)
 

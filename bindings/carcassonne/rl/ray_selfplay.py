@@ -65,12 +65,12 @@ def play_on_ray(
     names: Sequence[str],
     chunks: Sequence[tuple[int, int]],
     options: dict[str, Any],
-    on_chunk: Callable[[int], None] | None = None,
-) -> list[PlainGame]:
+    on_chunk: Callable[[int, list[PlainGame]], None],
+) -> None:
     """Plays the chunks ((first deal, deals) pairs) on the cluster at `address` ("auto", or
-    "host:port" of its head) and returns their games in the chunks' order, as a local run gives
-    them. on_chunk(games) is called as each chunk comes back. Ctrl-C or an error stops the
-    cluster's work at once."""
+    "host:port" of its head), calling on_chunk(first deal, games) as each chunk comes back (in
+    the order they finish); the games are those a local run gives. Ctrl-C or an error stops
+    the cluster's work at once."""
     try:
         import ray
         from ray.exceptions import RayTaskError
@@ -90,13 +90,12 @@ def play_on_ray(
         cpus = int(ray.cluster_resources().get("CPU", 1))
         shipped = ray.put(networks)
         actors = [worker.remote(shipped) for _ in range(max(1, min(cpus, len(chunks))))]
-        todo = list(enumerate(chunks))
+        todo = list(chunks)
         pending: dict[Any, tuple[Any, int]] = {}
-        done: dict[int, list[PlainGame]] = {}
 
         def give(actor: Any) -> None:
-            index, (first, deals) = todo.pop(0)
-            pending[actor.play.remote(list(names), first, deals, options)] = (actor, index)
+            first, deals = todo.pop(0)
+            pending[actor.play.remote(list(names), first, deals, options)] = (actor, first)
 
         for actor in actors:
             if todo:
@@ -104,17 +103,15 @@ def play_on_ray(
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
-                actor, index = pending.pop(ref)
+                actor, first = pending.pop(ref)
                 try:
-                    done[index] = ray.get(ref)
+                    games = ray.get(ref)
                 except RayTaskError as e:  # the worker's own error (a bad agent spec, say)
                     raise (e.cause if isinstance(e.cause, Exception) else e) from e
-                if on_chunk is not None:
-                    on_chunk(len(done[index]))
+                on_chunk(first, games)
                 if todo:
                     give(actor)
         ray.get([actor.close.remote() for actor in actors])
-        return [g for index in range(len(chunks)) for g in done[index]]
     finally:
         for actor in actors:
             ray.kill(actor)

@@ -77,10 +77,10 @@ def write_trajectories(
     are played by Ray actors, one a CPU of the cluster (rl/ray_selfplay.py), and give the same
     file as a local run. `observations` ("planes" or "packed") also stores every decision's
     observation at `window` (the module's docstring: "packed" is lossless and about 8 times
-    smaller before compression). Ctrl-C stops it (KeyboardInterrupt). A local run keeps each
-    chunk's games as it ends in PATH.chunks/ beside the file, so the same call again plays only
-    the chunks not yet played and writes the file a run without the stop would have; the folder
-    goes once the file is written. Returns the path."""
+    smaller before compression). Ctrl-C stops it (KeyboardInterrupt). Each chunk's games are kept
+    as it ends in PATH.chunks/ beside the file, so the same call again (on the cluster or not)
+    plays only the chunks not yet played and writes the file a run without the stop would have;
+    the folder goes once the file is written. Returns the path."""
     from tqdm import tqdm
 
     if observations not in (None, *OBSERVATION_LAYOUTS):
@@ -98,22 +98,26 @@ def write_trajectories(
         "seed": seed,
         "agent_seed": agent_seed,
     }
-    games: list[PlainGame] = []
     out = Path(path)
     done = _ChunkStore(out, {**options, "agents": names, "deals": deals, "chunk_deals": chunk_deals})
     with tqdm(total=deals * players, unit="game", disable=not progress) as bar:
+        played = {first: done.load(first) for first, _ in chunks}
+        bar.update(sum(len(games) for games in played.values() if games is not None))
+        todo = [(first, count) for first, count in chunks if played[first] is None]
+
+        def keep(first: int, games: list[PlainGame]) -> None:
+            done.save(first, games)
+            played[first] = games
+            bar.update(len(games))
+
         if address is None:
-            for first, count in chunks:
-                chunk = done.load(first)
-                if chunk is None:
-                    chunk = play_chunk(names, first, count, {**options, "threads": threads})
-                    done.save(first, chunk)
-                games.extend(chunk)
-                bar.update(count * players)
-        else:
+            for first, count in todo:
+                keep(first, play_chunk(names, first, count, {**options, "threads": threads}))
+        elif todo:
             from .ray_selfplay import play_on_ray
 
-            games = play_on_ray(address, names, chunks, {**options, "threads": 1}, bar.update)
+            play_on_ray(address, names, todo, {**options, "threads": 1}, keep)
+    games = [g for first, _ in chunks for g in played[first] or ()]
     config: dict[str, Any] = {**options, "agents": names}
     arrays = _arrays(games, players)
     if observations is not None:
