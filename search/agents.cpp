@@ -112,6 +112,18 @@ std::array<double, kMaxPlayers> field_potential(const State& state) {
   return potential;
 }
 
+std::array<double, kMaxPlayers> barn_potential(const State& state) {
+  std::array<double, kMaxPlayers> potential{};
+  const Features& f = state.features();
+  const double late = late_in_game(state);
+  for (int i = 0; i < state.num_placed_figures(); ++i) {
+    const PlacedFigure& figure = state.placed_figure(i);
+    if (figure.kind != FigureKind::Barn) continue;
+    potential[size_t(figure.owner)] += field_value(state, f.root(figure.segment), late) * (4.0 / 3.0);
+  }
+  return potential;
+}
+
 int score_lead(const std::array<int, kMaxPlayers>& scores, int players, int p) {
   int other = INT_MIN;
   for (int q = 0; q < players; ++q)

@@ -81,6 +81,8 @@ struct RolloutConfig {
   // ref-2026-12 does).
   double field_weight = 0.5;        // eval=greedy: this share of the led fields' field_potential
                                     // (search/agents.h) counts at a cutoff
+  double barn_weight = 0.0;         // eval=greedy: this share of the barns' barn_potential (search/agents.h)
+                                    // counts at a cutoff
   bool rollout_farmers = false;     // false: rollouts that end at a cutoff place no farmers
   double prior_field_weight = 0.0;  // Greedy priors: this share of field_potential counts too
   // Networks (issue 19; heuristic or prior Net, search/network.h).

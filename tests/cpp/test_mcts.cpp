@@ -824,7 +824,7 @@ TEST(MctsAgentSpec, TheOptionTableDrivesParsingErrorsAndDocs) {
     return std::string("no error");
   };
   std::vector<MctsOptionInfo> options = mcts_options();
-  ASSERT_EQ(options.size(), 34u);
+  ASSERT_EQ(options.size(), 35u);
   for (const MctsOptionInfo& o : options) {
     EXPECT_FALSE(o.help.empty()) << o.key;
     // A bad value's error names the option and what it accepts.

@@ -11,6 +11,7 @@
 #include "search/mcts.h"
 #include "search/sprt.h"
 #include "search/value.h"
+#include "position_builder.h"
 
 namespace carc {
 namespace {
@@ -269,6 +270,31 @@ TEST(Fields, PotentialPaysThreePerClosedCityToTheFieldsLeader) {
   p.figures.pop_back();
   State two = State::from_position(p);
   EXPECT_NEAR(GreedyAgent::evaluate(two, 0, 1.0) - GreedyAgent::evaluate(two, 0), 3.0, 1e-9);
+}
+
+TEST(Fields, AM_B6_BarnPotentialPaysFourPerClosedCityToEachBarnsOwner) {
+  // base.H between two completed cities; its field runs east over base.B and base.U tiles.
+  // Player 0's barn stands on it, then player 1's too.
+  std::vector<Position::Tile> tiles = {{"base.H", {0, 0}, 0}, {"base.E", {0, -1}, 2}, {"base.E", {0, 1}, 0},
+                                       {"base.B", {1, 0}, 0}, {"base.B", {1, -1}, 0}, {"base.B", {2, -1}, 0},
+                                       {"base.B", {2, 0}, 0}};
+  for (Cell c : {Cell{2, 1}, Cell{3, 1}, Cell{2, 2}, Cell{3, 2}}) tiles.push_back({"base.U", c, 0});
+  State one = testing::position_in({"abbey-mayor"}, tiles, {{0, "barn", {1, 0}, 0}}, {"base.U", "base.U"});
+  std::array<double, kMaxPlayers> barns = barn_potential(one);
+  EXPECT_EQ(barns[0], 8.0);  // 4 x 2 completed cities, as AM-B-6 pays at the end
+  EXPECT_EQ(barns[1], 0.0);
+  EXPECT_EQ(field_potential(one)[0], 0.0);  // no farmer leads the field
+  // Player 1's barn on the field east of the base.U tiles, which touches no city, until base.A
+  // joins the two fields: then each barn counts in full.
+  State two = testing::position_in({"abbey-mayor"}, tiles, {{0, "barn", {1, 0}, 0}, {1, "barn", {2, 1}, 1}},
+                                   {"base.A", "base.U"});
+  EXPECT_EQ(barn_potential(two)[1], 0.0);
+  testing::play(two, {"draw base.A", "place 1,1 r3"});
+  barns = barn_potential(two);
+  EXPECT_EQ(barns[0], 8.0);
+  EXPECT_EQ(barns[1], 8.0);
+  EXPECT_EQ(parse_mcts_options("barns=0.5").rollout.barn_weight, 0.5);
+  EXPECT_EQ(parse_mcts_options("").rollout.barn_weight, 0.0);
 }
 
 TEST(Arena, CountsDecisionsByKind) {
