@@ -5,13 +5,13 @@
 #include <filesystem>
 #include <map>
 
+#include "position_builder.h"
 #include "search/agents.h"
 #include "search/arena.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
 #include "search/sprt.h"
 #include "search/value.h"
-#include "position_builder.h"
 
 namespace carc {
 namespace {
