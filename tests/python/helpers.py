@@ -18,6 +18,10 @@ from carcassonne import Game
 HANG_GUARD_S = 60.0
 
 
+class StoppedError(Exception):
+    """A stop of the test's own (standing in for Ctrl-C) raised inside a long write."""
+
+
 def play_randomly(game: Game, rng: random.Random, on_step: Callable[[Game], None] | None = None) -> int:
     """Plays game to the end: draws with the game's own PRNG, decisions uniformly at random from
     rng. Calls on_step(game) after every action; returns the number of actions applied."""

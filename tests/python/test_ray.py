@@ -31,7 +31,7 @@ from carcassonne.balance import Mix, SweepSpec, read_sweep, run_sweep
 from carcassonne.balance.sweep import TIMING_COLUMNS
 from carcassonne.rl.ray_selfplay import _SelfPlayWorker, network_files, with_network_files
 from carcassonne.rl.trajectories import load_trajectories, write_trajectories
-from helpers import HANG_GUARD_S
+from helpers import HANG_GUARD_S, StoppedError
 
 RAY = shutil.which("ray", path=os.path.dirname(sys.executable)) or shutil.which("ray")
 
@@ -127,10 +127,6 @@ def test_a_stopped_self_play_on_ray_plays_only_the_chunks_it_lacks(cluster: str,
     in_a_fresh_driver(_a_stopped_self_play_resumes, cluster, tmp_path)
 
 
-class _StoppedError(Exception):
-    pass
-
-
 def _a_stopped_self_play_resumes(cluster: str, tmp_path: Path) -> None:
     """A stop (here an exception of the test's own, as Ctrl-C would be) once the first chunk back
     from the cluster is kept: the same call again asks the cluster for the other chunks only, and
@@ -146,7 +142,7 @@ def _a_stopped_self_play_resumes(cluster: str, tmp_path: Path) -> None:
     def save_then_stop(store, first, games):  # type: ignore[no-untyped-def]
         real_save(store, first, games)
         kept.append(first)
-        raise _StoppedError
+        raise StoppedError
 
     def play(address, names, chunks, options, on_chunk):  # type: ignore[no-untyped-def]
         asked.append(list(chunks))
@@ -155,7 +151,7 @@ def _a_stopped_self_play_resumes(cluster: str, tmp_path: Path) -> None:
     trajectories._ChunkStore.save = save_then_stop  # type: ignore[method-assign]
     ray_selfplay.play_on_ray = play
     try:
-        with pytest.raises(_StoppedError):
+        with pytest.raises(StoppedError):
             write_trajectories(tmp_path / "ray.npz", address=cluster, **spec)
         assert not (tmp_path / "ray.npz").exists() and len(kept) == 1
         trajectories._ChunkStore.save = real_save  # type: ignore[method-assign]

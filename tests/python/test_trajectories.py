@@ -17,6 +17,7 @@ from carcassonne.rl.trajectories import (
     policy_targets,
     write_trajectories,
 )
+from helpers import StoppedError
 
 
 def test_a_written_trajectory_replays_to_its_scores(tmp_path: Path) -> None:
@@ -57,10 +58,6 @@ def test_a_written_trajectory_replays_to_its_scores(tmp_path: Path) -> None:
         assert (np.isnan(data[key]).all(axis=1) == ~searched_rows).all()
         assert ((data[key][searched_rows] >= 0) & (data[key][searched_rows] <= 1)).all()
     assert np.allclose(data["search_win"][searched_rows].sum(axis=1), 1.0, atol=1e-3)
-
-
-class StoppedError(Exception):
-    pass
 
 
 def test_a_stopped_write_plays_only_the_chunks_it_lacks_and_writes_the_same_file(
