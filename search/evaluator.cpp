@@ -248,12 +248,13 @@ std::array<double, kMaxPlayers> guess_values(const State& state, const RolloutCo
   std::array<double, kMaxPlayers> potential = feature_potential(state);
   std::array<double, kMaxPlayers> fields{};
   if (config.field_weight > 0) fields = field_potential(state);
-  std::array<double, kMaxPlayers> barns{};
-  if (config.barn_weight > 0 && state.rules().abbey_mayor) barns = barn_potential(state);
   for (int p = 0; p < state.num_players(); ++p)
     values[size_t(p)] = state.score(p) + kGreedyPotentialWeight * potential[size_t(p)] +
-                        config.field_weight * fields[size_t(p)] + config.barn_weight * barns[size_t(p)] +
-                        config.supply_value * state.supply(p);
+                        config.field_weight * fields[size_t(p)] + config.supply_value * state.supply(p);
+  if (config.barn_weight > 0 && state.rules().abbey_mayor) {  // off by default: no cost then
+    const std::array<double, kMaxPlayers> barns = barn_potential(state);
+    for (int p = 0; p < state.num_players(); ++p) values[size_t(p)] += config.barn_weight * barns[size_t(p)];
+  }
   return values;
 }
 
