@@ -54,6 +54,9 @@ void register_value_net(py::module_& m) {
       .def_property_readonly("guess_share", &ValueNet::guess_share,
                              "The hand-made guess's share of its values at the search's cutoffs, in [0, 1): the share\n"
                              "it was measured with (version 3 files; 0 before). evaluate() gives the network alone.")
+      .def_property_readonly("guess_barns", &ValueNet::guess_barns,
+                             "The weight of the barns in that guess (the search's barns=, which overrides it when\n"
+                             "given): version 4 files; 0 before.")
       .def_property_readonly("sha256", &ValueNet::sha256,
                              "The SHA-256 of the file (hex, as sha256sum prints it): which network played.")
       .def("describe", &ValueNet::describe,

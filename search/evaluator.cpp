@@ -236,8 +236,10 @@ void set_rewards(const State& state, const RolloutConfig& config, const std::arr
   }
 }
 
-// The hand-made guess at a cutoff: each player's score plus what the position promises them.
-std::array<double, kMaxPlayers> guess_values(const State& state, const RolloutConfig& config, Heuristic kind) {
+// The hand-made guess at a cutoff: each player's score plus what the position promises them,
+// barns counted at `barn_weight` (the search's barns=, or a value network's own).
+std::array<double, kMaxPlayers> guess_values(const State& state, const RolloutConfig& config, Heuristic kind,
+                                             double barn_weight) {
   std::array<double, kMaxPlayers> values{};
   if (kind == Heuristic::Expected) return heuristic_values(state);
   if (kind == Heuristic::Final) {
@@ -251,9 +253,9 @@ std::array<double, kMaxPlayers> guess_values(const State& state, const RolloutCo
   for (int p = 0; p < state.num_players(); ++p)
     values[size_t(p)] = state.score(p) + kGreedyPotentialWeight * potential[size_t(p)] +
                         config.field_weight * fields[size_t(p)] + config.supply_value * state.supply(p);
-  if (config.barn_weight > 0 && state.rules().abbey_mayor) {  // off by default: no cost then
+  if (barn_weight > 0 && state.rules().abbey_mayor) {  // off by default: no cost then
     const std::array<double, kMaxPlayers> barns = barn_potential(state);
-    for (int p = 0; p < state.num_players(); ++p) values[size_t(p)] += config.barn_weight * barns[size_t(p)];
+    for (int p = 0; p < state.num_players(); ++p) values[size_t(p)] += barn_weight * barns[size_t(p)];
   }
   return values;
 }
@@ -280,7 +282,9 @@ void cutoff_evaluation(const State& state, const RolloutConfig& config, const Va
     const double b = config.value_blend + double(net->guess_share()) * (1 - config.value_blend);
     if (b > 0) {
       // Two estimates with errors of their own: their mean errs less than either.
-      std::array<double, kMaxPlayers> guess = guess_values(state, config, Heuristic::Greedy);
+      // The barns as the search's barns= counts them, else as the network was measured with.
+      const double barns = config.barn_weight > 0 ? config.barn_weight : double(net->guess_barns());
+      std::array<double, kMaxPlayers> guess = guess_values(state, config, Heuristic::Greedy, barns);
       std::array<float, kMaxPlayers> guess_win{};
       softmax_win(guess, n, config.cutoff_temperature, guess_win);
       for (int p = 0; p < n; ++p) {
@@ -289,7 +293,7 @@ void cutoff_evaluation(const State& state, const RolloutConfig& config, const Va
       }
     }
   } else {
-    values = guess_values(state, config, config.heuristic);
+    values = guess_values(state, config, config.heuristic, config.barn_weight);
     softmax_win(values, n, config.cutoff_temperature, out.win);
   }
   set_rewards(state, config, values, out);

@@ -592,6 +592,10 @@ ValueNet::ValueNet(const std::string& path) : path_(path) {
     guess_share_ = r.f32();
     if (!(guess_share_ >= 0 && guess_share_ < 1)) r.fail("its hand-made guess's share is outside [0, 1)");
   }
+  if (version >= 4) {
+    guess_barns_ = r.f32();
+    if (!(guess_barns_ >= 0 && guess_barns_ <= 10)) r.fail("its hand-made guess's barns' weight is outside [0, 10]");
+  }
   // The file holds PyTorch's layout (output-major); forward() reads input-major.
   auto transposed = [](const std::vector<float>& w, int rows, int cols) {
     std::vector<float> t(w.size());
@@ -627,6 +631,10 @@ std::string ValueNet::describe() const {
     char share[16];
     std::snprintf(share, sizeof share, "%g", double(guess_share_));
     also += std::string(", with ") + share + " of the hand-made guess";
+    if (guess_barns_ > 0) {
+      std::snprintf(share, sizeof share, "%g", double(guess_barns_));
+      also += std::string(", barns at ") + share;
+    }
   }
   return made + ", " + counts + " players" + also + " (" + std::filesystem::path(path_).filename().string() +
          ", sha256 " + sha256_.substr(0, 16) + ")";

@@ -18,7 +18,7 @@
 
 namespace carc {
 
-inline constexpr int kValueFormatVersion = 3;  // versions 1 and 2 are read too
+inline constexpr int kValueFormatVersion = 4;  // versions 1 to 3 are read too
 
 // The per-seat inputs (value_inputs): see kValueInputNames for each one's meaning. The first
 // kSummaryInputs summarise the features a seat is on (the first networks read only these); the
@@ -83,10 +83,13 @@ class ValueNet {
   // measured with, so the table it serves plays it so (the search's blend= adds to it). Version 3
   // files carry it; older ones read 0.
   float guess_share() const { return guess_share_; }
+  // The weight of the barns in that guess (the search's barns=, which overrides it when given):
+  // version 4 files carry it; older ones read 0.
+  float guess_barns() const { return guess_barns_; }
   // "base, 2-4 players (value-base.value, sha256 0bd9e930313baf2b)": the hash's first 16 digits.
   // Serving more than its own mix: "base, 2 players, also river2 (...)"; another set: "every mix
   // (serving abbey-mayor, city), 4 players (...)"; with a guess share: "..., 4 players, with 0.5
-  // of the hand-made guess (...)".
+  // of the hand-made guess (...)", and "... guess, barns at 1 (...)" with its barns' weight.
   std::string describe() const;
 
   // One seat's outputs from its width() inputs (its value_inputs, then value_context for a
@@ -107,6 +110,7 @@ class ValueNet {
   int hidden1_ = 0, hidden2_ = 0;
   float points_scale_ = 1;  // output 0 times this is points
   float guess_share_ = 0;
+  float guess_barns_ = 0;
   // Weights input-major (w1[i * hidden1 + j] links input i to unit j; the input normalisation is
   // folded into w1 and b1), then w2 (hidden1 x hidden2) and w3 (hidden2 x 2).
   std::vector<float> w1_, b1_, w2_, b2_, w3_, b3_;

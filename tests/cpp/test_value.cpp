@@ -15,6 +15,7 @@
 
 #include "engine/config.h"
 #include "engine/game.h"
+#include "position_builder.h"
 #include "search/agents.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
@@ -427,11 +428,13 @@ TEST(ValueInputs, AgreeWithARecountAtEveryNodeOfRandomGamesInEveryMix) {
 
 // A VALUE file (docs/value.md) with the given header fields and weights; a version 2 file
 // (`serves` given) has the mask of the mix codes it serves after the player counts, a version 3
-// file (`guess_share` given too) the hand-made guess's share after the scale.
+// file (`guess_share` given too) the hand-made guess's share after the scale, a version 4 file
+// (`guess_barns` given too) the barns' weight in that guess after it.
 std::string write_value_file(const std::string& name, uint32_t version, uint32_t inputs, uint32_t mix, uint32_t players,
                              const std::vector<float>& weights, int hidden = 1,
                              std::optional<uint64_t> serves = std::nullopt,
-                             std::optional<float> guess_share = std::nullopt) {
+                             std::optional<float> guess_share = std::nullopt,
+                             std::optional<float> guess_barns = std::nullopt) {
   const std::string path = ::testing::TempDir() + name;
   std::ofstream out(path, std::ios::binary);
   out.write("CARCVAL", 8);
@@ -441,6 +444,7 @@ std::string write_value_file(const std::string& name, uint32_t version, uint32_t
   const float scale = 50;
   out.write(reinterpret_cast<const char*>(&scale), 4);
   if (guess_share) out.write(reinterpret_cast<const char*>(&*guess_share), 4);
+  if (guess_barns) out.write(reinterpret_cast<const char*>(&*guess_barns), 4);
   out.write(reinterpret_cast<const char*>(weights.data()), std::streamsize(weights.size() * 4));
   return path;
 }
@@ -544,11 +548,15 @@ TEST(ValueNet, BadFilesAreClearErrors) {
     return std::string("no error");
   };
   EXPECT_NE(message(::testing::TempDir() + "missing.value").find("cannot be opened"), std::string::npos);
-  EXPECT_NE(message(write_value_file("v4.value", 4, kValueInputs, 0, 4, w)).find("format version 4"),
+  EXPECT_NE(message(write_value_file("v5.value", 5, kValueInputs, 0, 4, w)).find("format version 5"),
             std::string::npos);
   for (float share : {1.0f, -0.25f})
     EXPECT_NE(message(write_value_file("share.value", 3, kValueInputs, 0, 4, w, 1, 1, share)).find("outside [0, 1)"),
               std::string::npos);
+  for (float barns : {10.5f, -1.0f}) {
+    const std::string said = message(write_value_file("barns.value", 4, kValueInputs, 0, 4, w, 1, 1, 0.5f, barns));
+    EXPECT_NE(said.find("outside [0, 10]"), std::string::npos) << said;
+  }
   EXPECT_NE(message(write_value_file("none.value", 2, kValueInputs, 0, 4, w, 1, 0)).find("serves no mix"),
             std::string::npos);
   // A version 2 header that ends inside its serves field.
@@ -721,6 +729,49 @@ TEST(ValueNet, AVersionThreeFilePlaysWithItsShareOfTheHandMadeGuess) {
   EXPECT_EQ(root("value=" + half + ",blend=0.5"), root("value=" + plain + ",blend=0.75"));
 }
 
+// A version 4 file carries the barns' weight of that guess too (the search's barns=, AM-B-6: 4
+// a completed city by a barn's field), and the search counts the barns so unless barns= says.
+TEST(ValueNet, AVersionFourFileCountsTheBarnsInItsGuessAsItWasMeasured) {
+  const uint64_t serves = bit(kBaseCode) | bit(kAbbeyCode);
+  const std::string plain =
+      write_value_file("v4-plain.value", 4, kValueInputs, 0, bit(2), tiny_weights(), 1, serves, 0.0f, 0.0f);
+  const std::string half =
+      write_value_file("v4-half.value", 4, kValueInputs, 0, bit(2), tiny_weights(), 1, serves, 0.5f, 0.0f);
+  const std::string barns =
+      write_value_file("v4-barns.value", 4, kValueInputs, 0, bit(2), tiny_weights(), 1, serves, 0.5f, 1.0f);
+  EXPECT_EQ(ValueNet(barns).guess_barns(), 1.0f);
+  EXPECT_EQ(ValueNet(half).guess_barns(), 0.0f);
+  EXPECT_EQ(ValueNet(barns).describe(),
+            "base, 2 players, also abbey-mayor, with 0.5 of the hand-made guess, barns "
+            "at 1 (v4-barns.value, sha256 " +
+                short_sha(barns) + ")");
+  // Player 0's barn on a field by two completed cities: 8 points at the end.
+  std::vector<Position::Tile> tiles = {{"base.H", {0, 0}, 0}, {"base.E", {0, -1}, 2}, {"base.E", {0, 1}, 0},
+                                       {"base.B", {1, 0}, 0}, {"base.B", {1, -1}, 0}, {"base.B", {2, -1}, 0},
+                                       {"base.B", {2, 0}, 0}};
+  const State s = testing::position_in({"abbey-mayor"}, tiles, {{0, "barn", {1, 0}, 0}}, {"base.U", "base.U"});
+  ASSERT_EQ(barn_potential(s)[0], 8.0);
+  auto margin = [&](const std::string& path, double blend, double barn_weight) {
+    RolloutConfig c;
+    c.policy = RolloutPolicy::None;
+    c.heuristic = Heuristic::Value;
+    c.value_net = path;
+    c.value_blend = blend;
+    c.barn_weight = barn_weight;
+    c.finish_tiles = 0;  // the bag is nearly empty: value it, do not play it out
+    State scratch = s;
+    Rng rng(1);
+    Evaluation out;
+    RolloutEvaluator(c).evaluate(scratch, rng, out);
+    return 40 * std::atanh(2.0 * out.reward[0] - 1);
+  };
+  EXPECT_NEAR(margin(barns, 0, 0), margin(plain, 0.5, 1), 1e-3);
+  // The barns count: half the guess, whose barn is worth 8 to player 0.
+  EXPECT_NEAR(margin(barns, 0, 0) - margin(half, 0, 0), 0.5 * 8.0, 1e-3);
+  // barns= given overrides the file's weight.
+  EXPECT_NEAR(margin(barns, 0, 2), margin(plain, 0.5, 2), 1e-3);
+}
+
 TEST(ValueNet, AGivenFileIsUsedForTheMixesItServesAndRefusedForOthers) {
   const std::string path =
       write_value_file("given.value", 2, kValueInputs, 0, bit(2), tiny_weights(), 1, bit(kBaseCode) | bit(kRiverCode));
@@ -831,10 +882,12 @@ TEST(ValueNet, TheShippedNetworksCoverTwoPlayerBaseAndFourPlayerEveryExpansionGa
                   shipped("value-all-city-4p.value")},
   };
   for (const auto& [config, said] : cases) EXPECT_EQ(evaluator_used(config, "iters=100,eval=value,rollout=none"), said);
-  // The same mix with 2 players has no network.
+  // The same mix with 2 players takes the network of its own file, which counts barns in its guess.
   every.players = 2;
   EXPECT_EQ(evaluator_used(every, "iters=100,eval=value,rollout=none"),
-            "rollouts: no value network for abbey-mayor+anniv20+city+king-robber+shrines with 2 players");
+            "the value network every mix (serving abbey-mayor+anniv20+city+king-robber+shrines), 2 players, with 0.5 "
+            "of the hand-made guess, barns at 1 " +
+                shipped("value-all-city-2p.value"));
 }
 
 TEST(Sha256, MatchesTheStandardsVectorsAcrossBlockBoundaries) {

@@ -121,17 +121,18 @@ def test_one_network_for_every_mix(tmp_path: Path, trajectories: Path) -> None:
 
 EVERY_EXPANSION = "abbey-mayor+anniv20+city+king-robber+shrines"  # the mix `everything`
 HEADER_V1 = 8 + 6 * 4  # magic and six fields, then the scale; version 2 has the serves field before it
-# Version 3: the serves field, the scale, then the hand-made guess's share before the weights.
-SCALE_V3, WEIGHTS_V3 = HEADER_V1 + 8, HEADER_V1 + 16
+# Version 4: the serves field, the scale, then the hand-made guess's share and its barns' weight
+# before the weights.
+SCALE_V4, WEIGHTS_V4 = HEADER_V1 + 8, HEADER_V1 + 20
 
 
 def _as_version_one(path: Path, out: Path) -> Path:
-    """The version 3 file at `path` (its guess share 0) written as version 1: no serves field, no
-    guess share."""
+    """The version 4 file at `path` (its guess share and barns' weight 0) written as version 1:
+    no serves field, no guess."""
     data = bytearray(path.read_bytes())
-    assert data[SCALE_V3 + 4 : WEIGHTS_V3] == bytes(4)
+    assert data[SCALE_V4 + 4 : WEIGHTS_V4] == bytes(8)
     data[8:12] = (1).to_bytes(4, "little")
-    del data[SCALE_V3 + 4 : WEIGHTS_V3]
+    del data[SCALE_V4 + 4 : WEIGHTS_V4]
     del data[HEADER_V1 : HEADER_V1 + 8]
     out.write_bytes(bytes(data))
     return out
@@ -225,9 +226,9 @@ def test_value_serve_restamps_a_file_with_its_weights_untouched(
     assert (after.serves, after.player_counts, after.mix) == (["base", "river2"], [2, 3], "base")
     assert np.array_equal(after.forward(x), before.forward(x)) and after.sha256 != before.sha256
     written, read = out.read_bytes(), source.read_bytes()
-    assert written[SCALE_V3 : SCALE_V3 + 4] == read[HEADER_V1 : HEADER_V1 + 4]  # the scale
-    assert written[WEIGHTS_V3:] == read[HEADER_V1 + 4 :]  # the weights
-    assert after.guess_share == 0.0
+    assert written[SCALE_V4 : SCALE_V4 + 4] == read[HEADER_V1 : HEADER_V1 + 4]  # the scale
+    assert written[WEIGHTS_V4:] == read[HEADER_V1 + 4 :]  # the weights
+    assert (after.guess_share, after.guess_barns) == (0.0, 0.0)
     # In place, the player counts kept; a mix named as the search names it.
     restamp(out, out, ["everything", "abbey-mayor+city"])
     again = _core.ValueNet(str(out))
@@ -240,6 +241,15 @@ def test_value_serve_restamps_a_file_with_its_weights_untouched(
     shared = _core.ValueNet(str(out))
     assert (shared.guess_share, shared.serves) == (0.5, ["base", "river2"])
     assert np.array_equal(shared.forward(x), before.forward(x))
+    # The barns' weight in that guess, kept the same way.
+    barns_one = ["value-serve", str(out), "--mixes", "abbey-mayor", "--guess-barns", "1", "--out", str(out)]
+    assert main(barns_one) == 0
+    assert "with 0.5 of the hand-made guess, barns at 1 (out.value" in capsys.readouterr().out
+    restamp(out, out, ["abbey-mayor", "everything"])
+    barns = _core.ValueNet(str(out))
+    assert (barns.guess_share, barns.guess_barns) == (0.5, 1.0)
+    assert barns.serves == ["abbey-mayor", EVERY_EXPANSION]
+    assert np.array_equal(barns.forward(x), before.forward(x))
     # Bad requests change nothing and leave no file behind.
     kept = out.read_bytes()
     for mixes, players, message in (
@@ -251,6 +261,8 @@ def test_value_serve_restamps_a_file_with_its_weights_untouched(
         assert message in capsys.readouterr().err
     assert main(["value-serve", str(out), "--mixes", "base", "--guess-share", "1", "--out", str(out)]) == 2
     assert "share must be in [0, 1), got 1.0" in capsys.readouterr().err
+    assert main(["value-serve", str(out), "--mixes", "base", "--guess-barns", "11", "--out", str(out)]) == 2
+    assert "barns' weight must be in [0, 10], got 11.0" in capsys.readouterr().err
     assert out.read_bytes() == kept and sorted(p.name for p in tmp_path.iterdir()) == [
         "m.value",
         "out.value",
@@ -675,6 +687,7 @@ SHIPPED_TABLES = {
     ("abbey-mayor", 4): "value-abbey-mayor-4p.value",
     ("king-robber", 4): "value-king-robber-4p.value",
     ("shrines", 4): "value-shrines-4p.value",
+    ("everything", 2): "value-all-city-2p.value",
     ("everything", 3): "value-all-city-3p.value",
     ("everything", 4): "value-all-city-4p.value",
     ("everything", 5): "value-all-city-5p.value",

@@ -229,6 +229,7 @@ def _value_serve(args: argparse.Namespace) -> int:
         [m.strip() for m in args.mixes.split(",") if m.strip()],
         None if args.players is None else [int(n) for n in args.players.split(",") if n.strip()],
         args.guess_share,
+        args.guess_barns,
     )
     print(f"{path}: {_core.ValueNet(str(path)).describe()}")
     return 0
@@ -256,6 +257,14 @@ def _add_value_serve_parser(commands: Any) -> None:
         metavar="SHARE",
         help="the hand-made guess's share of its values at the search's cutoffs, in [0, 1): the share it was "
         "measured with (default: the file's)",
+    )
+    p.add_argument(
+        "--guess-barns",
+        type=float,
+        default=None,
+        metavar="WEIGHT",
+        help="the weight of the barns in that guess (the search's barns=, which overrides it), in [0, 10] "
+        "(default: the file's)",
     )
     p.add_argument("--out", required=True, help="the file to write (may be FILE: it is replaced whole)")
     p.set_defaults(run=_value_serve)
