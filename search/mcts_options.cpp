@@ -185,8 +185,8 @@ const std::vector<Option>& option_table() {
       real("fields", "eval=greedy: share of the led fields' guessed worth counted at a cutoff (0: fields ignored)",
            CARC_FIELD(rollout.field_weight), 0, 10),
       real("barns",
-           "eval=greedy: share of the barns' guessed worth (4 a completed city by their fields) counted at a "
-           "cutoff (0: barns ignored)",
+           "eval=greedy, and the hand-made share of eval=value: share of the barns' guessed worth (4 a "
+           "completed city by their fields) counted at a cutoff (0: barns ignored, or as the value file says)",
            CARC_FIELD(rollout.barn_weight), 0, 10),
       choice<bool>("farmers", "rollouts ending at a cutoff may place farmers (0: never)",
                    CARC_FIELD(rollout.rollout_farmers), {{"1", true}, {"0", false}}),
