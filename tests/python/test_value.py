@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch  # the `learn` extra (tools/deps.sh installs it for CI)
 
+import carcassonne
 from carcassonne import Game, IllegalActionError, Mcts, SearchError, _core, mcts_config
 from carcassonne.__main__ import main
 from carcassonne.learn.value import (
@@ -697,6 +698,8 @@ SHIPPED_TABLES = {
 def test_the_default_search_reads_a_network_exactly_at_the_tables_measured() -> None:
     from carcassonne.mixes import DEFAULT_MIXES
 
+    shipped = sorted((Path(carcassonne.__file__).parent / "data").glob("*.value"))
+    assert shipped
     for mix in DEFAULT_MIXES:
         for players in range(2, 6):
             game = Game(players, list(mix.expansions), dict(mix.variants), seed=3)
@@ -707,3 +710,6 @@ def test_the_default_search_reads_a_network_exactly_at_the_tables_measured() -> 
                 assert evaluator.startswith("rollouts: no value network"), (mix.name, players, evaluator)
             else:
                 assert f"({expected}, sha256 " in evaluator, (mix.name, players, evaluator)
+            # One shipped file per table: which one plays never depends on the files' names.
+            serving = [f.name for f in shipped if _core.ValueNet(str(f)).fits(game.core_state())]
+            assert serving == ([] if expected is None else [expected]), (mix.name, players, serving)
