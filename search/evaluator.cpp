@@ -271,30 +271,48 @@ void softmax_win(const std::array<double, kMaxPlayers>& values, int n, double te
   for (int p = 0; p < n; ++p) win[size_t(p)] = float(e[size_t(p)] / sum);
 }
 
+// The hand-made guess as an evaluation: values, and win estimates from their softmax.
+void guess_evaluation(const State& state, const RolloutConfig& config, Heuristic kind, double barn_weight,
+                      std::array<double, kMaxPlayers>& values, std::array<float, kMaxPlayers>& win) {
+  values = guess_values(state, config, kind, barn_weight);
+  softmax_win(values, state.num_players(), config.cutoff_temperature, win);
+}
+
 // The evaluation of an unfinished game at a rollout cutoff: the learned value (its own win
-// estimates), the hand-made guess, or a blend of the two (`value_blend`: the guess's share).
-void cutoff_evaluation(const State& state, const RolloutConfig& config, const ValueNet* net, Evaluation& out) {
+// estimates), the hand-made guess, or a blend of the two (`value_blend`: the guess's share), as
+// their weighted mean or, with `blend_by_sampling`, one of the two drawn with those weights.
+void cutoff_evaluation(const State& state, const RolloutConfig& config, const ValueNet* net, Rng& rng,
+                       Evaluation& out) {
   const int n = state.num_players();
   std::array<double, kMaxPlayers> values;
   if (net) {
-    net->evaluate(state, values, out.win);
     // The network's own share of the guess, and the search's blend= on what remains.
     const double b = config.value_blend + double(net->guess_share()) * (1 - config.value_blend);
-    if (b > 0) {
-      // Two estimates with errors of their own: their mean errs less than either.
-      // The barns as the search's barns= counts them, else as the network was measured with.
-      const double barns = config.barn_weight > 0 ? config.barn_weight : double(net->guess_barns());
-      std::array<double, kMaxPlayers> guess = guess_values(state, config, Heuristic::Greedy, barns);
-      std::array<float, kMaxPlayers> guess_win{};
-      softmax_win(guess, n, config.cutoff_temperature, guess_win);
-      for (int p = 0; p < n; ++p) {
-        values[size_t(p)] = (1 - b) * values[size_t(p)] + b * guess[size_t(p)];
-        out.win[size_t(p)] = float((1 - b) * out.win[size_t(p)] + b * guess_win[size_t(p)]);
+    // The barns as the search's barns= counts them, else as the network was measured with.
+    const double barns = config.barn_weight > 0 ? config.barn_weight : double(net->guess_barns());
+    if (b > 0 && config.blend_by_sampling) {
+      // The mean's win estimates, and nearly its rewards (the margin's tanh is near linear), at
+      // the cost of the network at a share 1 - b of the cutoffs only.
+      if (double(rng.next() >> 11) * 0x1.0p-53 < b) {
+        guess_evaluation(state, config, Heuristic::Greedy, barns, values, out.win);
+      } else {
+        net->evaluate(state, values, out.win);
+      }
+    } else {
+      net->evaluate(state, values, out.win);
+      if (b > 0) {
+        // Two estimates with errors of their own: their mean errs less than either.
+        std::array<double, kMaxPlayers> guess;
+        std::array<float, kMaxPlayers> guess_win{};
+        guess_evaluation(state, config, Heuristic::Greedy, barns, guess, guess_win);
+        for (int p = 0; p < n; ++p) {
+          values[size_t(p)] = (1 - b) * values[size_t(p)] + b * guess[size_t(p)];
+          out.win[size_t(p)] = float((1 - b) * out.win[size_t(p)] + b * guess_win[size_t(p)]);
+        }
       }
     }
   } else {
-    values = guess_values(state, config, config.heuristic, config.barn_weight);
-    softmax_win(values, n, config.cutoff_temperature, out.win);
+    guess_evaluation(state, config, config.heuristic, config.barn_weight, values, out.win);
   }
   set_rewards(state, config, values, out);
 }
@@ -380,7 +398,7 @@ void RolloutEvaluator::evaluate(State& state, Rng& rng, Evaluation& out) const {
     net = value_net(state);
     if (!net) return fallback_->evaluate(state, rng, out);
     if (config_.policy == RolloutPolicy::None && !state.is_terminal() && state.bag_size() > config_.finish_tiles)
-      return cutoff_evaluation(state, config_, net, out);
+      return cutoff_evaluation(state, config_, net, rng, out);
   }
   const int start = state.turn_number();
   const bool cutoff = config_.cutoff_turns > 0 && state.bag_size() > config_.finish_tiles;
@@ -390,7 +408,7 @@ void RolloutEvaluator::evaluate(State& state, Rng& rng, Evaluation& out) const {
       continue;
     }
     if (cutoff && state.turn_number() - start >= config_.cutoff_turns) {
-      cutoff_evaluation(state, config_, net, out);
+      cutoff_evaluation(state, config_, net, rng, out);
       return;
     }
     const bool endgame = state.bag_size() < config_.endgame_tiles && state.phase() == Phase::PlaceFigure;

@@ -75,6 +75,9 @@ struct RolloutConfig {
                                         // win estimates at a cutoff
   double value_blend = 0.0;             // eval=value: the hand-made guess's share of a cutoff's value,
                                         // on top of the network's own (ValueNet::guess_share)
+  bool blend_by_sampling = false;       // eval=value with a guess share: each cutoff valued by the
+                                        // network or by the guess, drawn with the shares' chances,
+                                        // in place of their weighted mean
   PriorKind prior = PriorKind::Greedy;  // PUCT priors (ignored under UCT)
   double prior_temperature = 3.0;       // points: Greedy priors' softmax temperature
   // Fields (issue 22: accepted by SPRT at 0.2 s a move, search/RESULTS.md; 0, 1, 0 play as

@@ -861,6 +861,49 @@ TEST(ValueNet, ABlendMixesTheHandMadeGuessIntoTheNetworksValues) {
   EXPECT_THROW(parse_mcts_options("eval=value,blend=1.5"), SearchError);
 }
 
+TEST(ValueNet, ABlendBySamplingValuesEachCutoffByTheNetworkOrTheGuessWithTheSharesChances) {
+  // blendby=sample: each cutoff is the network's evaluation or the guess's, never a mix, drawn
+  // with chances 1 - b and b, so the win estimates average those of blendby=mean.
+  const std::string tiny = write_value_file("sampled.value", 1, kValueInputs, 0, 1u << 2, tiny_weights());
+  Config config;
+  config.seed = 4;
+  State s(config);
+  Rng play(7);
+  while (s.turn_number() < 20 || s.is_chance() || s.score(0) == s.score(1)) s.apply(s.sample_legal_action(play));
+  auto evaluate = [&](double blend, bool sample, uint64_t seed) {
+    RolloutConfig c = parse_mcts_options(sample ? "blendby=sample" : "blendby=mean").rollout;
+    c.policy = RolloutPolicy::None;
+    c.value_net = tiny;
+    c.value_blend = blend;
+    State scratch = s;
+    Rng rng(seed);
+    Evaluation out;
+    RolloutEvaluator(c).evaluate(scratch, rng, out);
+    return out;
+  };
+  const Evaluation net = evaluate(0, false, 1), guess = evaluate(1, false, 1), mean = evaluate(0.25, false, 1);
+  ASSERT_GT(std::abs(net.win[0] - guess.win[0]), 0.01f) << "the two values must differ for the test to mean much";
+  int guesses = 0;
+  double win = 0;
+  const int draws = 4000;
+  for (int i = 0; i < draws; ++i) {
+    const Evaluation e = evaluate(0.25, true, uint64_t(i) + 1);
+    const bool is_guess = e.win[0] == guess.win[0] && e.reward[0] == guess.reward[0];
+    const bool is_net = e.win[0] == net.win[0] && e.reward[0] == net.reward[0];
+    ASSERT_TRUE(is_guess != is_net) << "draw " << i << " is neither, or both";
+    guesses += is_guess;
+    win += e.win[0];
+  }
+  // A binomial of 4,000 draws at 0.25 lies within 0.22-0.28 but for a chance of about 1e-5.
+  EXPECT_NEAR(double(guesses) / draws, 0.25, 0.03);
+  EXPECT_NEAR(win / draws, mean.win[0], 0.03 * std::abs(net.win[0] - guess.win[0]) + 1e-6);
+  // No share of the guess: the network alone, whatever the draw; all of it: the guess alone.
+  EXPECT_EQ(evaluate(0, true, 9).win[0], net.win[0]);
+  EXPECT_EQ(evaluate(1, true, 9).win[0], guess.win[0]);
+  EXPECT_FALSE(parse_mcts_options("").rollout.blend_by_sampling);
+  EXPECT_THROW(parse_mcts_options("blendby=random"), SearchError);
+}
+
 TEST(ValueNet, AGameWithoutAShippedNetworkFallsBackToRolloutsAndSaysSo) {
   Config config;
   config.players = 6;
