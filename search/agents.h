@@ -149,19 +149,19 @@ inline constexpr ReferencePlayer kReferencePlayers[] = {
     {"ref-2026-12",
      "iters=1000,threads=1,parallel=tree,vl=1,select=puct,c=2,fpu=0.1,chance=stratified,expand=1,"
      "rollout=random,eps=0,cutoff=10,finish=20,eval=greedy,reward=margin,scale=40,mix=0.2,meeple=0,"
-     "endgame=2,temp=10,blend=0,prior=greedy,ptemp=3,fields=0,barns=0,farmers=1,pfields=0,net=,value=,values=,vmix=0,"
-     "memory=1024,reuse=1,seed=0",
+     "endgame=2,temp=10,blend=0,blendby=mean,prior=greedy,ptemp=3,fields=0,barns=0,farmers=1,pfields=0,net=,value=,"
+     "values=,vmix=0,memory=1024,reuse=1,seed=0",
      "the MCTS of early December 2026, before it valued fields"},
     {"ref-rollout",
      "iters=1000,threads=1,parallel=tree,vl=1,select=puct,c=2,fpu=0.1,chance=stratified,expand=1,"
      "rollout=random,eps=0,cutoff=10,finish=20,eval=greedy,reward=margin,scale=40,mix=0.2,meeple=0,"
-     "endgame=2,temp=10,blend=0,prior=greedy,ptemp=3,fields=0.5,barns=0,farmers=0,pfields=0,net=,value=,values=,vmix=0,"
-     "memory=1024,reuse=1,seed=0",
+     "endgame=2,temp=10,blend=0,blendby=mean,prior=greedy,ptemp=3,fields=0.5,barns=0,farmers=0,pfields=0,net=,value=,"
+     "values=,vmix=0,memory=1024,reuse=1,seed=0",
      "the rollout MCTS of 3 December 2026 (fields valued at the cutoff), the learned evaluator's yardstick"},
     {"ref-value-2026-12",
      "iters=1000,threads=1,parallel=tree,vl=1,select=puct,c=2,fpu=0.1,chance=stratified,expand=1,"
      "rollout=random,eps=0,cutoff=10,finish=20,eval=value,reward=margin,scale=40,mix=0.2,meeple=0,"
-     "endgame=2,temp=10,blend=0,prior=greedy,ptemp=3,fields=0.5,barns=0,farmers=0,pfields=0,net=,value=,"
+     "endgame=2,temp=10,blend=0,blendby=mean,prior=greedy,ptemp=3,fields=0.5,barns=0,farmers=0,pfields=0,net=,value=,"
      "values=@references/ref-value-2026-12,vmix=0,memory=1024,reuse=1,seed=0",
      "the default MCTS of 5 December 2026: the learned value where its pinned networks fit (2-player base, "
      "4-player every expansion from the City), the rollout search elsewhere"},
