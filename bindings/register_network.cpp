@@ -57,6 +57,9 @@ void register_value_net(py::module_& m) {
       .def_property_readonly("guess_barns", &ValueNet::guess_barns,
                              "The weight of the barns in that guess (the search's barns=, which overrides it when\n"
                              "given): version 4 files; 0 before.")
+      .def_property_readonly("guess_drawn", &ValueNet::guess_drawn,
+                             "Whether that share is drawn at each cutoff (the search's blendby=sample) rather\n"
+                             "than mixed in: version 5 files; False before.")
       .def_property_readonly("sha256", &ValueNet::sha256,
                              "The SHA-256 of the file (hex, as sha256sum prints it): which network played.")
       .def("describe", &ValueNet::describe,

@@ -280,7 +280,7 @@ void guess_evaluation(const State& state, const RolloutConfig& config, Heuristic
 
 // The evaluation of an unfinished game at a rollout cutoff: the learned value (its own win
 // estimates), the hand-made guess, or a blend of the two (`value_blend`: the guess's share), as
-// their weighted mean or, with `blend_by_sampling`, one of the two drawn with those weights.
+// their weighted mean or one of the two drawn with those weights (`blend_by`).
 void cutoff_evaluation(const State& state, const RolloutConfig& config, const ValueNet* net, Rng& rng,
                        Evaluation& out) {
   const int n = state.num_players();
@@ -290,7 +290,8 @@ void cutoff_evaluation(const State& state, const RolloutConfig& config, const Va
     const double b = config.value_blend + double(net->guess_share()) * (1 - config.value_blend);
     // The barns as the search's barns= counts them, else as the network was measured with.
     const double barns = config.barn_weight > 0 ? config.barn_weight : double(net->guess_barns());
-    if (b > 0 && config.blend_by_sampling) {
+    const bool drawn = config.blend_by == BlendBy::Sample || (config.blend_by == BlendBy::File && net->guess_drawn());
+    if (b > 0 && drawn) {
       // The mean's win estimates, and nearly its rewards (the margin's tanh is near linear), at
       // the cost of the network at a share 1 - b of the cutoffs only.
       if (double(rng.next() >> 11) * 0x1.0p-53 < b) {

@@ -55,6 +55,14 @@ enum class PriorKind : uint8_t {
             // wide; Greedy for a game without a value network
 };
 
+// How a share of the hand-made guess enters a learned value at a cutoff.
+enum class BlendBy : uint8_t {
+  File,    // as the value file says (ValueNet::guess_drawn), Mean for older files
+  Mean,    // the shares' weighted mean of the network and the guess
+  Sample,  // the network or the guess, drawn with the shares' chances: the same mean, the
+           // network asked at a share of the cutoffs only
+};
+
 struct RolloutConfig {
   RolloutPolicy policy = RolloutPolicy::Random;
   double greedy_eps = 0.0;  // Greedy: chance of the full one-ply greedy move at a decision
@@ -75,9 +83,7 @@ struct RolloutConfig {
                                         // win estimates at a cutoff
   double value_blend = 0.0;             // eval=value: the hand-made guess's share of a cutoff's value,
                                         // on top of the network's own (ValueNet::guess_share)
-  bool blend_by_sampling = false;       // eval=value with a guess share: each cutoff valued by the
-                                        // network or by the guess, drawn with the shares' chances,
-                                        // in place of their weighted mean
+  BlendBy blend_by = BlendBy::File;     // eval=value with a guess share: how it enters
   PriorKind prior = PriorKind::Greedy;  // PUCT priors (ignored under UCT)
   double prior_temperature = 3.0;       // points: Greedy priors' softmax temperature
   // Fields (issue 22: accepted by SPRT at 0.2 s a move, search/RESULTS.md; 0, 1, 0 play as

@@ -171,11 +171,13 @@ const std::vector<Option>& option_table() {
            "eval=value: the share of the hand-made guess (eval=greedy) mixed into the network's values, "
            "on top of the network file's own",
            CARC_FIELD(rollout.value_blend), 0, 1),
-      choice<bool>("blendby",
-                   "eval=value with a share of the hand-made guess (blend=, or the file's own): mean values "
-                   "each cutoff by the shares' weighted mean of the network and the guess; sample by one of "
-                   "the two, drawn with the shares' chances (the same mean, the network asked less often)",
-                   CARC_FIELD(rollout.blend_by_sampling), {{"mean", false}, {"sample", true}}),
+      choice<BlendBy>("blendby",
+                      "eval=value with a share of the hand-made guess (blend=, or the file's own): mean values "
+                      "each cutoff by the shares' weighted mean of the network and the guess; sample by one of "
+                      "the two, drawn with the shares' chances (the same mean, the network asked less often); "
+                      "file as the value file says (mean for files older than version 5)",
+                      CARC_FIELD(rollout.blend_by),
+                      {{"file", BlendBy::File}, {"mean", BlendBy::Mean}, {"sample", BlendBy::Sample}}),
       choice<PriorKind>("prior",
                         "PUCT priors: uniform, a softmax of the greedy one-ply values, the network's policy, or "
                         "a softmax of the learned value's one-ply margins "

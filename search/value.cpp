@@ -596,6 +596,11 @@ ValueNet::ValueNet(const std::string& path) : path_(path) {
     guess_barns_ = r.f32();
     if (!(guess_barns_ >= 0 && guess_barns_ <= 10)) r.fail("its hand-made guess's barns' weight is outside [0, 10]");
   }
+  if (version >= 5) {
+    const uint32_t drawn = r.u32();
+    if (drawn > 1) r.fail("its hand-made guess is neither mixed in (0) nor drawn (1): " + std::to_string(drawn));
+    guess_drawn_ = drawn == 1;
+  }
   // The file holds PyTorch's layout (output-major); forward() reads input-major.
   auto transposed = [](const std::vector<float>& w, int rows, int cols) {
     std::vector<float> t(w.size());
@@ -635,6 +640,7 @@ std::string ValueNet::describe() const {
       std::snprintf(share, sizeof share, "%g", double(guess_barns_));
       also += std::string(", barns at ") + share;
     }
+    if (guess_drawn_) also += ", drawn";
   }
   return made + ", " + counts + " players" + also + " (" + std::filesystem::path(path_).filename().string() +
          ", sha256 " + sha256_.substr(0, 16) + ")";

@@ -18,7 +18,7 @@
 
 namespace carc {
 
-inline constexpr int kValueFormatVersion = 4;  // versions 1 to 3 are read too
+inline constexpr int kValueFormatVersion = 5;  // versions 1 to 4 are read too
 
 // The per-seat inputs (value_inputs): see kValueInputNames for each one's meaning. The first
 // kSummaryInputs summarise the features a seat is on (the first networks read only these); the
@@ -86,10 +86,15 @@ class ValueNet {
   // The weight of the barns in that guess (the search's barns=, which overrides it when given):
   // version 4 files carry it; older ones read 0.
   float guess_barns() const { return guess_barns_; }
+  // Whether that share is drawn (each cutoff valued by the network or by the guess, with the
+  // share's chances: the search's blendby=sample) rather than mixed in, as it was measured:
+  // version 5 files carry it; older ones mix.
+  bool guess_drawn() const { return guess_drawn_; }
   // "base, 2-4 players (value-base.value, sha256 0bd9e930313baf2b)": the hash's first 16 digits.
   // Serving more than its own mix: "base, 2 players, also river2 (...)"; another set: "every mix
   // (serving abbey-mayor, city), 4 players (...)"; with a guess share: "..., 4 players, with 0.5
-  // of the hand-made guess (...)", and "... guess, barns at 1 (...)" with its barns' weight.
+  // of the hand-made guess (...)", "... guess, barns at 1 (...)" with its barns' weight, and
+  // "... guess, drawn (...)" where the share is drawn.
   std::string describe() const;
 
   // One seat's outputs from its width() inputs (its value_inputs, then value_context for a
@@ -111,6 +116,7 @@ class ValueNet {
   float points_scale_ = 1;  // output 0 times this is points
   float guess_share_ = 0;
   float guess_barns_ = 0;
+  bool guess_drawn_ = false;
   // Weights input-major (w1[i * hidden1 + j] links input i to unit j; the input normalisation is
   // folded into w1 and b1), then w2 (hidden1 x hidden2) and w3 (hidden2 x 2).
   std::vector<float> w1_, b1_, w2_, b2_, w3_, b3_;

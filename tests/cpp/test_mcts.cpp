@@ -844,8 +844,8 @@ TEST(MctsAgentSpec, TheOptionTableDrivesParsingErrorsAndDocs) {
   EXPECT_EQ(find("reuse").default_value, "1");
   EXPECT_EQ(find("ptemp").default_value, "3");
   EXPECT_EQ(find("blend").values, "a number in [0, 1]");
-  EXPECT_EQ(find("blendby").default_value, "mean");
-  EXPECT_EQ(find("blendby").values, "one of mean, sample");
+  EXPECT_EQ(find("blendby").default_value, "file");
+  EXPECT_EQ(find("blendby").values, "one of file, mean, sample");
   EXPECT_NE(message("vl=-1").find("vl=-1: expected a number in [0, 1000]"), std::string::npos);
   EXPECT_NE(message("wizard=1").find("(known: time, iters, threads,"), std::string::npos);
 }

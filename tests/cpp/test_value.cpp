@@ -429,12 +429,14 @@ TEST(ValueInputs, AgreeWithARecountAtEveryNodeOfRandomGamesInEveryMix) {
 // A VALUE file (docs/value.md) with the given header fields and weights; a version 2 file
 // (`serves` given) has the mask of the mix codes it serves after the player counts, a version 3
 // file (`guess_share` given too) the hand-made guess's share after the scale, a version 4 file
-// (`guess_barns` given too) the barns' weight in that guess after it.
+// (`guess_barns` given too) the barns' weight in that guess after it, a version 5 file
+// (`guess_drawn` given too) whether that share is drawn (1) or mixed in (0) after that.
 std::string write_value_file(const std::string& name, uint32_t version, uint32_t inputs, uint32_t mix, uint32_t players,
                              const std::vector<float>& weights, int hidden = 1,
                              std::optional<uint64_t> serves = std::nullopt,
                              std::optional<float> guess_share = std::nullopt,
-                             std::optional<float> guess_barns = std::nullopt) {
+                             std::optional<float> guess_barns = std::nullopt,
+                             std::optional<uint32_t> guess_drawn = std::nullopt) {
   const std::string path = ::testing::TempDir() + name;
   std::ofstream out(path, std::ios::binary);
   out.write("CARCVAL", 8);
@@ -445,6 +447,7 @@ std::string write_value_file(const std::string& name, uint32_t version, uint32_t
   out.write(reinterpret_cast<const char*>(&scale), 4);
   if (guess_share) out.write(reinterpret_cast<const char*>(&*guess_share), 4);
   if (guess_barns) out.write(reinterpret_cast<const char*>(&*guess_barns), 4);
+  if (guess_drawn) out.write(reinterpret_cast<const char*>(&*guess_drawn), 4);
   out.write(reinterpret_cast<const char*>(weights.data()), std::streamsize(weights.size() * 4));
   return path;
 }
@@ -548,7 +551,10 @@ TEST(ValueNet, BadFilesAreClearErrors) {
     return std::string("no error");
   };
   EXPECT_NE(message(::testing::TempDir() + "missing.value").find("cannot be opened"), std::string::npos);
-  EXPECT_NE(message(write_value_file("v5.value", 5, kValueInputs, 0, 4, w)).find("format version 5"),
+  EXPECT_NE(message(write_value_file("v6.value", 6, kValueInputs, 0, 4, w)).find("format version 6"),
+            std::string::npos);
+  EXPECT_NE(message(write_value_file("drawn.value", 5, kValueInputs, 0, 4, w, 1, 1, 0.5f, 0.0f, 2u))
+                .find("neither mixed in (0) nor drawn (1): 2"),
             std::string::npos);
   for (float share : {1.0f, -0.25f})
     EXPECT_NE(message(write_value_file("share.value", 3, kValueInputs, 0, 4, w, 1, 1, share)).find("outside [0, 1)"),
@@ -900,8 +906,35 @@ TEST(ValueNet, ABlendBySamplingValuesEachCutoffByTheNetworkOrTheGuessWithTheShar
   // No share of the guess: the network alone, whatever the draw; all of it: the guess alone.
   EXPECT_EQ(evaluate(0, true, 9).win[0], net.win[0]);
   EXPECT_EQ(evaluate(1, true, 9).win[0], guess.win[0]);
-  EXPECT_FALSE(parse_mcts_options("").rollout.blend_by_sampling);
+  EXPECT_EQ(parse_mcts_options("").rollout.blend_by, BlendBy::File);
   EXPECT_THROW(parse_mcts_options("blendby=random"), SearchError);
+}
+
+// A version 5 file says whether its guess share is drawn, and the search plays it so unless
+// blendby= says otherwise.
+TEST(ValueNet, AVersionFiveFileDrawsItsGuessShareAsItWasMeasured) {
+  const std::string half =
+      write_value_file("v5-half.value", 5, kValueInputs, 0, bit(2), tiny_weights(), 1, 1, 0.5f, 0.0f, 0u);
+  const std::string drawn =
+      write_value_file("v5-drawn.value", 5, kValueInputs, 0, bit(2), tiny_weights(), 1, 1, 0.5f, 0.0f, 1u);
+  EXPECT_FALSE(ValueNet(half).guess_drawn());
+  EXPECT_TRUE(ValueNet(drawn).guess_drawn());
+  EXPECT_EQ(
+      ValueNet(drawn).describe(),
+      "base, 2 players, with 0.5 of the hand-made guess, drawn (v5-drawn.value, sha256 " + short_sha(drawn) + ")");
+  State s = game_of(2);
+  s.apply(s.sample_chance());
+  auto root = [&](const std::string& options) {
+    MctsAgent agent(parse_mcts_options("iters=300,seed=4,eval=value," + options));
+    Rng rng(1);
+    agent.choose(s, rng);
+    std::vector<std::pair<uint32_t, double>> stats;
+    for (const ActionStats& a : agent.last_result().actions) stats.emplace_back(a.visits, a.value);
+    return stats;
+  };
+  EXPECT_EQ(root("value=" + drawn), root("value=" + half + ",blendby=sample"));
+  EXPECT_NE(root("value=" + drawn), root("value=" + half));
+  EXPECT_EQ(root("value=" + drawn + ",blendby=mean"), root("value=" + half));
 }
 
 TEST(ValueNet, AGameWithoutAShippedNetworkFallsBackToRolloutsAndSaysSo) {

@@ -122,18 +122,18 @@ def test_one_network_for_every_mix(tmp_path: Path, trajectories: Path) -> None:
 
 EVERY_EXPANSION = "abbey-mayor+anniv20+city+king-robber+shrines"  # the mix `everything`
 HEADER_V1 = 8 + 6 * 4  # magic and six fields, then the scale; version 2 has the serves field before it
-# Version 4: the serves field, the scale, then the hand-made guess's share and its barns' weight
-# before the weights.
-SCALE_V4, WEIGHTS_V4 = HEADER_V1 + 8, HEADER_V1 + 20
+# Version 5: the serves field, the scale, then the hand-made guess's share, its barns' weight and
+# whether it is drawn before the weights.
+SCALE_V5, WEIGHTS_V5 = HEADER_V1 + 8, HEADER_V1 + 24
 
 
 def _as_version_one(path: Path, out: Path) -> Path:
-    """The version 4 file at `path` (its guess share and barns' weight 0) written as version 1:
-    no serves field, no guess."""
+    """The version 5 file at `path` (its guess share and barns' weight 0, not drawn) written as
+    version 1: no serves field, no guess."""
     data = bytearray(path.read_bytes())
-    assert data[SCALE_V4 + 4 : WEIGHTS_V4] == bytes(8)
+    assert data[SCALE_V5 + 4 : WEIGHTS_V5] == bytes(12)
     data[8:12] = (1).to_bytes(4, "little")
-    del data[SCALE_V4 + 4 : WEIGHTS_V4]
+    del data[SCALE_V5 + 4 : WEIGHTS_V5]
     del data[HEADER_V1 : HEADER_V1 + 8]
     out.write_bytes(bytes(data))
     return out
@@ -227,9 +227,9 @@ def test_value_serve_restamps_a_file_with_its_weights_untouched(
     assert (after.serves, after.player_counts, after.mix) == (["base", "river2"], [2, 3], "base")
     assert np.array_equal(after.forward(x), before.forward(x)) and after.sha256 != before.sha256
     written, read = out.read_bytes(), source.read_bytes()
-    assert written[SCALE_V4 : SCALE_V4 + 4] == read[HEADER_V1 : HEADER_V1 + 4]  # the scale
-    assert written[WEIGHTS_V4:] == read[HEADER_V1 + 4 :]  # the weights
-    assert (after.guess_share, after.guess_barns) == (0.0, 0.0)
+    assert written[SCALE_V5 : SCALE_V5 + 4] == read[HEADER_V1 : HEADER_V1 + 4]  # the scale
+    assert written[WEIGHTS_V5:] == read[HEADER_V1 + 4 :]  # the weights
+    assert (after.guess_share, after.guess_barns, after.guess_drawn) == (0.0, 0.0, False)
     # In place, the player counts kept; a mix named as the search names it.
     restamp(out, out, ["everything", "abbey-mayor+city"])
     again = _core.ValueNet(str(out))
@@ -251,6 +251,15 @@ def test_value_serve_restamps_a_file_with_its_weights_untouched(
     assert (barns.guess_share, barns.guess_barns) == (0.5, 1.0)
     assert barns.serves == ["abbey-mayor", EVERY_EXPANSION]
     assert np.array_equal(barns.forward(x), before.forward(x))
+    # Whether that share is drawn at each cutoff, kept the same way.
+    assert main(["value-serve", str(out), "--mixes", "city", "--blendby", "sample", "--out", str(out)]) == 0
+    assert "with 0.5 of the hand-made guess, barns at 1, drawn (out.value" in capsys.readouterr().out
+    restamp(out, out, ["city", "abbey-mayor"])
+    drawn = _core.ValueNet(str(out))
+    assert (drawn.guess_share, drawn.guess_barns, drawn.guess_drawn) == (0.5, 1.0, True)
+    assert np.array_equal(drawn.forward(x), before.forward(x))
+    assert restamp(out, out, ["city"], guess_drawn=False) and not _core.ValueNet(str(out)).guess_drawn
+    restamp(out, out, ["abbey-mayor", "everything"], guess_drawn=True)
     # Bad requests change nothing and leave no file behind.
     kept = out.read_bytes()
     for mixes, players, message in (
@@ -688,6 +697,7 @@ SHIPPED_TABLES = {
     ("abbey-mayor", 4): "value-abbey-mayor-4p.value",
     ("king-robber", 4): "value-king-robber-4p.value",
     ("shrines", 4): "value-shrines-4p.value",
+    ("city", 4): "value-city-4p.value",
     ("everything", 2): "value-all-city-2p.value",
     ("everything", 3): "value-all-city-3p-barns.value",
     ("everything", 4): "value-all-city-4p.value",

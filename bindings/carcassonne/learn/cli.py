@@ -230,6 +230,7 @@ def _value_serve(args: argparse.Namespace) -> int:
         None if args.players is None else [int(n) for n in args.players.split(",") if n.strip()],
         args.guess_share,
         args.guess_barns,
+        None if args.blendby is None else args.blendby == "sample",
     )
     print(f"{path}: {_core.ValueNet(str(path)).describe()}")
     return 0
@@ -265,6 +266,13 @@ def _add_value_serve_parser(commands: Any) -> None:
         metavar="WEIGHT",
         help="the weight of the barns in that guess (the search's barns=, which overrides it), in [0, 10] "
         "(default: the file's)",
+    )
+    p.add_argument(
+        "--blendby",
+        choices=("mean", "sample"),
+        default=None,
+        help="how that guess enters at a cutoff: mixed in by the shares' weighted mean, or drawn with "
+        "the shares' chances (the search's blendby=, which overrides it; default: the file's)",
     )
     p.add_argument("--out", required=True, help="the file to write (may be FILE: it is replaced whole)")
     p.set_defaults(run=_value_serve)

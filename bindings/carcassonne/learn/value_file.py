@@ -14,7 +14,7 @@ import numpy as np
 from .. import SearchError, _core
 from ..mixes import DEFAULT_MIXES
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 MAGIC = b"CARCVAL\0"
 EVERY_MIX = "every"  # the mix of samples from several mixes, and of a network made for every mix
 EVERY_MIX_BIT = 64  # the mix field's bit for a network of every mix (search/value.cpp)
@@ -89,16 +89,19 @@ def header(
     scale: float,
     guess_share: float,
     guess_barns: float = 0.0,
+    guess_drawn: bool = False,
 ) -> bytes:
-    """A version 4 header: the fields, the serves mask, the points scale, the hand-made guess's
-    share of the network's values at a search's cutoff (in [0, 1)) and the weight of the barns
-    in that guess (the search's barns=, in [0, 10]); the weights follow."""
+    """A version 5 header: the fields, the serves mask, the points scale, the hand-made guess's
+    share of the network's values at a search's cutoff (in [0, 1)), the weight of the barns in
+    that guess (the search's barns=, in [0, 10]) and whether that share is drawn at each cutoff
+    rather than mixed in (the search's blendby=sample); the weights follow."""
     if not 0 <= guess_share < 1:
         raise SearchError(f"the hand-made guess's share must be in [0, 1), got {guess_share}")
     if not 0 <= guess_barns <= 10:
         raise SearchError(f"the hand-made guess's barns' weight must be in [0, 10], got {guess_barns}")
     fields = _FIELDS.pack(FORMAT_VERSION, inputs, hidden1, hidden2, mix, players)
-    return MAGIC + fields + _SERVES.pack(serves) + struct.pack("<fff", scale, guess_share, guess_barns)
+    guess = struct.pack("<fffI", scale, guess_share, guess_barns, int(guess_drawn))
+    return MAGIC + fields + _SERVES.pack(serves) + guess
 
 
 def write_checked(path: str | os.PathLike[str], data: bytes) -> Path:
@@ -123,30 +126,33 @@ def restamp(
     player_counts: Sequence[int] | None = None,
     guess_share: float | None = None,
     guess_barns: float | None = None,
+    guess_drawn: bool | None = None,
 ) -> Path:
-    """Writes `source`'s network (a VALUE file of any version) to `target` as a version 4 file
+    """Writes `source`'s network (a VALUE file of any version) to `target` as a version 5 file
     that serves `mixes` (mix_code names) with `player_counts` (default: the source's) and plays
-    with `guess_share` of the hand-made guess, counting barns at `guess_barns` (defaults: the
-    source's); its scale and weights are copied byte for byte. `target` may be `source`."""
+    with `guess_share` of the hand-made guess, counting barns at `guess_barns`, that share drawn
+    at each cutoff if `guess_drawn` (defaults: the source's); its scale and weights are copied
+    byte for byte. `target` may be `source`."""
     serves = serves_mask(mixes)
     net = _core.ValueNet(str(source))  # refuses a malformed file, naming the problem
     players = players_mask(net.player_counts if player_counts is None else player_counts)
     share = net.guess_share if guess_share is None else guess_share
     barns = net.guess_barns if guess_barns is None else guess_barns
+    drawn = net.guess_drawn if guess_drawn is None else guess_drawn
     data = Path(source).read_bytes()
     _, inputs, hidden1, hidden2, mix, _ = _FIELDS.unpack_from(data, len(MAGIC))
     scale, at = _layout(data)
-    head = header(inputs, hidden1, hidden2, mix, players, serves, scale, share, barns)
+    head = header(inputs, hidden1, hidden2, mix, players, serves, scale, share, barns, drawn)
     return write_checked(target, head + data[at:])
 
 
 def _layout(data: bytes) -> tuple[float, int]:
-    """The points scale and where the weights start (after the guess's share from version 3 and
-    its barns' weight from version 4)."""
+    """The points scale and where the weights start (after the guess's share from version 3, its
+    barns' weight from version 4 and whether it is drawn from version 5)."""
     version = _FIELDS.unpack_from(data, len(MAGIC))[0]
     at = len(MAGIC) + _FIELDS.size + (_SERVES.size if version >= 2 else 0)
     (scale,) = struct.unpack_from("<f", data, at)
-    return scale, at + 4 + (4 if version >= 3 else 0) + (4 if version >= 4 else 0)
+    return scale, at + 4 + 4 * sum(version >= v for v in (3, 4, 5))
 
 
 def read_weights(path: str | os.PathLike[str]) -> tuple[float, list[np.ndarray]]:
