@@ -710,6 +710,17 @@ TEST(ValueNet, AVersionTwoFileServesTheMixesOfItsMask) {
             "every mix (serving abbey-mayor, city), 4 players (v2-every.value, sha256 " + short_sha(every) + ")");
 }
 
+// The root's children (visits, value) after a seeded search of `s` at 300 iterations with the
+// learned value and `options`: two option sets that play alike give the same.
+std::vector<std::pair<uint32_t, double>> root_stats(const State& s, const std::string& options) {
+  MctsAgent agent(parse_mcts_options("iters=300,seed=4,eval=value," + options));
+  Rng rng(1);
+  agent.choose(s, rng);
+  std::vector<std::pair<uint32_t, double>> stats;
+  for (const ActionStats& a : agent.last_result().actions) stats.emplace_back(a.visits, a.value);
+  return stats;
+}
+
 // docs/value.md, "The file format": a version 3 file carries the hand-made guess's share it was
 // measured with, and the search plays it so, as it plays the same weights with blend= of that share.
 TEST(ValueNet, AVersionThreeFilePlaysWithItsShareOfTheHandMadeGuess) {
@@ -721,14 +732,7 @@ TEST(ValueNet, AVersionThreeFilePlaysWithItsShareOfTheHandMadeGuess) {
             "base, 2 players, with 0.5 of the hand-made guess (v3-half.value, sha256 " + short_sha(half) + ")");
   State s = game_of(2);
   s.apply(s.sample_chance());
-  auto root = [&](const std::string& options) {
-    MctsAgent agent(parse_mcts_options("iters=300,seed=4,eval=value," + options));
-    Rng rng(1);
-    agent.choose(s, rng);
-    std::vector<std::pair<uint32_t, double>> stats;
-    for (const ActionStats& a : agent.last_result().actions) stats.emplace_back(a.visits, a.value);
-    return stats;
-  };
+  auto root = [&](const std::string& options) { return root_stats(s, options); };
   EXPECT_EQ(root("value=" + half), root("value=" + plain + ",blend=0.5"));
   EXPECT_NE(root("value=" + half), root("value=" + plain));
   // blend= takes its share of what the network's own share leaves: 0.5 of 0.5 more is 0.75.
@@ -924,14 +928,7 @@ TEST(ValueNet, AVersionFiveFileDrawsItsGuessShareAsItWasMeasured) {
       "base, 2 players, with 0.5 of the hand-made guess, drawn (v5-drawn.value, sha256 " + short_sha(drawn) + ")");
   State s = game_of(2);
   s.apply(s.sample_chance());
-  auto root = [&](const std::string& options) {
-    MctsAgent agent(parse_mcts_options("iters=300,seed=4,eval=value," + options));
-    Rng rng(1);
-    agent.choose(s, rng);
-    std::vector<std::pair<uint32_t, double>> stats;
-    for (const ActionStats& a : agent.last_result().actions) stats.emplace_back(a.visits, a.value);
-    return stats;
-  };
+  auto root = [&](const std::string& options) { return root_stats(s, options); };
   EXPECT_EQ(root("value=" + drawn), root("value=" + half + ",blendby=sample"));
   EXPECT_NE(root("value=" + drawn), root("value=" + half));
   EXPECT_EQ(root("value=" + drawn + ",blendby=mean"), root("value=" + half));
