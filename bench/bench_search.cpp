@@ -4,11 +4,12 @@
 //                       20,000 iterations a search
 //   BM_MctsMid/T        the same from turn 36
 //   BM_MctsFullRollouts/N  plain MCTS (random rollouts to the end) from turn N (0 or 36)
-//   BM_MctsWall/T/P/MS  iterations in MS ms of wall time with T threads, P = 0 tree / 1 root
-//                       parallelism: items_per_second at T = 2 over T = 1 is the speed-up at equal
-//                       wall time. An iteration costs more in a bigger tree (longer paths, more
-//                       cache misses), so /1/0/500, one thread growing the tree that two grow in
-//                       0.25 s, tells that cost from the cost of sharing the tree
+//   BM_MctsWall/T/P/MS/E  iterations in MS ms of wall time with T threads, P = 0 tree / 1 root
+//                       parallelism, E = 0 the rollout search / 1 the default (the learned value
+//                       after the rollout): items_per_second at T = 2 over T = 1 is the speed-up
+//                       at equal wall time. An iteration costs more in a bigger tree (longer
+//                       paths, more cache misses), so /1/0/500/0, one thread growing the tree that
+//                       two grow in 0.25 s, tells that cost from the cost of sharing the tree
 //   BM_MctsCpu/T        the same searches (tree parallelism), items_per_second per second of CPU
 //                       time of all threads: T = 2 over T = 1 is the share of a thread's work that
 //                       sharing one tree keeps (1: none lost), which a busy machine does not blur
@@ -120,7 +121,7 @@ void BM_MctsFullRollouts(benchmark::State& bench) {
 BENCHMARK(BM_MctsFullRollouts)->Arg(0)->Arg(36)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_MctsWall(benchmark::State& bench) {
-  MctsConfig c = rollout_search();
+  MctsConfig c = bench.range(3) ? parse_mcts_options("") : rollout_search();
   c.iterations = 0;
   c.seconds = double(bench.range(2)) / 1000;
   c.threads = int(bench.range(0));
@@ -128,10 +129,12 @@ void BM_MctsWall(benchmark::State& bench) {
   run_search(bench, position_at(0), c);
 }
 BENCHMARK(BM_MctsWall)
-    ->Args({1, 0, 250})
-    ->Args({1, 0, 500})
-    ->Args({2, 0, 250})
-    ->Args({2, 1, 250})
+    ->Args({1, 0, 250, 0})
+    ->Args({1, 0, 500, 0})
+    ->Args({2, 0, 250, 0})
+    ->Args({2, 1, 250, 0})
+    ->Args({1, 0, 250, 1})
+    ->Args({2, 0, 250, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(8);
