@@ -688,6 +688,7 @@ def test_the_gate_and_the_elo_measure_one_seat_against_its_fair_share() -> None:
 SHIPPED_TABLES = {
     ("base", 2): "value-base.value",
     ("base", 3): "value-base-more-players.value",
+    ("base", 5): "value-base-5p.value",
     ("abbey-mayor", 2): "value-four-mixes.value",
     ("river2", 2): "value-base-other-mixes.value",
     ("shrines", 2): "value-base-other-mixes.value",
