@@ -700,6 +700,7 @@ SHIPPED_TABLES = {
     ("shrines", 4): "value-shrines-4p.value",
     ("city", 4): "value-city-4p.value",
     ("anniv20", 4): "value-anniv20-4p.value",
+    ("river2", 4): "value-river2-4p.value",
     ("everything", 2): "value-all-city-2p.value",
     ("everything", 3): "value-all-city-3p-barns.value",
     ("everything", 4): "value-all-city-4p.value",
